@@ -1,0 +1,33 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_DETAIL_CONFIG_HPP
+#define REPLICANT_DETAIL_CONFIG_HPP
+
+// Library-wide configuration macros. Private: users should not rely on anything here.
+
+#include <version>
+
+#if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202202L
+/// Defined to 1 when replicant::result is std::expected (C++23 library), 0 for the in-house fallback.
+#define REPLICANT_HAS_STD_EXPECTED 1
+#else
+#define REPLICANT_HAS_STD_EXPECTED 0
+#endif
+
+// Development checks for programmer errors (never for wire data, which is untrusted input and is
+// validated with a result instead). Active in debug builds only, like simdjson's development checks.
+#if !defined(NDEBUG)
+#include <cstdio>
+#include <cstdlib>
+#define REPLICANT_ASSERT(cond)                                                                     \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "replicant: assertion failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      std::abort();                                                                                \
+    }                                                                                              \
+  } while (false)
+#else
+#define REPLICANT_ASSERT(cond) static_cast<void>(0)
+#endif
+
+#endif  // REPLICANT_DETAIL_CONFIG_HPP

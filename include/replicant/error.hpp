@@ -1,0 +1,111 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_ERROR_HPP
+#define REPLICANT_ERROR_HPP
+
+/// @file
+/// replicant's error codes (`replicant::errc`) and their `std::error_category`, named "replicant".
+/// Every message is fixed text chosen here: no error ever carries a row value, a WAL byte or a
+/// user-supplied identifier.
+
+#include <string>
+#include <system_error>
+#include <type_traits>
+
+namespace replicant {
+
+/**
+ * The things that can go wrong, one code per cause a caller can act on.
+ *
+ * Codes say *what kind* of failure happened; the pipeline's @ref replicant::halt says *why it stopped*
+ * (slot invalidated, sink too slow, ...). A code's message is a constant string: the offending bytes
+ * or identifier are never part of it.
+ */
+enum class errc {
+  /// Malformed WAL, plugin output or value text (a truncated message, an unknown message type,
+  /// malformed `numeric`, non-hex `bytea`, ...). Never ordinary data: check the upstream server.
+  decode_failure = 1,
+  /// A text that should have been an LSN (`"16/B374D848"`) is not one.
+  invalid_lsn,
+  /// An identifier (slot, publication, table, ...) is not of an allowed shape.
+  invalid_identifier,
+  /// The options are invalid or contradictory; nothing was started.
+  invalid_options,
+  /// The server could not be reached, or the connection was lost. Transient: retried with backoff.
+  connection_failed,
+  /// The server answered a command with an error (the SQLSTATE is kept, the message text is not).
+  server_error,
+  /// The server sent something the replication protocol does not allow at that point.
+  protocol_violation,
+  /// The server's version, configuration or output plugin lacks what the options ask for.
+  unsupported_server,
+  /// The sink returned an error or threw.
+  sink_failed,
+  /// The checkpoint store could not read or write the checkpoint.
+  checkpoint_store_failed,
+  /// A local file operation failed (checkpoint file, spill file).
+  io_failed,
+  /// The pipeline halted fail-closed; the accompanying @ref replicant::halt says why.
+  halted,
+  /// The operation stopped because `stop()` was called.
+  cancelled,
+};
+
+namespace detail {
+
+class error_category final : public std::error_category {
+ public:
+  [[nodiscard]] auto name() const noexcept -> const char* override { return "replicant"; }
+
+  [[nodiscard]] auto message(int code) const -> std::string override {
+    switch (static_cast<errc>(code)) {
+      case errc::decode_failure: return "malformed replication data";
+      case errc::invalid_lsn: return "not a valid LSN";
+      case errc::invalid_identifier: return "identifier is not of an allowed shape";
+      case errc::invalid_options: return "invalid or contradictory options";
+      case errc::connection_failed: return "connection to the server failed or was lost";
+      case errc::server_error: return "the server reported an error";
+      case errc::protocol_violation: return "the server violated the replication protocol";
+      case errc::unsupported_server: return "the server does not support what was requested";
+      case errc::sink_failed: return "the sink failed";
+      case errc::checkpoint_store_failed: return "the checkpoint store failed";
+      case errc::io_failed: return "a local file operation failed";
+      case errc::halted: return "the pipeline halted";
+      case errc::cancelled: return "stopped on request";
+    }
+    return "unknown replicant error";
+  }
+};
+
+}  // namespace detail
+
+/// The category of @ref replicant::errc; its `name()` is `"replicant"`. @par Thread safety Safe.
+[[nodiscard]] inline auto error_category() noexcept -> const std::error_category& {
+  static const detail::error_category instance;
+  return instance;
+}
+
+/// Makes a `std::error_code` from an @ref replicant::errc (found by ADL, as `std::error_code` expects).
+[[nodiscard]] inline auto make_error_code(errc e) noexcept -> std::error_code {
+  return {static_cast<int>(e), error_category()};
+}
+
+/**
+ * Whether retrying cannot help: true for everything but a lost connection and a stop request.
+ *
+ * The pipeline reconnects with backoff on a non-fatal code and halts on a fatal one. Codes of other
+ * categories (system errors from the OS) are treated as fatal.
+ */
+[[nodiscard]] inline auto is_fatal(std::error_code ec) noexcept -> bool {
+  if (!ec) return false;
+  if (ec.category() != error_category()) return true;
+  const auto e = static_cast<errc>(ec.value());
+  return e != errc::connection_failed && e != errc::cancelled;
+}
+
+}  // namespace replicant
+
+template <>
+struct std::is_error_code_enum<replicant::errc> : std::true_type {};
+
+#endif  // REPLICANT_ERROR_HPP
