@@ -1,0 +1,290 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PQ_CONNECTION_HPP
+#define REPLICANT_PQ_CONNECTION_HPP
+
+/// @file
+/// replicant::pq::connection: an owning, non-blocking libpq connection whose failures are value-free.
+/// With replication_stream.hpp, the only part of replicant that includes <libpq-fe.h>.
+
+#include <replicant/error.hpp>
+#include <replicant/result.hpp>
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace replicant::pq {
+
+/// Which kind of backend a connection talks to.
+enum class session_kind {
+  /// An ordinary backend: SQL only.
+  normal,
+  /// A logical walsender (`replication=database`): replication commands and simple-protocol SQL.
+  replication,
+};
+
+/**
+ * The result of one command: a read-only table of text values.
+ *
+ * Values are returned as views into the result and live as long as it does. They are data from the
+ * server and may be row values: callers must never put them into an error, a log line or telemetry.
+ */
+class query_result {
+ public:
+  /// Takes ownership of @p res (may be null for an empty result).
+  explicit query_result(PGresult* res) noexcept : res_(res) {}
+
+  /// Number of rows.
+  [[nodiscard]] auto rows() const noexcept -> int { return res_ ? PQntuples(res_.get()) : 0; }
+  /// Number of columns.
+  [[nodiscard]] auto columns() const noexcept -> int { return res_ ? PQnfields(res_.get()) : 0; }
+  /// Whether the value at (@p row, @p column) is SQL NULL. Out-of-range positions count as NULL.
+  [[nodiscard]] auto is_null(int row, int column) const noexcept -> bool {
+    return !in_range(row, column) || PQgetisnull(res_.get(), row, column) != 0;
+  }
+  /// The text of the value at (@p row, @p column); empty for NULL or an out-of-range position.
+  [[nodiscard]] auto get(int row, int column) const noexcept -> std::string_view {
+    if (!in_range(row, column)) return {};
+    return {PQgetvalue(res_.get(), row, column), static_cast<std::size_t>(PQgetlength(res_.get(), row, column))};
+  }
+  /// The value at (@p row, @p column), or nothing when it is NULL.
+  [[nodiscard]] auto get_optional(int row, int column) const noexcept -> std::optional<std::string_view> {
+    if (is_null(row, column)) return std::nullopt;
+    return get(row, column);
+  }
+  /// The type OID of @p column (0 when out of range).
+  [[nodiscard]] auto column_type(int column) const noexcept -> std::uint32_t {
+    return res_ && column >= 0 && column < columns() ? PQftype(res_.get(), column) : 0U;
+  }
+  /// The index of the column named @p name, or -1.
+  [[nodiscard]] auto column_index(const char* name) const noexcept -> int {
+    return res_ ? PQfnumber(res_.get(), name) : -1;
+  }
+  /// The underlying libpq result (still owned by this object).
+  [[nodiscard]] auto native_handle() const noexcept -> PGresult* { return res_.get(); }
+
+ private:
+  struct deleter {
+    void operator()(PGresult* r) const noexcept { PQclear(r); }
+  };
+  [[nodiscard]] auto in_range(int row, int column) const noexcept -> bool {
+    return res_ && row >= 0 && row < rows() && column >= 0 && column < columns();
+  }
+  std::unique_ptr<PGresult, deleter> res_;
+};
+
+/**
+ * What the server said when a command failed, reduced to what is safe to keep.
+ *
+ * Server error texts can quote row values (a unique violation prints the key, for instance), so only
+ * the SQLSTATE is kept.
+ */
+struct server_error {
+  /// The five-character SQLSTATE (e.g. `"55006"` object in use), or empty when the server sent none.
+  std::string sqlstate;
+};
+
+/// Options that shape how a connection is opened. Everything has a sensible default.
+struct connect_options {
+  /// Give up connecting after this long (the connection string's own `connect_timeout` also applies).
+  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  /// A file descriptor that, once readable, aborts the attempt with `errc::cancelled` (-1: none).
+  int cancel_fd = -1;
+  /// Socket receive buffer to ask for on a replication connection (0 leaves the kernel default).
+  /// Large buffers let one wakeup drain many messages, which is what keeps the walsender cheap.
+  int receive_buffer_bytes = 4 * 1024 * 1024;
+};
+
+/**
+ * An owning connection to a PostgreSQL server.
+ *
+ * Opening pins the session settings that shape the text form of values, so that casting is the same
+ * whatever the server's defaults: `client_encoding=UTF8`, `DateStyle=ISO`, `IntervalStyle=postgres`,
+ * `TimeZone=UTC`, `extra_float_digits=3`, `bytea_output=hex`. Settings the caller's connection string
+ * puts in `options` are kept, and ours are appended after them (the later setting wins).
+ *
+ * Commands use the simple query protocol (`PQexec` semantics), the only one a walsender accepts.
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe (one thread at a time).
+ */
+class connection {
+ public:
+  /// Opens a connection described by @p conninfo (a libpq keyword/value string or URI).
+  /// @return the connection, or `errc::connection_failed` (unreachable, refused, authentication),
+  ///         `errc::cancelled` (the cancel descriptor fired) or `errc::invalid_options` (unparseable
+  ///         connection string). The error never contains the connection string.
+  [[nodiscard]] static auto open(std::string_view conninfo, session_kind kind, const connect_options& options = {})
+      -> result<connection>;
+
+  /// Runs @p sql (one or more statements; the last result is returned) and waits for it.
+  /// @return the result, `errc::server_error` (see last_error()) or `errc::connection_failed`.
+  [[nodiscard]] auto exec(const std::string& sql) -> result<query_result>;
+
+  /// The server's version as an integer, e.g. 180004 (known without a round trip).
+  [[nodiscard]] auto server_version() const noexcept -> int { return PQserverVersion(conn_.get()); }
+  /// The socket, for poll().
+  [[nodiscard]] auto socket() const noexcept -> int { return PQsocket(conn_.get()); }
+  /// Whether the connection is still usable.
+  [[nodiscard]] auto is_open() const noexcept -> bool { return conn_ && PQstatus(conn_.get()) == CONNECTION_OK; }
+  /// What the server said when the last command failed.
+  [[nodiscard]] auto last_error() const noexcept -> const server_error& { return last_error_; }
+  /// The underlying libpq connection (still owned by this object).
+  [[nodiscard]] auto native_handle() const noexcept -> PGconn* { return conn_.get(); }
+
+  /// Records the SQLSTATE of @p res (if any) as the last error; used by the stream too.
+  auto remember_error(const PGresult* res) -> void {
+    const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+    last_error_.sqlstate = state ? state : "";
+  }
+
+ private:
+  struct deleter {
+    void operator()(PGconn* c) const noexcept { PQfinish(c); }
+  };
+  explicit connection(PGconn* c) noexcept : conn_(c) {}
+
+  std::unique_ptr<PGconn, deleter> conn_;
+  server_error last_error_;
+};
+
+namespace detail {
+
+// The session settings pinned on every connection (see the class comment of connection).
+inline constexpr std::string_view pinned_options =
+    "-c DateStyle=ISO -c IntervalStyle=postgres -c TimeZone=UTC -c extra_float_digits=3 -c bytea_output=hex";
+
+// Waits until @p fd is ready for @p events, the cancel descriptor fires, or the deadline passes.
+inline auto wait_for(int fd, short events, int cancel_fd, std::chrono::steady_clock::time_point deadline)
+    -> result<void> {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return fail(errc::connection_failed);
+    pollfd fds[2] = {{fd, events, 0}, {cancel_fd, POLLIN, 0}};
+    const int n = ::poll(fds, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left.count()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(errc::connection_failed);
+    }
+    if (cancel_fd >= 0 && (fds[1].revents & POLLIN) != 0) return fail(errc::cancelled);
+    if (n > 0 && fds[0].revents != 0) return {};
+  }
+}
+
+}  // namespace detail
+
+inline auto connection::open(std::string_view conninfo, session_kind kind, const connect_options& options)
+    -> result<connection> {
+  // Parse the caller's string ourselves so that our settings can be merged into theirs, not replace them.
+  char* parse_error = nullptr;
+  const std::string info{conninfo};
+  PQconninfoOption* parsed = PQconninfoParse(info.c_str(), &parse_error);
+  if (parse_error) PQfreemem(parse_error);  // may echo the input: never surfaced
+  if (!parsed) return fail(errc::invalid_options);
+
+  std::vector<std::string> keys;
+  std::vector<std::string> values;
+  std::string session_options;
+  for (const PQconninfoOption* o = parsed; o->keyword; ++o) {
+    if (!o->val) continue;
+    const std::string_view key = o->keyword;
+    if (key == "options") {
+      session_options = o->val;
+    } else if (key != "replication" && key != "client_encoding") {
+      keys.emplace_back(key);
+      values.emplace_back(o->val);
+    }
+  }
+  PQconninfoFree(parsed);
+  if (!session_options.empty()) session_options += ' ';
+  session_options += detail::pinned_options;
+  keys.emplace_back("options");
+  values.push_back(std::move(session_options));
+  keys.emplace_back("client_encoding");
+  values.emplace_back("UTF8");
+  if (kind == session_kind::replication) {
+    keys.emplace_back("replication");
+    values.emplace_back("database");
+  }
+
+  std::vector<const char*> key_ptrs;
+  std::vector<const char*> value_ptrs;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    key_ptrs.push_back(keys[i].c_str());
+    value_ptrs.push_back(values[i].c_str());
+  }
+  key_ptrs.push_back(nullptr);
+  value_ptrs.push_back(nullptr);
+
+  // Connect asynchronously so that a stop request (cancel_fd) or the timeout can interrupt it.
+  connection c{PQconnectStartParams(key_ptrs.data(), value_ptrs.data(), 0)};
+  if (!c.conn_ || PQstatus(c.conn_.get()) == CONNECTION_BAD) return fail(errc::connection_failed);
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
+    if (st == PGRES_POLLING_FAILED) return fail(errc::connection_failed);
+    const short events = st == PGRES_POLLING_READING ? short{POLLIN} : short{POLLOUT};
+    if (auto w = detail::wait_for(PQsocket(c.conn_.get()), events, options.cancel_fd, deadline); !w) {
+      return unexpected(w.error());
+    }
+    st = PQconnectPoll(c.conn_.get());
+  }
+  if (PQsetnonblocking(c.conn_.get(), 1) != 0) return fail(errc::connection_failed);
+  return c;
+}
+
+inline auto connection::exec(const std::string& sql) -> result<query_result> {
+  last_error_.sqlstate.clear();
+  // Non-blocking sends: flush until the whole command is out, then collect results as they arrive.
+  if (PQsendQuery(conn_.get(), sql.c_str()) == 0) return fail(errc::connection_failed);
+  const auto forever = std::chrono::steady_clock::time_point::max();
+  for (int f; (f = PQflush(conn_.get())) != 0;) {
+    if (f < 0) return fail(errc::connection_failed);
+    if (auto w = detail::wait_for(socket(), POLLIN | POLLOUT, -1, forever); !w) return unexpected(w.error());
+    if (PQconsumeInput(conn_.get()) == 0) return fail(errc::connection_failed);
+  }
+  query_result last{nullptr};
+  bool failed = false;
+  for (;;) {
+    while (PQisBusy(conn_.get()) != 0) {
+      if (auto w = detail::wait_for(socket(), POLLIN, -1, forever); !w) return unexpected(w.error());
+      if (PQconsumeInput(conn_.get()) == 0) return fail(errc::connection_failed);
+    }
+    PGresult* res = PQgetResult(conn_.get());
+    if (!res) break;
+    switch (PQresultStatus(res)) {
+      case PGRES_COMMAND_OK:
+      case PGRES_TUPLES_OK:
+      case PGRES_EMPTY_QUERY:
+        if (!failed) last = query_result{res};
+        else PQclear(res);
+        break;
+      case PGRES_COPY_BOTH:
+      case PGRES_COPY_OUT:
+      case PGRES_COPY_IN:
+        // A command that starts a copy: hand the connection state back to the caller as it is.
+        return query_result{res};
+      default:
+        if (!failed) remember_error(res);
+        failed = true;
+        PQclear(res);
+        break;
+    }
+  }
+  if (failed) return is_open() ? fail(errc::server_error) : fail(errc::connection_failed);
+  if (!is_open()) return fail(errc::connection_failed);
+  return last;
+}
+
+}  // namespace replicant::pq
+
+#endif  // REPLICANT_PQ_CONNECTION_HPP

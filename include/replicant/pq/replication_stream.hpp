@@ -1,0 +1,211 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PQ_REPLICATION_STREAM_HPP
+#define REPLICANT_PQ_REPLICATION_STREAM_HPP
+
+/// @file
+/// replicant::pq::replication_stream: the CopyBoth phase of a logical walsender connection.
+
+#include <replicant/error.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/result.hpp>
+
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+namespace replicant::pq {
+
+/**
+ * One CopyData payload as libpq received it: owned, contiguous, freed with `PQfreemem`.
+ *
+ * Handing the buffer libpq allocated straight to the decoder avoids a copy per message.
+ */
+class frame {
+ public:
+  /// An empty frame.
+  frame() noexcept = default;
+  /// Takes ownership of @p data (allocated by libpq) holding @p size bytes.
+  frame(char* data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+  /// The payload bytes.
+  [[nodiscard]] auto bytes() const noexcept -> std::span<const std::byte> {
+    return {reinterpret_cast<const std::byte*>(data_.get()), size_};
+  }
+  /// The payload size in bytes.
+  [[nodiscard]] auto size() const noexcept -> std::size_t { return size_; }
+
+ private:
+  struct deleter {
+    void operator()(char* p) const noexcept { PQfreemem(p); }
+  };
+  std::unique_ptr<char, deleter> data_;
+  std::size_t size_ = 0;
+};
+
+/// What wait() saw.
+enum class wait_outcome {
+  /// The socket has data (or an error to report): call receive().
+  readable,
+  /// The extra descriptor fired (e.g. the applier published a new durable LSN).
+  woken,
+  /// Nothing happened before the timeout.
+  timed_out,
+};
+
+/// Socket-level tuning of a stream.
+struct stream_options {
+  /// `SO_RCVLOWAT` on TCP (0: leave the default of 1 byte). A larger value makes one wakeup
+  /// carry many messages; wait()'s timeout still bounds how long a small message may sit.
+  int receive_low_water_bytes = 0;
+};
+
+/**
+ * A logical replication stream in the CopyBoth state.
+ *
+ * The connection thread owns it: receive() drains every complete CopyData message libpq has
+ * buffered (many per wakeup), send() queues and flushes one CopyData message to the server, wait()
+ * blocks until the socket or a wake descriptor is ready. It never interprets the payloads; framing
+ * is the decoder's job.
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe.
+ */
+class replication_stream {
+ public:
+  /**
+   * Sends @p start_command (a `START_REPLICATION ... LOGICAL ...` command) on @p conn and enters CopyBoth.
+   *
+   * @return the stream, or `errc::server_error` (the server refused; `conn.last_error()` has the
+   * SQLSTATE, e.g. 55000 for an invalidated slot, 55006 for a slot in use) or `errc::connection_failed`.
+   */
+  [[nodiscard]] static auto start(connection&& conn, const std::string& start_command,
+                                  const stream_options& options = {}) -> result<replication_stream> {
+    auto r = conn.exec(start_command);
+    if (!r) return unexpected(r.error());
+    if (PQresultStatus(r->native_handle()) != PGRES_COPY_BOTH) return fail(errc::protocol_violation);
+    replication_stream s{std::move(conn)};
+    if (options.receive_low_water_bytes > 0) {
+      const int lowat = options.receive_low_water_bytes;
+      // Only meaningful on TCP; on a unix socket the call fails harmlessly and is ignored.
+      static_cast<void>(::setsockopt(s.conn_.socket(), SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat));
+    }
+    return s;
+  }
+
+  /**
+   * Calls @p on_frame(frame&&) for each complete message already received, reading the socket once
+   * first. Stops early once @p max_bytes have been handed out (the resident budget); complete
+   * messages may then still be buffered inside libpq, where poll() cannot see them, so call
+   * receive() again before the next wait() once there is room.
+   *
+   * @return the number of bytes handed out; `errc::server_error` when the server ended the stream
+   * with an error (last_error() has the SQLSTATE), `errc::connection_failed` when the connection was
+   * lost or the server ended the copy (shutdown).
+   */
+  template <class OnFrame>
+  [[nodiscard]] auto receive(OnFrame&& on_frame, std::size_t max_bytes) -> result<std::size_t> {
+    if (PQconsumeInput(conn_.native_handle()) == 0) return end_of_copy();
+    std::size_t handed = 0;
+    while (handed < max_bytes) {
+      char* buf = nullptr;
+      const int n = PQgetCopyData(conn_.native_handle(), &buf, 1);
+      if (n > 0) {
+        handed += static_cast<std::size_t>(n);
+        on_frame(frame{buf, static_cast<std::size_t>(n)});
+        continue;
+      }
+      if (n == 0) break;  // nothing complete is buffered
+      return end_of_copy();
+    }
+    return handed;
+  }
+
+  /// Queues @p payload as one CopyData message and flushes it.
+  [[nodiscard]] auto send(std::span<const std::byte> payload) -> result<void> {
+    if (PQputCopyData(conn_.native_handle(), reinterpret_cast<const char*>(payload.data()),
+                      static_cast<int>(payload.size())) != 1) {
+      return fail(errc::connection_failed);
+    }
+    return flush();
+  }
+
+  /// Waits until the socket is readable, @p wake_fd (if >= 0) is readable, or @p timeout passes.
+  [[nodiscard]] auto wait(int wake_fd, std::chrono::milliseconds timeout) -> result<wait_outcome> {
+    pollfd fds[2] = {{conn_.socket(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    const int n = ::poll(fds, wake_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
+    if (n < 0) return errno == EINTR ? result<wait_outcome>{wait_outcome::timed_out} : fail(errc::connection_failed);
+    if (n == 0) return wait_outcome::timed_out;
+    if (fds[0].revents != 0) return wait_outcome::readable;
+    return wait_outcome::woken;
+  }
+
+  /// Ends the stream cleanly: sends CopyDone and drains until the server has finished, leaving the
+  /// connection ready for commands again. Errors here are reported but leave nothing to undo.
+  [[nodiscard]] auto finish() -> result<void> {
+    if (PQputCopyEnd(conn_.native_handle(), nullptr) < 0) return fail(errc::connection_failed);
+    static_cast<void>(flush());
+    // Drain what the server still sends until it ends the copy, then collect the command results.
+    for (;;) {
+      char* buf = nullptr;
+      const int n = PQgetCopyData(conn_.native_handle(), &buf, 1);
+      if (n > 0) {
+        PQfreemem(buf);
+        continue;
+      }
+      if (n < 0) break;
+      if (auto w = wait(-1, std::chrono::seconds(5)); !w || *w == wait_outcome::timed_out) {
+        return fail(errc::connection_failed);
+      }
+      if (PQconsumeInput(conn_.native_handle()) == 0) return fail(errc::connection_failed);
+    }
+    while (PGresult* r = PQgetResult(conn_.native_handle())) PQclear(r);
+    return {};
+  }
+
+  /// The connection underneath (for its socket and last_error()).
+  [[nodiscard]] auto connection() noexcept -> pq::connection& { return conn_; }
+
+ private:
+  explicit replication_stream(pq::connection&& c) noexcept : conn_(std::move(c)) {}
+
+  [[nodiscard]] auto flush() -> result<void> {
+    for (int f; (f = PQflush(conn_.native_handle())) != 0;) {
+      if (f < 0) return fail(errc::connection_failed);
+      // The server may be blocked writing to us: read while we wait for room to write.
+      pollfd fd{conn_.socket(), POLLIN | POLLOUT, 0};
+      if (::poll(&fd, 1, 1000) < 0 && errno != EINTR) return fail(errc::connection_failed);
+      if (PQconsumeInput(conn_.native_handle()) == 0) return fail(errc::connection_failed);
+    }
+    return {};
+  }
+
+  // The copy ended: find out whether the server reported an error or simply closed.
+  [[nodiscard]] auto end_of_copy() -> unexpected<std::error_code> {
+    bool server_reported = false;
+    while (PGresult* r = PQgetResult(conn_.native_handle())) {
+      if (PQresultStatus(r) == PGRES_FATAL_ERROR && !server_reported) {
+        conn_.remember_error(r);
+        server_reported = !conn_.last_error().sqlstate.empty();
+      }
+      PQclear(r);
+      if (!conn_.is_open()) break;
+    }
+    return unexpected(make_error_code(server_reported ? errc::server_error : errc::connection_failed));
+  }
+
+  pq::connection conn_;
+};
+
+}  // namespace replicant::pq
+
+#endif  // REPLICANT_PQ_REPLICATION_STREAM_HPP
