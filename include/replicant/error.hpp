@@ -9,6 +9,7 @@
 /// user-supplied identifier.
 
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 
@@ -47,6 +48,13 @@ enum class errc {
   io_failed,
   /// The pipeline halted fail-closed; the accompanying @ref replicant::halt says why.
   halted,
+  /// A row has no column of the name asked for (mapping a row onto a struct, or looking a value up).
+  column_missing,
+  /// A column's value does not fit the C++ type asked for (wrong type, NULL into a non-optional,
+  /// out of range).
+  type_mismatch,
+  /// The column's value was not sent because it is TOASTed and unchanged: there is no value to read.
+  column_unchanged,
   /// The operation stopped because `stop()` was called.
   cancelled,
 };
@@ -71,6 +79,9 @@ class error_category final : public std::error_category {
       case errc::checkpoint_store_failed: return "the checkpoint store failed";
       case errc::io_failed: return "a local file operation failed";
       case errc::halted: return "the pipeline halted";
+      case errc::column_missing: return "the row has no column of that name";
+      case errc::type_mismatch: return "the column's value does not fit the requested type";
+      case errc::column_unchanged: return "the column's value was not sent (unchanged TOAST)";
       case errc::cancelled: return "stopped on request";
     }
     return "unknown replicant error";
@@ -83,6 +94,29 @@ class error_category final : public std::error_category {
 [[nodiscard]] inline auto error_category() noexcept -> const std::error_category& {
   static const detail::error_category instance;
   return instance;
+}
+
+/// The enumerator's name, e.g. `"decode_failure"`: stable, for logs and telemetry. Never throws.
+[[nodiscard]] constexpr auto to_string(errc e) noexcept -> std::string_view {
+  switch (e) {
+    case errc::decode_failure: return "decode_failure";
+    case errc::invalid_lsn: return "invalid_lsn";
+    case errc::invalid_identifier: return "invalid_identifier";
+    case errc::invalid_options: return "invalid_options";
+    case errc::connection_failed: return "connection_failed";
+    case errc::server_error: return "server_error";
+    case errc::protocol_violation: return "protocol_violation";
+    case errc::unsupported_server: return "unsupported_server";
+    case errc::sink_failed: return "sink_failed";
+    case errc::checkpoint_store_failed: return "checkpoint_store_failed";
+    case errc::io_failed: return "io_failed";
+    case errc::halted: return "halted";
+    case errc::column_missing: return "column_missing";
+    case errc::type_mismatch: return "type_mismatch";
+    case errc::column_unchanged: return "column_unchanged";
+    case errc::cancelled: return "cancelled";
+  }
+  return "unknown";
 }
 
 /// Makes a `std::error_code` from an @ref replicant::errc (found by ADL, as `std::error_code` expects).

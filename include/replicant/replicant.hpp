@@ -10,5 +10,9 @@
 #include <replicant/error.hpp>
 #include <replicant/result.hpp>
 #include <replicant/lsn.hpp>
+#include <replicant/identifier.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/telemetry.hpp>
+#include <replicant/concepts.hpp>
 
 #endif  // REPLICANT_REPLICANT_HPP

@@ -18,12 +18,17 @@ BOOST_AUTO_TEST_CASE(category_is_named_replicant) {
 
 BOOST_AUTO_TEST_CASE(every_code_has_its_own_fixed_message) {
   std::set<std::string> messages;
+  std::set<std::string> names;
   for (int v = static_cast<int>(replicant::errc::decode_failure); v <= static_cast<int>(replicant::errc::cancelled); ++v) {
     const auto m = replicant::error_category().message(v);
     BOOST_TEST(!m.empty());
     BOOST_TEST(m != "unknown replicant error");
     messages.insert(m);
+    const auto name = replicant::to_string(static_cast<replicant::errc>(v));
+    BOOST_TEST(name != "unknown");
+    names.insert(std::string{name});
   }
+  BOOST_TEST(names.size() == messages.size());
   BOOST_TEST(messages.size() == static_cast<std::size_t>(replicant::errc::cancelled));
   BOOST_TEST(replicant::error_category().message(0) == "unknown replicant error");
 }
