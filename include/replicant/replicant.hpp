@@ -7,6 +7,8 @@
 /// The umbrella header: everything a replicant user needs, in one include.
 
 #include <replicant/version.hpp>
+
+// Vocabulary
 #include <replicant/error.hpp>
 #include <replicant/result.hpp>
 #include <replicant/lsn.hpp>
@@ -14,5 +16,24 @@
 #include <replicant/halt.hpp>
 #include <replicant/telemetry.hpp>
 #include <replicant/concepts.hpp>
+
+// Values and the transaction model
+#include <replicant/pg_type.hpp>
+#include <replicant/value.hpp>
+#include <replicant/cast.hpp>
+#include <replicant/relation.hpp>
+#include <replicant/schema_change.hpp>
+#include <replicant/change.hpp>
+#include <replicant/mapping.hpp>
+#include <replicant/transaction.hpp>
+
+// Decoding
+#include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/assembler.hpp>
+
+// libpq
+#include <replicant/pq/connection.hpp>
+#include <replicant/pq/replication_stream.hpp>
 
 #endif  // REPLICANT_REPLICANT_HPP
