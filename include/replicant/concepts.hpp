@@ -12,12 +12,17 @@
 
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
+#include <replicant/sink.hpp>
 #include <replicant/transaction_fwd.hpp>
 
 #include <concepts>
+#include <type_traits>
 #include <optional>
 
 namespace replicant {
+
+struct schema_change;
+struct logical_message;
 
 namespace detail {
 
@@ -34,10 +39,60 @@ concept has_handle_transaction = requires(S& s, const transaction& txn) {
   { s.handle_transaction(txn) } -> std::same_as<result<lsn>>;
 };
 
+/// Atom (optional hook): `s.handle_session_identity(identity, context)` returns `result<void>`;
+/// an error vetoes the connection (halt `session_identity_rejected`).
+template <class S>
+concept has_handle_session_identity = requires(S& s, const session_identity& id, const session_context& ctx) {
+  { s.handle_session_identity(id, ctx) } -> std::same_as<result<void>>;
+};
+
+/// Atom (optional hook): `s.handle_slot_origin(origin, context)` returns `result<void>`; an error
+/// vetoes the start position (halt `slot_origin_rejected`).
+template <class S>
+concept has_handle_slot_origin = requires(S& s, lsn origin, const slot_origin_context& ctx) {
+  { s.handle_slot_origin(origin, ctx) } -> std::same_as<result<void>>;
+};
+
+/// Atom (optional hook): `s.handle_schema_change(change)` returns `result<void>`; success accepts a
+/// destructive schema change, an error halts (`schema_change_rejected`).
+template <class S>
+concept has_handle_schema_change = requires(S& s, const schema_change& change) {
+  { s.handle_schema_change(change) } -> std::same_as<result<void>>;
+};
+
+/// Atom (needed with the `messages` option): `s.handle_message(message, context)` returns
+/// `result<void>`, for non-transactional logical messages.
+template <class S>
+concept has_handle_message = requires(S& s, const logical_message& m, const message_context& ctx) {
+  { s.handle_message(m, ctx) } -> std::same_as<result<void>>;
+};
+
+// A member of that name exists, whatever its signature: tells "absent" from "misdeclared".
+template <class S>
+concept names_handle_session_identity = requires { &S::handle_session_identity; };
+template <class S>
+concept names_handle_slot_origin = requires { &S::handle_slot_origin; };
+template <class S>
+concept names_handle_schema_change = requires { &S::handle_schema_change; };
+template <class S>
+concept names_handle_message = requires { &S::handle_message; };
+
+// The sink's declared kind; state_mirror when it declares none.
+template <class S>
+constexpr auto kind_of() noexcept -> sink_kind {
+  if constexpr (requires { S::kind; }) {
+    static_assert(std::same_as<std::remove_cvref_t<decltype(S::kind)>, sink_kind>,
+                  "replicant: Sink::kind must be declared `static constexpr replicant::sink_kind kind = ...;`");
+    return S::kind;
+  } else {
+    return sink_kind::state_mirror;
+  }
+}
+
 }  // namespace detail
 
 /**
- * A type the replication pipeline can deliver committed transactions to (provisional).
+ * A type the replication pipeline can deliver committed transactions to .
  *
  * | Expression | Type | Semantics |
  * |---|---|---|
@@ -82,6 +137,19 @@ constexpr auto check_sink() -> bool {
   static_assert(has_handle_transaction<S>,
                 "replicant: Sink must provide `result<lsn> handle_transaction(const transaction&)` (called once "
                 "per committed transaction)");
+  static_assert(!names_handle_session_identity<S> || has_handle_session_identity<S>,
+                "replicant: Sink::handle_session_identity must be `result<void> handle_session_identity(const "
+                "session_identity&, const session_context&)`");
+  static_assert(!names_handle_slot_origin<S> || has_handle_slot_origin<S>,
+                "replicant: Sink::handle_slot_origin must be `result<void> handle_slot_origin(lsn, const "
+                "slot_origin_context&)`");
+  static_assert(!names_handle_schema_change<S> || has_handle_schema_change<S>,
+                "replicant: Sink::handle_schema_change must be `result<void> handle_schema_change(const "
+                "schema_change&)`");
+  static_assert(!names_handle_message<S> || has_handle_message<S>,
+                "replicant: Sink::handle_message must be `result<void> handle_message(const logical_message&, const "
+                "message_context&)`");
+  static_cast<void>(kind_of<S>());
   return sink<S>;
 }
 

@@ -87,6 +87,7 @@ class replication_stream {
    *
    * @return the stream, or `errc::server_error` (the server refused; `conn.last_error()` has the
    * SQLSTATE, e.g. 55000 for an invalidated slot, 55006 for a slot in use) or `errc::connection_failed`.
+   * On failure @p conn is not moved from: it stays usable, with its last_error().
    */
   [[nodiscard]] static auto start(connection&& conn, const std::string& start_command,
                                   const stream_options& options = {}) -> result<replication_stream> {

@@ -1,0 +1,662 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_IMPL_PIPELINE_HPP
+#define REPLICANT_IMPL_PIPELINE_HPP
+
+// The bodies of replicant::pipeline (included at the bottom of pipeline.hpp).
+
+#include <replicant/pipeline.hpp>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <string_view>
+#include <utility>
+
+namespace replicant {
+
+namespace detail {
+
+// What one connection of the pipeline shares between its two threads, and what the connect chain
+// learned. Atomics are written by one side and read by the other; the plain fields are written by
+// the connection thread before it closes the queue and read by the applier after joining it.
+struct pipeline_session {
+  frame_queue queue;
+  std::atomic<std::uint64_t> resident{0};  // bytes the assembler holds (applier -> connection)
+  std::atomic<std::uint64_t> applied{0};   // (frames applied << 1) | assembler idle
+  std::atomic<bool> first_frame{false};
+  std::atomic<bool> end_requested{false};  // the applier halted: the connection thread stops
+  std::error_code error;                   // why the connection thread ended, if not asked to
+  std::string sqlstate;
+  std::optional<std::int64_t> too_slow_lag;
+  std::optional<lsn> origin;
+  bool slot_created = false;
+  std::uint32_t server_version = 0;
+};
+
+inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
+  std::int64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+inline auto poll_readable(int fd, std::chrono::milliseconds timeout) noexcept -> bool {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, timeout.count()))) > 0;
+}
+
+inline auto drain_eventfd(int fd) noexcept -> void {
+  std::uint64_t n = 0;
+  while (::read(fd, &n, sizeof n) > 0) {
+  }
+}
+
+inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
+  halt h;
+  h.reason = reason;
+  h.cause = cause;
+  return h;
+}
+
+}  // namespace detail
+
+template <class D, class C, class S, class Sink>
+struct pipeline<D, C, S, Sink>::session : detail::pipeline_session {};
+
+template <class D, class C, class S, class Sink>
+pipeline<D, C, S, Sink>::pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events)
+    : sink_(sink), options_(std::move(options)), events_(events) {
+  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+template <class D, class C, class S, class Sink>
+pipeline<D, C, S, Sink>::~pipeline() {
+  stop();
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
+  stopping_.store(true);
+  const std::uint64_t one = 1;
+  // write(2) on an eventfd is async-signal-safe; a full counter (EAGAIN) is readable anyway.
+  if (stop_fd_ >= 0) static_cast<void>(::write(stop_fd_, &one, sizeof one));
+  if (wake_fd_ >= 0) static_cast<void>(::write(wake_fd_, &one, sizeof one));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::wake() noexcept -> void {
+  const std::uint64_t one = 1;
+  static_cast<void>(::write(wake_fd_, &one, sizeof one));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::sleep_interruptible(std::chrono::milliseconds d) noexcept -> void {
+  static_cast<void>(detail::poll_readable(stop_fd_, d));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::halt_with(halt h) -> void {
+  halt_ = std::move(h);
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run() -> void {
+  std::error_code ec;
+  run(ec);
+  if (sink_exception_) std::rethrow_exception(std::exchange(sink_exception_, nullptr));
+  if (halt_) throw error(*halt_);
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
+  halt_.reset();
+  sink_exception_ = nullptr;
+  try {
+    run_loop();
+  } catch (const std::bad_alloc&) {
+    halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
+  }
+  ec = halt_ ? make_error_code(halt_->reason) : std::error_code{};
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run_loop() -> void {
+  if (stop_fd_ < 0 || wake_fd_ < 0) {
+    halt_with(detail::to_halt(halt_reason::config_invalid, std::error_code(errno, std::generic_category())));
+    return;
+  }
+  if (auto v = validate(options_); !v) {
+    halt_with(detail::to_halt(static_cast<halt_reason>(v.error().value())));
+    return;
+  }
+  if (options_.messages && !detail::has_handle_message<Sink>) {
+    halt_with(detail::to_halt(halt_reason::messages_unsupported));
+    return;
+  }
+  slot_name_ = slot_name::make(options_.slot).value();
+
+  std::uint32_t command_errors = 0;
+  auto delay = options_.reconnect_delay;
+  while (!stopping_.load()) {
+    session s;
+    auto stream = connect(s);
+    if (halt_) {
+      if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
+          halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted) {
+        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                             telemetry::keys::reason = halt_->reason);
+      }
+      return;
+    }
+    if (stream) {
+      const auto end = this->stream(s, std::move(*stream));
+      if (end != session_end::reconnect) return;
+      if (s.first_frame.load()) {
+        command_errors = 0;
+        delay = options_.reconnect_delay;
+      } else if (s.error == errc::server_error) {
+        ++command_errors;
+      }
+    } else if (stream.error() == errc::cancelled || stopping_.load()) {
+      return;
+    } else if (stream.error() == errc::server_error || stream.error() == errc::protocol_violation) {
+      ++command_errors;  // the server refused a command before streaming: bounded
+    }
+    if (command_errors > options_.max_command_retries) {
+      emit<telemetry::events::connection_command_error_halt>(
+          telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
+          telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
+      halt h = detail::to_halt(halt_reason::command_error_limit, make_error_code(errc::server_error));
+      h.attempts = command_errors;
+      if (!s.sqlstate.empty()) h.sqlstate = s.sqlstate;
+      halt_with(std::move(h));
+      return;
+    }
+    sleep_interruptible(delay);
+    delay = std::min(delay * 2, options_.max_reconnect_delay);
+  }
+}
+
+// The connect chain: each step value-free on failure. A transient failure returns its error code
+// (the caller reconnects); a decision to stop for good sets halt_.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stream> {
+  pq::connect_options copts;
+  copts.timeout = options_.connect_timeout;
+  copts.cancel_fd = stop_fd_;
+  auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts);
+  if (!opened) return unexpected(opened.error());
+  pq::connection conn = std::move(*opened);
+  const auto server_failed = [&](std::error_code ec) {
+    s.sqlstate = conn.last_error().sqlstate;
+    return unexpected(ec);
+  };
+
+  // IDENTIFY_SYSTEM on the replication connection itself: the identity the sink may check.
+  auto ident = conn.exec("IDENTIFY_SYSTEM");
+  if (!ident) return server_failed(ident.error());
+  if (ident->rows() != 1 || ident->columns() < 4) return fail(errc::protocol_violation);
+  session_identity identity;
+  identity.system_identifier = std::string{ident->get(0, 0)};
+  identity.timeline = detail::read_int(ident->get(0, 1)).value_or(0);
+  identity.xlogpos = parse_lsn(ident->get(0, 2)).value_or(lsn{});
+  identity.database = std::string{ident->get(0, 3)};
+  if constexpr (detail::has_handle_session_identity<Sink>) {
+    const session_context ctx{options_.slot, options_.publications};
+    if (auto verdict = sink_.handle_session_identity(identity, ctx); !verdict) {
+      emit<telemetry::events::connection_session_identity_rejected>(
+          telemetry::keys::reason = halt_reason::session_identity_rejected);
+      halt_with(detail::to_halt(halt_reason::session_identity_rejected, verdict.error()));
+      return fail(errc::halted);
+    }
+  }
+
+  // Server version: pgoutput protocol 3 needs 15; 4 needs 16.
+  s.server_version = static_cast<std::uint32_t>(conn.server_version());
+  if (s.server_version < 150000) {
+    halt_with(detail::to_halt(halt_reason::decoder_unsupported_on_server, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+  if (options_.failover && s.server_version < 170000) {
+    halt_with(detail::to_halt(halt_reason::failover_unsupported, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+
+  // Recovery check, then the slot's state with the columns this version has.
+  auto recovery = conn.exec("SELECT pg_is_in_recovery()");
+  if (!recovery) return server_failed(recovery.error());
+  const bool in_recovery = recovery->get(0, 0) == "t";
+  const auto slot_literal = quote_literal(options_.slot).value();
+  std::string slot_query = "SELECT confirmed_flush_lsn, wal_status";
+  if (s.server_version >= 160000) slot_query += ", conflicting";
+  if (s.server_version >= 170000) slot_query += ", invalidation_reason, synced";
+  slot_query += " FROM pg_replication_slots WHERE slot_name = " + slot_literal + " AND slot_type = 'logical'";
+  auto slot_row = conn.exec(slot_query);
+  if (!slot_row) return server_failed(slot_row.error());
+  const bool slot_exists = slot_row->rows() == 1;
+  std::optional<lsn> confirmed_flush;
+  if (slot_exists) {
+    bool invalidated = slot_row->get(0, 1) == "lost";
+    if (s.server_version >= 160000 && s.server_version < 170000) invalidated |= slot_row->get(0, 2) == "t";
+    if (s.server_version >= 170000) {
+      invalidated |= !slot_row->is_null(0, 3);
+      if (in_recovery && slot_row->get(0, 4) == "t") {
+        halt_with(detail::to_halt(halt_reason::slot_synced_unpromoted));
+        return fail(errc::halted);
+      }
+    }
+    if (invalidated) {
+      halt_with(detail::to_halt(halt_reason::slot_invalidated));
+      return fail(errc::halted);
+    }
+    if (auto at = parse_lsn(slot_row->get(0, 0))) confirmed_flush = *at;
+  }
+  if (in_recovery) {
+    halt_with(detail::to_halt(halt_reason::standby_unsupported, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+
+  // Every requested publication must exist: a missing one would silently narrow the stream.
+  std::string pubs;
+  for (const auto& p : options_.publications) {
+    if (!pubs.empty()) pubs += ", ";
+    pubs += quote_literal(p).value();
+  }
+  auto found = conn.exec("SELECT count(DISTINCT pubname) FROM pg_publication WHERE pubname IN (" + pubs + ")");
+  if (!found) return server_failed(found.error());
+  std::size_t distinct = 0;
+  {
+    std::vector<std::string_view> names(options_.publications.begin(), options_.publications.end());
+    std::sort(names.begin(), names.end());
+    distinct = static_cast<std::size_t>(std::unique(names.begin(), names.end()) - names.begin());
+  }
+  if (detail::read_int(found->get(0, 0)).value_or(-1) != static_cast<std::int64_t>(distinct)) {
+    halt_with(detail::to_halt(halt_reason::publication_missing));
+    return fail(errc::halted);
+  }
+
+  // Create the slot if absent (persistent: an error on this connection would drop a temporary one).
+  const auto slot_ident = quote_identifier(options_.slot).value();
+  if (!slot_exists) {
+    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL pgoutput (SNAPSHOT 'nothing'";
+    if (options_.failover) create += ", FAILOVER";
+    create += ")";
+    auto created = conn.exec(create);
+    if (!created) {
+      if (conn.last_error().sqlstate != "42710") return server_failed(created.error());
+      // Created concurrently by someone else: it exists now, which is what we wanted.
+    } else {
+      s.slot_created = true;
+      if (auto at = parse_lsn(created->get(0, 1))) s.origin = *at;
+    }
+  }
+
+  // The sink's checkpoint, then the start-mode guard.
+  auto checkpoint = sink_.checkpoint();
+  if (!checkpoint) {
+    halt_with(detail::to_halt(halt_reason::sink_failed, checkpoint.error()));
+    return fail(errc::halted);
+  }
+  checkpoint_ = *checkpoint;
+  if (!checkpoint_ && !options_.go_forward_only) {
+    halt_with(detail::to_halt(halt_reason::go_forward_required));
+    return fail(errc::halted);
+  }
+
+  if constexpr (detail::has_handle_slot_origin<Sink>) {
+    if (!s.slot_created) {
+      if (!confirmed_flush) {
+        halt_with(detail::to_halt(halt_reason::slot_origin_unavailable));
+        return fail(errc::halted);
+      }
+      s.origin = std::max(*confirmed_flush, checkpoint_.value_or(lsn{}));
+    }
+    if (!s.origin || !s.origin->is_valid()) {
+      halt_with(detail::to_halt(halt_reason::slot_origin_unavailable));
+      return fail(errc::halted);
+    }
+    const slot_origin_context ctx{options_.slot, !s.slot_created};
+    if (auto verdict = sink_.handle_slot_origin(*s.origin, ctx); !verdict) {
+      halt_with(detail::to_halt(halt_reason::slot_origin_rejected, verdict.error()));
+      return fail(errc::halted);
+    }
+  }
+
+  // START_REPLICATION with the highest protocol the server speaks (or the one asked for).
+  const std::uint32_t proto = options_.protocol_version != 0 ? options_.protocol_version
+                              : s.server_version >= 160000  ? 4U
+                                                            : 3U;
+  std::string names;
+  for (const auto& p : options_.publications) {
+    if (!names.empty()) names += ',';
+    names += quote_identifier(p).value();
+  }
+  std::string start = "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(checkpoint_.value_or(lsn{})) +
+                      " (proto_version '" + std::to_string(proto) + "', publication_names " +
+                      quote_literal(names).value();
+  if (options_.messages) start += ", messages 'true'";
+  if (options_.binary) start += ", binary 'true'";
+  start += ")";
+  auto started = pq::replication_stream::start(std::move(conn), start);
+  if (!started) return server_failed(started.error());  // a failed start leaves conn as it was
+  s.queue.clear();
+  return started;
+}
+
+// The applier side of a session: decodes and delivers; the connection thread runs beside it.
+template <class D, class C, class S, class Sink>
+struct pipeline<D, C, S, Sink>::applier {
+  pipeline& p;
+  session& s;
+  assembler asm_;
+  std::optional<halt> failed;
+
+  auto advance(lsn to) -> void {
+    if (to.value() > p.durable_.load()) {
+      p.durable_.store(to.value());
+      p.wake();
+    }
+  }
+
+  auto stop_with(halt h) -> result<void> {
+    failed = std::move(h);
+    return fail(errc::halted);
+  }
+
+  auto operator()(transaction&& t) -> result<void> {
+    if (p.checkpoint_ && t.commit_lsn() <= *p.checkpoint_) {
+      // Already persisted by the sink (the server sends acknowledged transactions again after some
+      // restarts): skip it, but it is durable, so its end may be acknowledged.
+      advance(t.end_lsn());
+      asm_.recycle(std::move(t));
+      return {};
+    }
+    p.template emit<telemetry::events::transaction_assembled>(
+        telemetry::keys::commit_lsn = t.commit_lsn(), telemetry::keys::change_count = t.change_count(),
+        telemetry::keys::byte_size = t.byte_size());
+    const auto started = std::chrono::steady_clock::now();
+    result<lsn> stored = fail(errc::sink_failed);
+    try {
+      stored = p.sink_.handle_transaction(std::as_const(t));
+    } catch (...) {
+      p.sink_exception_ = std::current_exception();
+      stored = fail(errc::sink_failed);
+    }
+    const auto took = std::chrono::steady_clock::now() - started;
+    if (!stored || *stored != t.commit_lsn()) {
+      const auto cause = !stored ? stored.error() : make_error_code(errc::sink_failed);
+      p.template emit<telemetry::events::sink_failed>(
+          telemetry::keys::duration = took, telemetry::keys::commit_lsn = t.commit_lsn(),
+          telemetry::keys::reason = halt_reason::sink_failed, telemetry::keys::error_class = errc::sink_failed);
+      halt h = detail::to_halt(halt_reason::sink_failed, cause);
+      h.at = t.commit_lsn();
+      return stop_with(std::move(h));
+    }
+    p.checkpoint_ = t.commit_lsn();
+    advance(t.end_lsn());
+    p.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
+                                                      telemetry::keys::commit_lsn = t.commit_lsn());
+    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = t.commit_lsn());
+    asm_.recycle(std::move(t));
+    return {};
+  }
+
+  auto operator()(const logical_message& m) -> result<void> {
+    p.template emit<telemetry::events::message_received>(telemetry::keys::commit_lsn = m.message_lsn,
+                                                        telemetry::keys::byte_size = m.content.size(),
+                                                        telemetry::keys::transactional = false);
+    if constexpr (detail::has_handle_message<Sink>) {
+      if (!p.options_.messages) return {};
+      result<void> handled = fail(errc::sink_failed);
+      try {
+        handled = p.sink_.handle_message(m, message_context{m.message_lsn});
+      } catch (...) {
+        p.sink_exception_ = std::current_exception();
+      }
+      if (!handled) {
+        halt h = detail::to_halt(halt_reason::sink_failed, handled.error());
+        h.at = m.message_lsn;
+        return stop_with(std::move(h));
+      }
+      advance(m.message_lsn);
+    }
+    return {};
+  }
+
+  auto operator()(const schema_change& c) -> result<void> {
+    const table_ref table{c.schema, c.table};
+    if (c.kind != schema_change_kind::destructive) {
+      p.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
+                                                                telemetry::keys::kind = telemetry::kind::additive);
+      return {};
+    }
+    auto refuse = [&](halt_reason why, std::error_code cause) {
+      p.template emit<telemetry::events::schema_change_halted>(
+          telemetry::keys::table = table, telemetry::keys::kind = telemetry::kind::destructive,
+          telemetry::keys::reason = why);
+      halt h = detail::to_halt(why, cause);
+      h.table = table_name{c.schema, c.table};
+      return stop_with(std::move(h));
+    };
+    if constexpr (detail::has_handle_schema_change<Sink>) {
+      result<void> verdict = fail(errc::sink_failed);
+      try {
+        verdict = p.sink_.handle_schema_change(c);
+      } catch (...) {
+        p.sink_exception_ = std::current_exception();
+      }
+      if (!verdict) return refuse(halt_reason::schema_change_rejected, verdict.error());
+      return {};
+    } else {
+      return refuse(halt_reason::schema_change_destructive, {});
+    }
+  }
+
+  auto operator()(const empty_commit& e) -> result<void> {
+    // Nothing published in it: a state mirror may move past it; an append log keeps its position.
+    if (detail::kind_of<Sink>() == sink_kind::state_mirror) advance(e.end_lsn);
+    return {};
+  }
+  auto operator()(const prepared_event&) -> result<void> { return {}; }
+  auto operator()(const rollback_prepared_event&) -> result<void> { return {}; }
+  auto operator()(const stream_abort_event&) -> result<void> { return {}; }
+};
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream) -> session_end {
+  emit<telemetry::events::connection_connected>();
+  emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
+                                                 telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
+  const std::uint32_t proto = options_.protocol_version != 0 ? options_.protocol_version
+                              : s.server_version >= 160000  ? 4U
+                                                            : 3U;
+  applier a{*this, s, assembler{pgoutput_protocol{.version = proto, .streaming = pgoutput_streaming::off}}, {}};
+  detail::drain_eventfd(wake_fd_);
+  std::thread connection{[&] { connection_loop(s, stream); }};
+
+  std::uint64_t applied = 0;
+  for (;;) {
+    auto item = s.queue.pop(std::chrono::milliseconds(200));
+    if (!item) {
+      if (s.queue.closed()) break;
+      continue;
+    }
+    applied = item->seq;
+    if (a.failed) continue;  // draining after a halt: nothing more is delivered
+    auto frame = parse_copy_data(item->frame.bytes());
+    const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
+    result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
+    if (!pushed && !a.failed) {
+      halt h = detail::to_halt(halt_reason::decode_failure, pushed.error());
+      if (w) h.at = w->data_start;
+      a.failed = std::move(h);
+    }
+    if (!a.failed && a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes) {
+      a.failed = detail::to_halt(halt_reason::transaction_too_large);
+    }
+    if (a.failed) {
+      s.end_requested.store(true);
+      wake();
+      continue;
+    }
+    s.resident.store(a.asm_.resident_bytes());
+    s.applied.store((applied << 1U) | (a.asm_.idle() ? 1U : 0U));
+    if (a.asm_.idle()) wake();  // the connection thread may now advance an idle slot
+  }
+  connection.join();
+
+  if (a.failed) {
+    halt_with(std::move(*a.failed));
+    return session_end::halted;
+  }
+  if (s.too_slow_lag) {
+    emit<telemetry::events::connection_disconnected>(telemetry::keys::lag_bytes = *s.too_slow_lag,
+                                                    telemetry::keys::reason = halt_reason::sink_too_slow);
+    halt h = detail::to_halt(halt_reason::sink_too_slow);
+    h.lag_bytes = *s.too_slow_lag;
+    halt_with(std::move(h));
+    return session_end::halted;
+  }
+  emit<telemetry::events::connection_disconnected>();
+  if (stopping_.load()) return session_end::stopped;
+  // Whatever ended the stream (a restart, a lost connection, a slot invalidated while streaming),
+  // the next connect starts from the durable position and its checks decide whether to go on.
+  return session_end::reconnect;
+}
+
+// The connection thread: reads the socket into the queue (within the budget), answers keepalives,
+// reports the durable position. Never decodes beyond the framing and never runs the sink.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream& stream) -> void {
+  using clock = std::chrono::steady_clock;
+  lsn received{durable_.load()};
+  lsn reported{};
+  lsn keepalive_end{};
+  std::uint64_t keepalive_seq = 0;
+  std::uint64_t seq = 0;
+  bool reply_now = true;  // report our position at once
+  bool maybe_buffered = false;
+  auto next_status = clock::now();
+  constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
+
+  const auto report = [&](bool force) -> result<void> {
+    lsn flush{durable_.load()};
+    if (may_idle_advance && keepalive_end > flush) {
+      const auto applied = s.applied.load();
+      if ((applied & 1U) != 0 && (applied >> 1U) >= keepalive_seq) flush = keepalive_end;
+    }
+    flush = std::max(flush, reported);  // never report a lower position than before
+    if (!force && flush == reported && clock::now() < next_status) return {};
+    if (flush > reported && reported.is_valid() && flush != lsn{durable_.load()}) {
+      emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
+                                                  telemetry::keys::kind = telemetry::kind::idle);
+    }
+    const standby_status_update u{std::max(received, flush), flush, flush, std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), false};
+    auto sent = stream.send(encode_status_update(u));
+    if (!sent) return sent;
+    reported = flush;
+    next_status = clock::now() + options_.status_interval;
+    return {};
+  };
+
+  for (;;) {
+    if (stopping_.load() || s.end_requested.load()) break;
+    if (auto r = report(reply_now); !r) {
+      s.error = r.error();
+      break;
+    }
+    reply_now = false;
+
+    const std::size_t held = s.queue.bytes() + s.resident.load();
+    if (held >= options_.max_inflight_bytes) {
+      if (options_.overload == overload_policy::halt) {
+        s.too_slow_lag = distance(lsn{durable_.load()}, received);
+        break;
+      }
+      // Pacing: leave the socket unread so TCP holds the walsender back; keep reporting.
+      const auto until_status = std::chrono::duration_cast<std::chrono::milliseconds>(next_status - clock::now());
+      if (detail::poll_readable(wake_fd_, std::clamp(until_status, std::chrono::milliseconds(0),
+                                                     std::chrono::milliseconds(100)))) {
+        detail::drain_eventfd(wake_fd_);
+      }
+      continue;
+    }
+
+    if (!maybe_buffered) {
+      const auto until_status = std::chrono::duration_cast<std::chrono::milliseconds>(next_status - clock::now());
+      auto w = stream.wait(wake_fd_, std::max(until_status, std::chrono::milliseconds(0)));
+      if (!w) {
+        s.error = w.error();
+        break;
+      }
+      if (*w == pq::wait_outcome::woken) {
+        detail::drain_eventfd(wake_fd_);
+        continue;
+      }
+      if (*w == pq::wait_outcome::timed_out) continue;
+    }
+
+    const std::size_t room = options_.max_inflight_bytes - held;
+    bool bad_frame = false;
+    auto got = stream.receive(
+        [&](pq::frame&& f) {
+          const auto bytes = f.bytes();
+          if (bytes.empty()) {
+            bad_frame = true;
+            return;
+          }
+          if (static_cast<char>(bytes[0]) == 'k') {
+            auto k = parse_copy_data(bytes);
+            const auto* ka = k ? std::get_if<primary_keepalive>(&*k) : nullptr;
+            if (!ka) {
+              bad_frame = true;
+              return;
+            }
+            received = std::max(received, ka->wal_end);
+            keepalive_end = ka->wal_end;
+            keepalive_seq = seq;
+            reply_now = reply_now || ka->reply_requested;
+            return;
+          }
+          if (static_cast<char>(bytes[0]) != 'w' || bytes.size() < 25) {
+            bad_frame = true;
+            return;
+          }
+          auto x = parse_copy_data(bytes);
+          if (const auto* w = x ? std::get_if<xlog_data>(&*x) : nullptr) received = std::max(received, w->wal_end);
+          s.first_frame.store(true);
+          s.queue.push({++seq, std::move(f)});
+        },
+        room);
+    if (!got) {
+      s.error = got.error();
+      s.sqlstate = stream.connection().last_error().sqlstate;
+      break;
+    }
+    if (bad_frame) {
+      s.error = make_error_code(errc::protocol_violation);
+      break;
+    }
+    maybe_buffered = *got >= room;
+  }
+
+  if (!s.error && !s.too_slow_lag) {
+    // A clean stop: acknowledge what is durable, then end the copy so the walsender exits at once.
+    static_cast<void>(report(true));
+    static_cast<void>(stream.finish());
+  }
+  s.queue.close();
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_IMPL_PIPELINE_HPP

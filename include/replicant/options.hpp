@@ -1,0 +1,115 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_OPTIONS_HPP
+#define REPLICANT_OPTIONS_HPP
+
+/// @file
+/// replicant::pipeline_options: the runtime knobs of a replication pipeline, validated before any
+/// connection is made.
+
+#include <replicant/halt.hpp>
+#include <replicant/identifier.hpp>
+#include <replicant/result.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace replicant {
+
+/// What the pipeline does when the resident budget (`max_inflight_bytes`) is full.
+enum class overload_policy {
+  /// Stop reading the socket: TCP pushes back on the walsender, which waits. Status updates keep
+  /// going on their timer, so `wal_sender_timeout` never fires. The default.
+  pace,
+  /// Halt fail-closed with `sink_too_slow`, reporting how far received WAL ran ahead.
+  halt,
+};
+
+/**
+ * The runtime options of a pipeline. Everything but the connection string, the slot and the
+ * publications has a default.
+ *
+ * @par Example
+ * @code
+ * replicant::pipeline_options o;
+ * o.conninfo = "host=db.internal dbname=orders user=replicator";
+ * o.slot = "orders_mirror";
+ * o.publications = {"orders_pub"};
+ * o.go_forward_only = true;  // a new slot starts from now on
+ * @endcode
+ */
+struct pipeline_options {
+  /// libpq connection string (keyword/value or URI). `replication=database` is added by the library,
+  /// as are the session settings that make value text deterministic.
+  std::string conninfo;
+  /// The logical replication slot (`[a-z0-9_]{1,63}`). Created if it does not exist.
+  std::string slot;
+  /// The publications to stream (one or more, each a plain identifier). Every one must exist.
+  std::vector<std::string> publications;
+
+  /// Start-mode guard: with no checkpoint yet, stream only what commits from now on. Required for a
+  /// new slot unless `snapshot` is set; setting both is an error.
+  bool go_forward_only = false;
+  /// Start-mode guard: back-fill the existing rows first (not yet supported: rejected at start).
+  bool snapshot = false;
+
+  /// Ask pgoutput for logical decoding messages (`pg_logical_emit_message`). Needs a sink with
+  /// `handle_message` for the non-transactional ones.
+  bool messages = false;
+  /// Create the slot with `FAILOVER` so it is synced to standbys (PostgreSQL 17+; refused below).
+  bool failover = false;
+  /// Ask pgoutput for binary column values (`binary 'true'`): faster for some types, same values.
+  bool binary = false;
+  /// pgoutput protocol version; 0 picks the highest the server speaks (3 on 15, 4 on 16+).
+  std::uint32_t protocol_version = 0;
+
+  /// Bytes held in the process (received frames not yet applied, transactions being assembled).
+  std::size_t max_inflight_bytes = 64U * 1024U * 1024U;
+  /// What to do when that budget is full.
+  overload_policy overload = overload_policy::pace;
+
+  /// How often a status update goes to the server even when nothing changed.
+  std::chrono::milliseconds status_interval = std::chrono::seconds(10);
+  /// Failed connect cycles before the stream started that are tolerated before halting
+  /// `command_error_limit` (0: halt on the first). A server that is down is retried regardless.
+  std::uint32_t max_command_retries = 5;
+  /// First reconnect delay; doubles per consecutive failure up to `max_reconnect_delay`.
+  std::chrono::milliseconds reconnect_delay = std::chrono::milliseconds(100);
+  /// Longest reconnect delay.
+  std::chrono::milliseconds max_reconnect_delay = std::chrono::seconds(10);
+  /// Longest a single connection attempt may take.
+  std::chrono::milliseconds connect_timeout = std::chrono::seconds(30);
+};
+
+/**
+ * Checks @p o without connecting anywhere.
+ *
+ * @return nothing, or a start-time rejection: `invalid_identifier` (slot or a publication is not of
+ * an allowed shape; which one is not said), `conflicting_start_mode` (`go_forward_only` and
+ * `snapshot` both set), `snapshot_unsupported` (`snapshot`, not yet implemented), `config_invalid`
+ * (no connection string, no publication, a zero budget or interval, a protocol version outside 1-4).
+ * Never throws.
+ */
+[[nodiscard]] inline auto validate(const pipeline_options& o) noexcept -> result<void> {
+  if (!identifier::validate_slot_name(o.slot)) return fail(halt_reason::invalid_identifier);
+  if (o.publications.empty()) return fail(halt_reason::config_invalid);
+  for (const auto& p : o.publications) {
+    if (!identifier::validate(p)) return fail(halt_reason::invalid_identifier);
+  }
+  if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
+      o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
+      o.protocol_version > 4) {
+    return fail(halt_reason::config_invalid);
+  }
+  if (o.go_forward_only && o.snapshot) return fail(halt_reason::conflicting_start_mode);
+  if (o.snapshot) return fail(halt_reason::snapshot_unsupported);
+  return {};
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_OPTIONS_HPP

@@ -1,0 +1,163 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_HPP
+#define REPLICANT_PIPELINE_HPP
+
+/// @file
+/// replicant::pipeline: streams a logical replication slot into a sink, exactly once in effect.
+
+#include <replicant/assembler.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/concepts.hpp>
+#include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/detail/frame_queue.hpp>
+#include <replicant/error.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/lsn.hpp>
+#include <replicant/options.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/pq/replication_stream.hpp>
+#include <replicant/result.hpp>
+#include <replicant/sink.hpp>
+#include <replicant/spill/none.hpp>
+#include <replicant/telemetry.hpp>
+#include <replicant/transaction.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <thread>
+
+namespace replicant {
+
+/**
+ * A replication pipeline: owns a logical replication slot and delivers every committed transaction
+ * of the configured publications to a sink, acknowledging the slot only up to what the sink has
+ * durably persisted.
+ *
+ * **Threads.** `run()` uses the calling thread as the *applier* (decodes, assembles, calls the sink)
+ * and starts one *connection thread* per session, which reads the socket, answers keepalives and
+ * sends status updates, and never runs the sink or decodes. When the sink returns, the applier
+ * publishes the new durable position and wakes the connection thread, which acknowledges it at once.
+ *
+ * **The seam.** The position reported as flushed is the end of the last transaction the sink
+ * returned (or, for a state-mirror sink with nothing pending, the server's keepalive position),
+ * never what was merely received. A sink failure (error result or exception) halts: nothing from the
+ * failed transaction on is acknowledged. On any reconnect everything in memory is discarded and
+ * streaming resumes from the durable position; transactions the server sends again whose commit LSN
+ * is not above the sink's checkpoint are skipped.
+ *
+ * **Back-pressure.** At most `max_inflight_bytes` are held (frames waiting for the applier plus
+ * transactions being assembled). When full, the connection thread stops reading the socket, so TCP
+ * makes the walsender wait, and keeps sending status updates (`overload_policy::pace`); or it halts
+ * `sink_too_slow` (`overload_policy::halt`). A single transaction larger than the budget halts
+ * `transaction_too_large` under `no_spill`.
+ *
+ * **Faults.** A lost connection or a server restart reconnects with exponential backoff. Errors of
+ * the commands before streaming starts (a slot in use elsewhere, slots exhausted) count against
+ * `max_command_retries`; past it the pipeline halts `command_error_limit`. A server that is simply
+ * down is retried until stop(). Every halt is value-free (see @ref replicant::halt).
+ *
+ * @tparam Decoder the output plugin's decoder: @ref pgoutput_decoder.
+ * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint.
+ * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill.
+ * @tparam Sink the user's sink; see @ref replicant::sink and docs/pipeline.md for the members.
+ *
+ * @par Example
+ * @code
+ * my_sink sink{...};
+ * replicant::pipeline_options o{.conninfo = "dbname=shop", .slot = "shop_mirror",
+ *                               .publications = {"shop_pub"}, .go_forward_only = true};
+ * replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+ *                     replicant::no_spill, my_sink> p{sink, o};
+ * std::jthread stopper{[&](std::stop_token t) { wait_for_signal(t); p.stop(); }};
+ * p.run();  // returns after stop(), throws replicant::error on a halt
+ * @endcode
+ *
+ * @par Thread safety
+ * `run()` once at a time; `stop()` from any thread (it is async-signal-safe).
+ */
+template <class Decoder, class CheckpointPolicy, class SpillPolicy, class Sink>
+class pipeline {
+  static_assert(std::same_as<Decoder, pgoutput_decoder>,
+                "replicant: pipeline: only pgoutput_decoder is available as the Decoder so far");
+  static_assert(std::same_as<CheckpointPolicy, sink_owned_checkpoint>,
+                "replicant: pipeline: only sink_owned_checkpoint is available as the CheckpointPolicy so far");
+  static_assert(std::same_as<SpillPolicy, no_spill>,
+                "replicant: pipeline: only no_spill is available as the SpillPolicy so far");
+  static_assert(detail::check_sink<Sink>());
+
+ public:
+  /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
+  /// telemetry to @p events if given.
+  pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr);
+  pipeline(const pipeline&) = delete;
+  auto operator=(const pipeline&) -> pipeline& = delete;
+  /// Stops a running pipeline and waits for its threads.
+  ~pipeline();
+
+  /**
+   * Streams until stop() or a halt.
+   *
+   * @throws replicant::error on a halt or a start-time rejection (its details() say why, value-free);
+   * an exception thrown by the sink is rethrown unchanged after the pipeline has stopped (nothing
+   * past the failed transaction was acknowledged).
+   */
+  auto run() -> void;
+
+  /// As run(), without throwing: @p ec is cleared after stop(), or set to the halt reason (see
+  /// last_halt() for the details). A sink exception becomes the halt `sink_failed`.
+  auto run(std::error_code& ec) noexcept -> void;
+
+  /// Asks run() to return: it closes the stream cleanly (CopyDone) after acknowledging what is
+  /// durable. Safe from any thread and from a signal handler.
+  auto stop() noexcept -> void;
+
+  /// Why the last run() halted, if it did.
+  [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return halt_; }
+
+  /// The position acknowledged as durable so far (0/0 before the first acknowledgement).
+  [[nodiscard]] auto durable_lsn() const noexcept -> lsn { return lsn{durable_.load()}; }
+
+ private:
+  struct session;
+  struct applier;
+  enum class session_end { stopped, reconnect, halted };
+
+  auto run_loop() -> void;
+  auto connect(session& s) -> result<pq::replication_stream>;
+  auto stream(session& s, pq::replication_stream&& stream) -> session_end;
+  auto connection_loop(session& s, pq::replication_stream& stream) -> void;
+  auto halt_with(halt h) -> void;
+  auto wake() noexcept -> void;
+  auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
+
+  template <class Event, class... Fields>
+  auto emit(const Fields&... fields) noexcept -> void {
+    if (events_ != nullptr) telemetry::emit<Event>(*events_, fields...);
+  }
+
+  Sink& sink_;
+  pipeline_options options_;
+  telemetry::dispatcher* events_;
+  std::optional<slot_name> slot_name_;
+  int stop_fd_ = -1;  // readable once stop() was called; never drained
+  int wake_fd_ = -1;  // wakes the connection thread (new durable position, stop)
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> durable_{0};
+  std::optional<lsn> checkpoint_;
+  std::optional<halt> halt_;
+  std::exception_ptr sink_exception_;
+};
+
+}  // namespace replicant
+
+#include <replicant/impl/pipeline.hpp>
+
+#endif  // REPLICANT_PIPELINE_HPP

@@ -1,0 +1,536 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// The live pipeline against a real server, once per PostgreSQL major: delivery in order, resume
+// from the sink's checkpoint without loss or duplicates, reconnects, and every halt the pipeline
+// can reach with pgoutput, each provoked for real. Telemetry and halts are checked to be value-free.
+#include <replicant/pipeline.hpp>
+
+#define BOOST_TEST_MODULE replicant.integration.pipeline
+#include <boost/test/unit_test.hpp>
+
+#include "support/pg_cluster.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace utf = boost::unit_test;
+using namespace std::chrono_literals;
+using replicant::halt_reason;
+using replicant::lsn;
+using replicant::result;
+using replicant::test::live_server;
+
+using replicant::test::live_server_fixture;
+BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
+
+namespace {
+
+constexpr std::string_view secret = "s3cr3t-VALUE-4711";
+
+// One delivered row, reduced to what the tests compare.
+struct seen {
+  std::string op;
+  std::string id;
+  lsn commit;
+};
+
+// A sink that keeps everything in memory, with its checkpoint: what a real sink stores atomically.
+// Its behaviour can be switched per test (fail, throw, veto, slow down).
+struct memory_sink {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<seen> rows;
+  std::vector<lsn> commits;
+  std::optional<lsn> stored;
+  std::function<result<void>(const replicant::transaction&)> before_store;  // may fail or throw
+  std::function<result<void>(const replicant::schema_change&)> on_schema_change;
+  int messages = 0;
+
+  auto checkpoint() -> result<std::optional<lsn>> {
+    const std::lock_guard lock{mutex};
+    return stored;
+  }
+
+  auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
+    if (before_store) {
+      if (auto r = before_store(t); !r) return replicant::unexpected(r.error());
+    }
+    const std::lock_guard lock{mutex};
+    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();  // the dedup a real sink does
+    for (const auto& c : t.changes()) {
+      const auto row = c.op() == replicant::change_op::delete_ ? c.old() : c.record();
+      const auto id = row.value("id");
+      std::string text = "?";
+      if (id && id->holds<std::int64_t>()) text = std::to_string(id->get<std::int64_t>());
+      rows.push_back({std::string{replicant::to_string(c.op())}, text, t.commit_lsn()});
+    }
+    commits.push_back(t.commit_lsn());
+    stored = t.commit_lsn();
+    changed.notify_all();
+    return t.commit_lsn();
+  }
+
+  auto handle_schema_change(const replicant::schema_change& c) -> result<void> {
+    if (on_schema_change) return on_schema_change(c);
+    return replicant::fail(replicant::errc::sink_failed);
+  }
+
+  auto handle_message(const replicant::logical_message&, const replicant::message_context&) -> result<void> {
+    const std::lock_guard lock{mutex};
+    ++messages;
+    changed.notify_all();
+    return {};
+  }
+
+  auto wait_for_rows(std::size_t n, std::chrono::seconds timeout = 30s) -> bool {
+    std::unique_lock lock{mutex};
+    return changed.wait_for(lock, timeout, [&] { return rows.size() >= n; });
+  }
+
+  auto snapshot() -> std::vector<seen> {
+    const std::lock_guard lock{mutex};
+    return rows;
+  }
+};
+
+using memory_pipeline =
+    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, memory_sink>;
+
+// Collects every telemetry event as text, to check sequences and that no value leaks.
+struct event_log {
+  replicant::telemetry::dispatcher dispatcher;
+  std::mutex mutex;
+  std::vector<std::string> lines;
+  event_log() {
+    dispatcher.attach([this](const replicant::telemetry::event_record& e) {
+      const std::lock_guard lock{mutex};
+      lines.push_back(replicant::telemetry::to_string(e));
+    });
+  }
+  auto contains(std::string_view text) -> bool {
+    const std::lock_guard lock{mutex};
+    for (const auto& l : lines) {
+      if (l.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+// A database with one published table, and the options to stream it.
+struct fixture {
+  replicant::test::pg_cluster& pg = live_server();
+  std::string db = pg.unique_name("pipe");
+  std::string slot = pg.unique_name("slot");
+  replicant::pipeline_options options;
+
+  fixture() {
+    pg.create_database(db);
+    pg.sql("CREATE TABLE items (id int PRIMARY KEY, label text, qty int); "
+           "CREATE PUBLICATION pub FOR TABLE items",
+           db);
+    options.conninfo = pg.dsn(db);
+    options.slot = slot;
+    options.publications = {"pub"};
+    options.go_forward_only = true;
+    options.status_interval = 1s;
+    options.reconnect_delay = 50ms;
+    options.max_reconnect_delay = 500ms;
+  }
+  ~fixture() {
+    try {
+      pg.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot +
+             "' AND NOT active");
+    } catch (...) {
+    }
+  }
+  fixture(const fixture&) = delete;
+  auto operator=(const fixture&) -> fixture& = delete;
+
+  auto sql(const std::string& s) { return pg.sql(s, db); }
+
+  // Creates the slot (via a pipeline that is stopped as soon as it streams).
+  auto create_slot(memory_sink& sink) -> void {
+    memory_pipeline p{sink, options};
+    std::thread t{[&] {
+      std::error_code ec;
+      p.run(ec);
+    }};
+    wait_until([&] { return slot_exists(); });
+    p.stop();
+    t.join();
+  }
+
+  auto slot_exists() -> bool {
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "1";
+  }
+  auto slot_active() -> bool {
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active") == "1";
+  }
+  auto confirmed_flush() -> lsn {
+    return replicant::parse_lsn(
+               pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
+        .value();
+  }
+
+  static auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = 30s) -> bool {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (cond()) return true;
+      std::this_thread::sleep_for(20ms);
+    }
+    return false;
+  }
+};
+
+// Runs a pipeline on its own thread for the duration of a scope.
+struct running {
+  memory_pipeline pipeline;
+  std::error_code ec;
+  std::thread thread;
+  running(memory_sink& sink, const replicant::pipeline_options& o, replicant::telemetry::dispatcher* d = nullptr)
+      : pipeline(sink, o, d), thread([this] { pipeline.run(ec); }) {}
+  auto stop() -> std::error_code {
+    pipeline.stop();
+    if (thread.joinable()) thread.join();
+    return ec;
+  }
+  // Waits for the pipeline to halt by itself.
+  auto join() -> std::error_code {
+    if (thread.joinable()) thread.join();
+    return ec;
+  }
+  ~running() { stop(); }
+  running(const running&) = delete;
+  auto operator=(const running&) -> running& = delete;
+};
+
+auto ids(const std::vector<seen>& rows) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  for (const auto& r : rows) out.push_back(r.op + ":" + r.id);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(pipeline_delivery, *utf::label("integration"))
+
+BOOST_AUTO_TEST_CASE(delivers_committed_transactions_in_order_and_acknowledges_them) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  {
+    running r{sink, f.options, &events.dispatcher};
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+    f.sql("INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2)");
+    f.sql("BEGIN; UPDATE items SET qty = 5 WHERE id = 1; DELETE FROM items WHERE id = 2; COMMIT");
+    f.sql("INSERT INTO items VALUES (3, '" + std::string{secret} + "', 3)");
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(5));
+    BOOST_TEST(!r.stop());
+  }
+  BOOST_TEST((ids(sink.snapshot()) ==
+              std::vector<std::string>{"insert:1", "insert:2", "update:1", "delete:2", "insert:3"}));
+  BOOST_TEST(sink.commits.size() == 3U);
+  BOOST_TEST(std::is_sorted(sink.commits.begin(), sink.commits.end()));
+  // The slot was acknowledged past the last delivered commit, and not past the server's position.
+  BOOST_TEST(f.confirmed_flush() > sink.commits.back());
+  BOOST_TEST(events.contains("replicant.sink.committed"));
+  BOOST_TEST(events.contains("replicant.connection.slot_active"));
+  BOOST_TEST(!events.contains(secret));
+}
+
+BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_without_loss_or_duplicates) {
+  fixture f;
+  memory_sink sink;
+  {
+    running r{sink, f.options};
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+    f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  }
+  // Written while nobody streams: must arrive on the next run, once.
+  f.sql("INSERT INTO items VALUES (2, 'b', 2)");
+  f.sql("INSERT INTO items VALUES (3, 'c', 3)");
+  // A restart of the server on PostgreSQL <= 16 can send acknowledged transactions again.
+  f.pg.restart();
+  {
+    running r{sink, f.options};
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(3));
+    f.sql("INSERT INTO items VALUES (4, 'd', 4)");
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(4));
+    std::this_thread::sleep_for(300ms);
+  }
+  BOOST_TEST((ids(sink.snapshot()) == std::vector<std::string>{"insert:1", "insert:2", "insert:3", "insert:4"}));
+}
+
+BOOST_AUTO_TEST_CASE(reconnects_after_a_server_crash_and_loses_nothing) {
+  fixture f;
+  memory_sink sink;
+  running r{sink, f.options};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  f.pg.crash();
+  f.pg.start();
+  f.sql("INSERT INTO items VALUES (2, 'b', 2)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(2, 60s));
+  BOOST_TEST(!r.stop());
+  BOOST_TEST((ids(sink.snapshot()) == std::vector<std::string>{"insert:1", "insert:2"}));
+}
+
+BOOST_AUTO_TEST_CASE(applies_additive_schema_changes_and_delivers_messages) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  f.options.messages = true;
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  f.sql("ALTER TABLE items ADD COLUMN note text");
+  f.sql("INSERT INTO items VALUES (2, 'b', 2, 'n')");
+  f.sql("SELECT pg_logical_emit_message(false, 'p', '" + std::string{secret} + "')");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
+  BOOST_TEST(fixture::wait_until([&] {
+    const std::lock_guard lock{sink.mutex};
+    return sink.messages == 1;
+  }));
+  BOOST_TEST(!r.stop());
+  BOOST_TEST(events.contains("replicant.schema_change.additive"));
+  BOOST_TEST(events.contains("replicant.message.received"));
+  BOOST_TEST(!events.contains(secret));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(pipeline_halts, *utf::label("integration"))
+
+BOOST_AUTO_TEST_CASE(a_new_slot_needs_a_start_mode) {
+  fixture f;
+  memory_sink sink;
+  f.options.go_forward_only = false;
+  running r{sink, f.options};
+  BOOST_TEST(r.join() == halt_reason::go_forward_required);
+}
+
+BOOST_AUTO_TEST_CASE(start_time_rejections_happen_before_connecting) {
+  fixture f;
+  memory_sink sink;
+  auto o = f.options;
+  o.slot = "Bad-Slot";
+  BOOST_TEST(running(sink, o).join() == halt_reason::invalid_identifier);
+  o = f.options;
+  o.snapshot = true;
+  BOOST_TEST(running(sink, o).join() == halt_reason::conflicting_start_mode);
+  o.go_forward_only = false;
+  BOOST_TEST(running(sink, o).join() == halt_reason::snapshot_unsupported);
+  BOOST_TEST(!f.slot_exists());
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_publication_halts) {
+  fixture f;
+  memory_sink sink;
+  f.options.publications = {"pub", "nope"};
+  running r{sink, f.options};
+  BOOST_TEST(r.join() == halt_reason::publication_missing);
+}
+
+BOOST_AUTO_TEST_CASE(a_dropped_publication_halts_on_reconnect) {
+  fixture f;
+  memory_sink sink;
+  running r{sink, f.options};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("DROP PUBLICATION pub");
+  // Make the walsender go away; the reconnect's checks find the publication gone.
+  f.pg.sql("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'");
+  BOOST_TEST(r.join() == halt_reason::publication_missing);
+}
+
+BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_nothing_past_it_is_acknowledged) {
+  fixture f;
+  memory_sink sink;
+  running r{sink, f.options};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  sink.before_store = [](const replicant::transaction&) -> result<void> {
+    return replicant::fail(replicant::errc::sink_failed);
+  };
+  f.sql("INSERT INTO items VALUES (2, '" + std::string{secret} + "', 2)");
+  BOOST_TEST(r.join() == halt_reason::sink_failed);
+  const auto h = r.pipeline.last_halt();
+  BOOST_TEST_REQUIRE(h.has_value());
+  BOOST_TEST(replicant::describe(*h).find(secret) == std::string::npos);
+  // The failed transaction was not acknowledged: a new pipeline gets it again.
+  BOOST_TEST(f.confirmed_flush() <= h->at.value());
+  sink.before_store = nullptr;
+  running again{sink, f.options};
+  BOOST_TEST(sink.wait_for_rows(2));
+}
+
+BOOST_AUTO_TEST_CASE(a_sink_exception_propagates_unchanged) {
+  fixture f;
+  memory_sink sink;
+  f.create_slot(sink);
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  sink.before_store = [](const replicant::transaction&) -> result<void> { throw std::domain_error("sink broke"); };
+  memory_pipeline p{sink, f.options};
+  BOOST_CHECK_THROW(p.run(), std::domain_error);
+  BOOST_TEST(p.last_halt().value().reason == halt_reason::sink_failed);
+}
+
+BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_unless_the_sink_accepts_it) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  f.sql("ALTER TABLE items DROP COLUMN qty");
+  f.sql("INSERT INTO items VALUES (2, 'b')");
+  BOOST_TEST(r.join() == halt_reason::schema_change_rejected);
+  BOOST_TEST(r.pipeline.last_halt()->table.value().name == "items");
+  BOOST_TEST(events.contains("replicant.schema_change.halted"));
+
+  sink.on_schema_change = [](const replicant::schema_change&) -> result<void> { return {}; };
+  running accepted{sink, f.options};
+  BOOST_TEST(sink.wait_for_rows(2));
+}
+
+BOOST_AUTO_TEST_CASE(the_sink_can_veto_the_session_and_the_origin) {
+  struct vetoing_sink : memory_sink {
+    bool veto_identity = true;
+    auto handle_session_identity(const replicant::session_identity& id, const replicant::session_context& ctx)
+        -> result<void> {
+      BOOST_TEST(!id.system_identifier.empty());
+      BOOST_TEST(ctx.publications.size() == 1U);
+      if (veto_identity) return replicant::fail(replicant::errc::sink_failed);
+      return {};
+    }
+    auto handle_slot_origin(lsn origin, const replicant::slot_origin_context&) -> result<void> {
+      BOOST_TEST(origin.is_valid());
+      return replicant::fail(replicant::errc::sink_failed);
+    }
+  };
+  fixture f;
+  vetoing_sink sink;
+  using vetoing_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                               replicant::no_spill, vetoing_sink>;
+  std::error_code ec;
+  vetoing_pipeline{sink, f.options}.run(ec);
+  BOOST_TEST(ec == halt_reason::session_identity_rejected);
+  sink.veto_identity = false;
+  vetoing_pipeline{sink, f.options}.run(ec);
+  BOOST_TEST(ec == halt_reason::slot_origin_rejected);
+}
+
+BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budget) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  running first{sink, f.options};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  memory_sink other;
+  auto o = f.options;
+  o.max_command_retries = 2;
+  running second{other, o, &events.dispatcher};
+  BOOST_TEST(second.join() == halt_reason::command_error_limit);
+  BOOST_TEST(second.pipeline.last_halt()->attempts.value() == 3U);
+  BOOST_TEST(events.contains("replicant.connection.command_error_halt"));
+}
+
+BOOST_AUTO_TEST_CASE(failover_is_refused_below_postgresql_17) {
+  fixture f;
+  memory_sink sink;
+  f.options.failover = true;
+  running r{sink, f.options};
+  if (f.pg.major() < 17) {
+    BOOST_TEST(r.join() == halt_reason::failover_unsupported);
+    BOOST_TEST(!f.slot_exists());
+  } else {
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+    BOOST_TEST(f.pg.scalar("SELECT failover FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'") == "t");
+    BOOST_TEST(!r.stop());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_invalidated_slot_halts) {
+  fixture f;
+  memory_sink sink;
+  f.create_slot(sink);
+  f.pg.set("max_slot_wal_keep_size", "1MB");
+  f.pg.set("wal_keep_size", "0");
+  f.pg.reload();
+  for (int i = 0; i < 5; ++i) {
+    f.sql("INSERT INTO items SELECT g, 'x', 1 FROM generate_series(" + std::to_string(i * 1000 + 1) + ", " +
+          std::to_string(i * 1000 + 1000) + ") g");
+    f.pg.sql("SELECT pg_switch_wal()");
+  }
+  f.pg.sql("CHECKPOINT");
+  BOOST_TEST_REQUIRE(f.pg.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'") ==
+                     "lost");
+  f.pg.reset("max_slot_wal_keep_size");
+  f.pg.reset("wal_keep_size");
+  f.pg.reload();
+  running r{sink, f.options};
+  BOOST_TEST(r.join() == halt_reason::slot_invalidated);
+}
+
+BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_halts) {
+  fixture f;
+  memory_sink sink;
+  f.options.max_inflight_bytes = 64 * 1024;
+  running r{sink, f.options};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items SELECT g, repeat('x', 100), g FROM generate_series(1, 5000) g");
+  BOOST_TEST(r.join() == halt_reason::transaction_too_large);
+  BOOST_TEST(sink.snapshot().empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_slow_sink_is_paced_or_halts_as_configured) {
+  fixture f;
+  memory_sink sink;
+  f.options.max_inflight_bytes = 256 * 1024;
+  sink.before_store = [](const replicant::transaction&) -> result<void> {
+    std::this_thread::sleep_for(2ms);
+    return {};
+  };
+  {
+    // pace (default): everything arrives, slowly, with the budget respected.
+    running r{sink, f.options};
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+    f.sql("DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END $$");
+    BOOST_TEST(sink.wait_for_rows(1500, 120s));
+  }
+  // halt: the same overload stops the pipeline instead.
+  f.options.overload = replicant::overload_policy::halt;
+  f.sql("DO $$ BEGIN FOR i IN 1501..3000 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END $$");
+  running r{sink, f.options};
+  BOOST_TEST(r.join() == halt_reason::sink_too_slow);
+  BOOST_TEST(r.pipeline.last_halt()->lag_bytes.value() > 0);
+}
+
+BOOST_AUTO_TEST_CASE(messages_need_a_sink_that_takes_them) {
+  struct plain_sink {
+    auto checkpoint() -> result<std::optional<lsn>> { return std::optional<lsn>{}; }
+    auto handle_transaction(const replicant::transaction& t) -> result<lsn> { return t.commit_lsn(); }
+  };
+  fixture f;
+  plain_sink sink;
+  f.options.messages = true;
+  std::error_code ec;
+  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink>{
+      sink, f.options}
+      .run(ec);
+  BOOST_TEST(ec == halt_reason::messages_unsupported);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
