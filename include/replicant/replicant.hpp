@@ -36,4 +36,11 @@
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
 
+// The replication pipeline and its policies
+#include <replicant/sink.hpp>
+#include <replicant/options.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/spill/none.hpp>
+#include <replicant/pipeline.hpp>
+
 #endif  // REPLICANT_REPLICANT_HPP
