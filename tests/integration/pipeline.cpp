@@ -405,6 +405,31 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_unless_the_sink_accepts_i
   BOOST_TEST(sink.wait_for_rows(2));
 }
 
+BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_a_sink_without_the_hook) {
+  struct plain_sink {
+    std::optional<lsn> stored;
+    auto checkpoint() -> result<std::optional<lsn>> { return stored; }
+    auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
+      stored = t.commit_lsn();
+      return t.commit_lsn();
+    }
+  };
+  fixture f;
+  plain_sink sink;
+  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink>
+      p{sink, f.options};
+  std::error_code ec;
+  std::thread t{[&] { p.run(ec); }};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  f.sql("ALTER TABLE items ALTER COLUMN qty TYPE bigint");
+  f.sql("INSERT INTO items VALUES (2, 'b', 2)");
+  t.join();
+  BOOST_TEST(ec == halt_reason::schema_change_destructive);
+  BOOST_TEST(p.last_halt()->table.value().name == "items");
+  BOOST_TEST(sink.stored.has_value());  // the transaction before the change was delivered
+}
+
 BOOST_AUTO_TEST_CASE(the_sink_can_veto_the_session_and_the_origin) {
   struct vetoing_sink : memory_sink {
     bool veto_identity = true;
