@@ -11,6 +11,7 @@
 
 #include "support/pg_cluster.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -99,6 +100,11 @@ struct memory_sink {
     const std::lock_guard lock{mutex};
     return rows;
   }
+};
+
+// The same, declaring itself an append log: its slot never moves past what it stored.
+struct append_sink : memory_sink {
+  static constexpr replicant::sink_kind kind = replicant::sink_kind::append_log;
 };
 
 using memory_pipeline =
@@ -305,6 +311,70 @@ BOOST_AUTO_TEST_CASE(applies_additive_schema_changes_and_delivers_messages) {
   BOOST_TEST(!r.stop());
   BOOST_TEST(events.contains("replicant.schema_change.additive"));
   BOOST_TEST(events.contains("replicant.message.received"));
+  BOOST_TEST(!events.contains(secret));
+}
+
+BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_log_does_not) {
+  fixture f;
+  f.sql("CREATE TABLE noise (id int)");
+  memory_sink mirror;
+  append_sink log;
+  auto log_options = f.options;
+  log_options.slot = f.pg.unique_name("slot");
+  running r1{mirror, f.options};
+  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, append_sink>
+      p2{log, log_options};
+  std::error_code ec2;
+  std::thread t2{[&] { p2.run(ec2); }};
+  const auto flushed = [&](const std::string& slot) {
+    return replicant::parse_lsn(
+               f.pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
+        .value();
+  };
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] {
+    return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name IN ('" + f.slot +
+                       "', '" + log_options.slot + "')") == "2";
+  }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST_REQUIRE(mirror.wait_for_rows(1));
+  BOOST_TEST_REQUIRE(log.wait_for_rows(1));
+  const auto log_position = log.commits.back();
+  // Busy, but nothing published: only the state mirror may move its slot past this WAL.
+  for (int i = 0; i < 20; ++i) f.sql("INSERT INTO noise VALUES (" + std::to_string(i) + ")");
+  const auto target = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_flush_lsn()")).value();
+  BOOST_TEST(fixture::wait_until([&] { return flushed(f.slot) >= target; }, 40s));
+  std::this_thread::sleep_for(1500ms);
+  BOOST_TEST(flushed(log_options.slot) < target);
+  BOOST_TEST(flushed(log_options.slot) > log_position);  // its own delivered transaction, no further
+  p2.stop();
+  t2.join();
+  BOOST_TEST(!r1.stop());
+  f.pg.sql("SELECT pg_drop_replication_slot('" + log_options.slot + "')");
+}
+
+BOOST_AUTO_TEST_CASE(emits_the_delivery_events_in_order) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, '" + std::string{secret} + "', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  BOOST_TEST(!r.stop());
+  std::vector<std::string> names;
+  {
+    const std::lock_guard lock{events.mutex};
+    for (const auto& l : events.lines) names.push_back(l.substr(0, l.find(' ')));
+  }
+  const std::vector<std::string> expected{"replicant.connection.connected", "replicant.connection.slot_active",
+                                          "replicant.transaction.assembled", "replicant.sink.committed",
+                                          "replicant.checkpoint.advanced"};
+  auto at = names.begin();
+  for (const auto& e : expected) {
+    at = std::find(at, names.end(), e);
+    BOOST_TEST_REQUIRE((at != names.end()), "missing or out of order: " << e);
+  }
+  BOOST_TEST(names.back() == "replicant.connection.disconnected");
   BOOST_TEST(!events.contains(secret));
 }
 

@@ -30,7 +30,7 @@ struct pipeline_session {
   std::atomic<std::uint64_t> resident{0};  // bytes the assembler holds (applier -> connection)
   std::atomic<std::uint64_t> applied{0};   // (frames applied << 1) | assembler idle
   std::atomic<bool> first_frame{false};
-  std::atomic<bool> end_requested{false};  // the applier halted: the connection thread stops
+  std::atomic<bool> end_requested{false};  // the applier is done (stop or halt): end the session
   std::error_code error;                   // why the connection thread ended, if not asked to
   std::string sqlstate;
   std::optional<std::int64_t> too_slow_lag;
@@ -485,13 +485,19 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
 
   std::uint64_t applied = 0;
   for (;;) {
-    auto item = s.queue.pop(std::chrono::milliseconds(200));
+    // On stop(), finish what is in hand, then let the connection thread acknowledge it and end the
+    // copy: it goes on reporting until told, so a delivery in progress is never left unacknowledged.
+    if (stopping_.load() && !s.end_requested.load()) {
+      s.end_requested.store(true);
+      wake();
+    }
+    auto item = s.queue.pop(std::chrono::milliseconds(100));
     if (!item) {
       if (s.queue.closed()) break;
       continue;
     }
     applied = item->seq;
-    if (a.failed) continue;  // draining after a halt: nothing more is delivered
+    if (a.failed || s.end_requested.load()) continue;  // draining: nothing more is delivered
     auto frame = parse_copy_data(item->frame.bytes());
     const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
     result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
@@ -569,7 +575,9 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
   };
 
   for (;;) {
-    if (stopping_.load() || s.end_requested.load()) break;
+    // Only the applier ends a session (after its last delivery, so that it gets acknowledged);
+    // a stop request merely stops the reading.
+    if (s.end_requested.load()) break;
     if (auto r = report(reply_now); !r) {
       s.error = r.error();
       break;
@@ -577,6 +585,10 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
     reply_now = false;
 
     const std::size_t held = s.queue.bytes() + s.resident.load();
+    if (stopping_.load()) {
+      if (detail::poll_readable(wake_fd_, std::chrono::milliseconds(100))) detail::drain_eventfd(wake_fd_);
+      continue;
+    }
     if (held >= options_.max_inflight_bytes) {
       if (options_.overload == overload_policy::halt) {
         s.too_slow_lag = distance(lsn{durable_.load()}, received);
@@ -650,7 +662,8 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
   }
 
   if (!s.error && !s.too_slow_lag) {
-    // A clean stop: acknowledge what is durable, then end the copy so the walsender exits at once.
+    // A clean end (stop or halt): acknowledge what is durable, then end the copy so the walsender
+    // exits at once.
     static_cast<void>(report(true));
     static_cast<void>(stream.finish());
   }
