@@ -105,6 +105,10 @@ concept assembler_handler = requires(H& h, transaction&& t) {
  *   a subtransaction's Stream Abort removes exactly that subtransaction's changes and everything
  *   after its first change (which can only belong to its own subtransactions), as PostgreSQL's own
  *   apply worker does; a top-level abort drops the whole transaction; Stream Commit delivers it.
+ *   Transactional messages are cut by position as well, because inside a stream pgoutput labels a
+ *   message with the top-level xid, never its subtransaction's (`pgoutput_message`): a message an
+ *   aborted subtransaction emitted before its first row change (or a subtransaction that changed
+ *   no row) cannot be told apart on the wire, and is kept.
  * - **Two-phase transactions** (protocol 3+): held from Begin Prepare (or Stream Prepare) until
  *   Commit Prepared delivers them, or Rollback Prepared drops them.
  *
