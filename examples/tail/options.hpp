@@ -1,0 +1,216 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_EXAMPLES_TAIL_OPTIONS_HPP
+#define REPLICANT_EXAMPLES_TAIL_OPTIONS_HPP
+
+/// @file
+/// replicant-tail's command line: parsing and validation, before anything connects.
+
+#include "failure.hpp"
+
+#include <replicant/halt.hpp>
+#include <replicant/identifier.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace replicant::examples::tail {
+
+/// The usage text printed by `--help`.
+inline constexpr std::string_view usage_text =
+    R"(Usage: replicant-tail --slot NAME --publication NAME [options]
+
+Streams the committed changes of PostgreSQL publications as JSON lines, one object per change.
+
+Options:
+  --dsn CONNINFO           libpq connection string or URI (default: the PG* environment variables)
+  --slot NAME              logical replication slot to stream from ([a-z0-9_], at most 63 bytes)
+  --publication NAME       publication to stream (repeatable; at least one)
+  --create-slot            create the slot (persistent, pgoutput) if it does not exist
+  --go-forward-only        accept that a newly created slot starts at the current end of WAL;
+                           required whenever the slot is created
+  --checkpoint-file PATH   remember the last written transaction in PATH: on restart, nothing
+                           written before is printed again and nothing is skipped
+  --proto-version N        pgoutput protocol version (default: the highest the server supports)
+  --messages               also print logical messages (pg_logical_emit_message)
+  --status-interval SECS   seconds between status updates to the server (default: 10)
+  -h, --help               print this help and exit
+
+Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure while
+running, 2 when refused to start. See docs/tail.md.
+)";
+
+/**
+ * What the command line asked for, validated.
+ *
+ * @par Thread safety
+ * A value type.
+ */
+struct options {
+  /// The libpq connection string; empty means libpq's defaults (PGHOST, PGPORT, PGUSER, ...).
+  std::string dsn;
+  /// The replication slot (validated with identifier::validate_slot_name).
+  std::string slot;
+  /// The publications, without duplicates (each validated with identifier::validate).
+  std::vector<std::string> publications;
+  /// Create the slot when it does not exist.
+  bool create_slot = false;
+  /// Accept that a new slot starts now.
+  bool go_forward_only = false;
+  /// Where the checkpoint is kept, if anywhere.
+  std::optional<std::filesystem::path> checkpoint_file;
+  /// The pgoutput protocol version asked for; none: the highest the server supports.
+  std::optional<std::uint32_t> proto_version;
+  /// Print logical messages too.
+  bool messages = false;
+  /// Time between periodic status updates.
+  std::chrono::seconds status_interval{10};
+  /// Print the usage text and exit.
+  bool help = false;
+};
+
+namespace detail {
+
+// An option name that may be echoed in an error: "--" and a few lower-case letters, digits or
+// dashes. Anything else (a value pasted in the wrong place, a secret) is never repeated.
+[[nodiscard]] inline auto printable_option_name(std::string_view arg) -> std::string {
+  const auto name = arg.substr(0, arg.find('='));
+  const bool plain = name.size() > 2 && name.size() <= 32 && name.starts_with("--") &&
+                     std::all_of(name.begin() + 2, name.end(),
+                                 [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  return plain ? std::string{name} : std::string{"(not shown)"};
+}
+
+[[nodiscard]] inline auto parse_unsigned(std::string_view text, std::uint32_t low, std::uint32_t high)
+    -> std::optional<std::uint32_t> {
+  std::uint32_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || v < low || v > high) return std::nullopt;
+  return v;
+}
+
+inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
+  return failure{.step = step, .code = make_error_code(errc::invalid_options), .hint = hint};
+}
+
+}  // namespace detail
+
+/// The result of parse_options(): the options, or why the command line was refused. The refusal
+/// is value-free: it names the option, never the value given.
+using parsed_options = outcome<options>;
+
+/**
+ * Parses and validates @p args (the arguments after the program name). Options take their value
+ * as the next argument or after `=` (`--slot s` or `--slot=s`).
+ *
+ * Checks, in order: every option is known and has its value; `--slot` and at least one
+ * `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL accepts
+ * and publication names are plain identifiers; `--proto-version` is 1 to 4; `--status-interval`
+ * is 1 to 3600 seconds. Whether the slot exists, and `--go-forward-only`, are checked later,
+ * against the server.
+ *
+ * @return the options, or a @ref failure (code `errc::invalid_options` or an
+ * @ref replicant::identifier_error) whose text never contains an argument's value.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
+  options o;
+  bool have_slot = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    const auto eq = arg.find('=');
+    const std::string_view name = arg.substr(0, eq);
+    std::optional<std::string_view> inline_value;
+    if (eq != std::string_view::npos) inline_value = arg.substr(eq + 1);
+
+    const auto flag = [&](bool& target) -> bool {
+      if (inline_value) return false;
+      target = true;
+      return true;
+    };
+    // The value of an option: after '=' or the next argument.
+    const auto take = [&]() -> std::optional<std::string_view> {
+      if (inline_value) return inline_value;
+      if (i + 1 >= args.size()) return std::nullopt;
+      return std::string_view{args[++i]};
+    };
+
+    if (name == "-h" || name == "--help") {
+      if (!flag(o.help)) return detail::bad_value("parsing --help", "--help takes no value");
+    } else if (name == "--create-slot") {
+      if (!flag(o.create_slot)) return detail::bad_value("parsing --create-slot", "--create-slot takes no value");
+    } else if (name == "--go-forward-only") {
+      if (!flag(o.go_forward_only)) {
+        return detail::bad_value("parsing --go-forward-only", "--go-forward-only takes no value");
+      }
+    } else if (name == "--messages") {
+      if (!flag(o.messages)) return detail::bad_value("parsing --messages", "--messages takes no value");
+    } else if (name == "--dsn") {
+      const auto v = take();
+      if (!v) return detail::bad_value("parsing --dsn", "--dsn needs a connection string");
+      o.dsn = std::string{*v};
+    } else if (name == "--slot") {
+      const auto v = take();
+      if (!v) return detail::bad_value("parsing --slot", "--slot needs a name");
+      if (auto ok = identifier::validate_slot_name(*v); !ok) {
+        return failure{.step = "checking --slot",
+                       .code = make_error_code(halt_reason::invalid_identifier),
+                       .hint = "a slot name is 1 to 63 characters of a-z, 0-9 and _",
+                       .cause = ok.error()};
+      }
+      o.slot = std::string{*v};
+      have_slot = true;
+    } else if (name == "--publication") {
+      const auto v = take();
+      if (!v) return detail::bad_value("parsing --publication", "--publication needs a name");
+      if (auto ok = identifier::validate(*v); !ok) {
+        return failure{.step = "checking --publication",
+                       .code = make_error_code(halt_reason::invalid_identifier),
+                       .hint =
+                           "a publication name is a plain identifier: a letter or _, then letters, digits, _ "
+                           "or $, at most 63 bytes",
+                       .cause = ok.error()};
+      }
+      if (std::find(o.publications.begin(), o.publications.end(), *v) == o.publications.end()) {
+        o.publications.emplace_back(*v);
+      }
+    } else if (name == "--checkpoint-file") {
+      const auto v = take();
+      if (!v || v->empty()) return detail::bad_value("parsing --checkpoint-file", "--checkpoint-file needs a path");
+      o.checkpoint_file = std::filesystem::path{std::string{*v}};
+    } else if (name == "--proto-version") {
+      const auto v = take();
+      const auto n = v ? detail::parse_unsigned(*v, 1, 4) : std::nullopt;
+      if (!n) return detail::bad_value("parsing --proto-version", "--proto-version is 1, 2, 3 or 4");
+      o.proto_version = *n;
+    } else if (name == "--status-interval") {
+      const auto v = take();
+      const auto n = v ? detail::parse_unsigned(*v, 1, 3600) : std::nullopt;
+      if (!n) return detail::bad_value("parsing --status-interval", "--status-interval is 1 to 3600 seconds");
+      o.status_interval = std::chrono::seconds{*n};
+    } else {
+      return failure{.step = "parsing the option",
+                     .code = make_error_code(errc::invalid_options),
+                     .hint = "unknown option (see --help)",
+                     .option = detail::printable_option_name(arg)};
+    }
+  }
+  if (o.help) return o;
+  if (!have_slot) return detail::bad_value("parsing the command line", "--slot is required (see --help)");
+  if (o.publications.empty()) {
+    return detail::bad_value("parsing the command line", "at least one --publication is required (see --help)");
+  }
+  return o;
+}
+
+}  // namespace replicant::examples::tail
+
+#endif  // REPLICANT_EXAMPLES_TAIL_OPTIONS_HPP

@@ -1,0 +1,505 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-tail (examples/tail) end to end against a live server, run once per PostgreSQL major:
+// the exact JSON lines of a workload, a clean stop on SIGINT, the checkpoint file, a restart that
+// prints exactly the new transactions (also from a slot that re-sends old ones), and the
+// value-free refusals.
+//
+// The binary is the build's own: tests/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
+#include "../../examples/tail/failure.hpp"
+
+#define BOOST_TEST_MODULE replicant.integration.tail
+#include <boost/test/unit_test.hpp>
+
+#include "support/pg_cluster.hpp"
+
+#include <replicant/lsn.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+extern char** environ;  // NOLINT: POSIX, for posix_spawn
+
+namespace utf = boost::unit_test;
+namespace tail = replicant::examples::tail;
+using replicant::test::live_server;
+using replicant::test::live_server_fixture;
+
+BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
+
+namespace {
+
+#ifdef REPLICANT_TAIL_BINARY
+constexpr std::string_view tail_binary = REPLICANT_TAIL_BINARY;
+#else
+constexpr std::string_view tail_binary;
+#endif
+
+// Skips the live tests of a build that has no replicant-tail (examples switched off).
+auto binary_known(utf::test_unit_id) -> boost::test_tools::assertion_result {
+  boost::test_tools::assertion_result known{!tail_binary.empty()};
+  known.message() << "REPLICANT_TAIL_BINARY is not defined: the build has no replicant-tail";
+  return known;
+}
+
+using namespace std::chrono_literals;
+
+// A temporary directory, removed with everything in it.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "replicant-tail-test.XXXXXX").string();
+    BOOST_TEST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = tmpl;
+  }
+  temp_dir(const temp_dir&) = delete;
+  auto operator=(const temp_dir&) -> temp_dir& = delete;
+  ~temp_dir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  [[nodiscard]] auto path() const -> const std::filesystem::path& { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+auto read_file(const std::filesystem::path& p) -> std::string {
+  std::ifstream in{p, std::ios::binary};
+  return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+}
+
+// replicant-tail as a child process: stdout through a pipe read line by line, stderr into a file.
+class tail_process {
+ public:
+  tail_process(const std::vector<std::string>& args, const std::filesystem::path& stderr_file) {
+    int out[2];
+    BOOST_TEST_REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
+    const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    BOOST_TEST_REQUIRE(err >= 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
+    std::vector<std::string> argv_storage{std::string{tail_binary}};
+    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_storage) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int rc = ::posix_spawn(&pid_, argv_storage[0].c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    ::close(err);
+    out_ = out[0];
+    BOOST_TEST_REQUIRE(rc == 0);
+  }
+  tail_process(const tail_process&) = delete;
+  auto operator=(const tail_process&) -> tail_process& = delete;
+  ~tail_process() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (out_ >= 0) ::close(out_);
+  }
+
+  // The next line of stdout (without its newline), or nothing on EOF or after the timeout.
+  auto read_line(std::chrono::milliseconds timeout) -> std::optional<std::string> {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return line;
+      }
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left <= 0ms) return std::nullopt;
+      pollfd fd{out_, POLLIN, 0};
+      if (::poll(&fd, 1, static_cast<int>(left.count())) <= 0) continue;
+      char chunk[65536];
+      const ssize_t n = ::read(out_, chunk, sizeof chunk);
+      if (n <= 0) return std::nullopt;  // EOF: the process closed its output
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+
+  // Exactly @p n lines, failing the test when they do not all arrive in time.
+  auto read_lines(std::size_t n, std::chrono::milliseconds timeout = 30s) -> std::vector<std::string> {
+    std::vector<std::string> lines;
+    while (lines.size() < n) {
+      auto line = read_line(timeout);
+      if (!line) {
+        BOOST_TEST_ERROR("only " << lines.size() << " of " << n << " lines arrived");
+        break;
+      }
+      lines.push_back(std::move(*line));
+    }
+    return lines;
+  }
+
+  // Everything stdout still holds until EOF (after the process ended).
+  auto rest() -> std::string {
+    std::string all;
+    while (auto line = read_line(10s)) all += *line + "\n";
+    return all + buffer_;
+  }
+
+  [[nodiscard]] auto running() -> bool { return pid_ > 0 && ::waitpid(pid_, &status_, WNOHANG) == 0; }
+
+  auto interrupt() -> void { ::kill(pid_, SIGINT); }
+
+  // Closes our end of its stdout, as `replicant-tail | head -n 1` does after one line.
+  auto close_output() -> void {
+    ::close(out_);
+    out_ = -1;
+  }
+
+  // The exit status; -1 when it did not exit within the timeout (it is then killed) or died of a signal.
+  auto wait(std::chrono::milliseconds timeout = 30s) -> int {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
+      if (r == pid_) {
+        pid_ = 0;
+        return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = 0;
+  int out_ = -1;
+  int status_ = 0;
+  std::string buffer_;
+};
+
+// Waits until the slot is active (the tail is streaming from it), failing if the tail exits first.
+auto wait_until_streaming(tail_process& p, const std::string& db, const std::string& slot) -> void {
+  auto& pg = live_server();
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    BOOST_TEST_REQUIRE(p.running(), "replicant-tail exited before streaming");
+    const auto rows = pg.sql("SELECT active FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active", db);
+    if (!rows.empty()) return;
+    std::this_thread::sleep_for(50ms);
+  }
+  BOOST_FAIL("replicant-tail did not start streaming");
+}
+
+// One output line split into what varies from run to run (position, xid, time) and the rest.
+struct line_parts {
+  std::string lsn;
+  std::string xid;
+  std::string body;
+};
+
+auto split_line(const std::string& line) -> line_parts {
+  static const std::regex head{
+      R"re(^\{"lsn":"([0-9A-F]{1,8}/[0-9A-F]{1,8})","xid":([0-9]+),"commit_time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z",)re"};
+  std::smatch m;
+  if (!std::regex_search(line, m, head)) {
+    BOOST_TEST_ERROR("line without the transaction prefix: " << line);
+    return {};
+  }
+  return {m[1].str(), m[2].str(), "{" + m.suffix().str()};
+}
+
+// The bodies of @p lines, checking that consecutive transactions have increasing commit LSNs and
+// that the lines of one transaction share LSN and xid. Returns the bodies and the last LSN.
+struct checked_output {
+  std::vector<std::string> bodies;
+  std::string last_lsn;
+  std::size_t transactions = 0;
+};
+
+auto check_lines(const std::vector<std::string>& lines) -> checked_output {
+  checked_output out;
+  std::string xid;
+  for (const auto& line : lines) {
+    const auto parts = split_line(line);
+    if (parts.lsn != out.last_lsn) {
+      if (!out.last_lsn.empty()) {
+        BOOST_TEST(replicant::parse_lsn(parts.lsn).value() > replicant::parse_lsn(out.last_lsn).value());
+        BOOST_TEST(parts.xid != xid);
+      }
+      ++out.transactions;
+      out.last_lsn = parts.lsn;
+      xid = parts.xid;
+    }
+    BOOST_TEST(parts.xid == xid);
+    out.bodies.push_back(parts.body);
+  }
+  return out;
+}
+
+// The fixture of one scenario: its own database, table and publication.
+struct scenario {
+  std::string db = live_server().unique_name("tail");
+  temp_dir dir;
+
+  scenario() {
+    auto& pg = live_server();
+    pg.create_database(db);
+    pg.sql(
+        "CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(10,2), tags text[], big text, doc jsonb, "
+        "seen timestamptz);"
+        "ALTER TABLE items ALTER COLUMN big SET STORAGE EXTERNAL;"  // out of line, uncompressed: TOASTed
+        "CREATE TABLE other (id int PRIMARY KEY);"                  // not published
+        "CREATE PUBLICATION pub FOR TABLE items",
+        db);
+  }
+
+  [[nodiscard]] auto args(const std::string& slot, const std::filesystem::path& checkpoint) const
+      -> std::vector<std::string> {
+    return {"--dsn",
+            live_server().dsn(db),
+            "--slot",
+            slot,
+            "--publication",
+            "pub",
+            "--create-slot",
+            "--go-forward-only",
+            "--checkpoint-file",
+            checkpoint.string(),
+            "--status-interval",
+            "1"};
+  }
+
+  auto sql(const std::string& statements) -> void { live_server().sql(statements, db); }
+};
+
+const std::string big_value(5000, 'x');
+constexpr std::string_view secret = "s3cr3t-row-value";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(replicant_tail, *utf::label("integration") * utf::precondition(binary_known))
+
+BOOST_AUTO_TEST_CASE(prints_exact_lines_stops_cleanly_and_resumes_exactly_once) {
+  auto& pg = live_server();
+  scenario s;
+  const auto slot = pg.unique_name("tail_slot");
+  const auto checkpoint = s.dir.path() / "checkpoint";
+  // A second slot made before the workload: it will re-send every transaction below, which the
+  // checkpoint file must then filter (the server re-sends after a crash in the same way).
+  const auto replay_slot = pg.unique_name("tail_replay");
+  pg.sql("SELECT pg_create_logical_replication_slot('" + replay_slot + "', 'pgoutput')", s.db);
+
+  std::vector<std::string> first_lines;
+  {
+    tail_process p{s.args(slot, checkpoint), s.dir.path() / "stderr1"};
+    wait_until_streaming(p, s.db, slot);
+    s.sql(
+        "INSERT INTO items VALUES (1, 'plain', 12.50, ARRAY['a', 'b c', NULL], repeat('x', 5000), "
+        "'{\"k\": [1, 2.5]}', '2024-05-01 12:00:00.25+00')");
+    s.sql("BEGIN; INSERT INTO items (id) VALUES (2); INSERT INTO other VALUES (1); COMMIT");
+    s.sql("UPDATE items SET price = 13 WHERE id = 1");  // big is TOASTed and unchanged: not sent
+    s.sql("UPDATE items SET id = 3 WHERE id = 2");      // key change: the old key is sent
+    s.sql("DELETE FROM items WHERE id = 3");
+    s.sql("INSERT INTO other VALUES (2)");  // nothing published: nothing printed
+    s.sql("INSERT INTO items (id, name, doc) VALUES (4, E'say \"hi\"\\n\\tgr\\u00fc\\u00df " + std::string{secret} +
+          "', 'null')");
+    first_lines = p.read_lines(6);
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    BOOST_TEST(p.rest().empty(), "nothing after the last transaction");
+  }
+  const auto first = check_lines(first_lines);
+  const std::vector<std::string> expected{
+      R"({"op":"insert","schema":"public","table":"items","record":{"id":1,"name":"plain","price":"12.50","tags":["a","b c",null],"big":")" +
+          big_value + R"(","doc":{"k": [1, 2.5]},"seen":"2024-05-01T12:00:00.25Z"}})",
+      R"({"op":"insert","schema":"public","table":"items","record":{"id":2,"name":null,"price":null,"tags":null,"big":null,"doc":null,"seen":null}})",
+      R"({"op":"update","schema":"public","table":"items","record":{"id":1,"name":"plain","price":"13.00","tags":["a","b c",null],"doc":{"k": [1, 2.5]},"seen":"2024-05-01T12:00:00.25Z"},"unchanged":["big"]})",
+      R"({"op":"update","schema":"public","table":"items","record":{"id":3,"name":null,"price":null,"tags":null,"big":null,"doc":null,"seen":null},"old":{"id":2}})",
+      R"({"op":"delete","schema":"public","table":"items","old":{"id":3}})",
+      R"({"op":"insert","schema":"public","table":"items","record":{"id":4,"name":"say \"hi\"\n\tgrüß )" +
+          std::string{secret} + R"(","price":null,"tags":null,"big":null,"doc":null,"seen":null}})",
+  };
+  BOOST_TEST(first.bodies == expected, boost::test_tools::per_element());
+  BOOST_TEST(first.transactions == 6U);
+
+  // The checkpoint holds the last commit LSN, and the slot was acknowledged past it.
+  BOOST_TEST(read_file(checkpoint) == first.last_lsn + "\n");
+  const auto confirmed =
+      pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'", s.db);
+  BOOST_TEST(replicant::parse_lsn(confirmed).value() > replicant::parse_lsn(first.last_lsn).value());
+  // Errors and notices never carry row values.
+  BOOST_TEST(read_file(s.dir.path() / "stderr1").find(secret) == std::string::npos);
+  std::filesystem::copy_file(checkpoint, s.dir.path() / "replay-checkpoint");
+
+  // While no tail runs, more transactions; a restart prints exactly them.
+  s.sql("INSERT INTO items (id, name) VALUES (5, 'later')");
+  s.sql("BEGIN; UPDATE items SET name = 'five' WHERE id = 5; INSERT INTO items (id) VALUES (6); COMMIT");
+  const std::vector<std::string> expected_later{
+      R"({"op":"insert","schema":"public","table":"items","record":{"id":5,"name":"later","price":null,"tags":null,"big":null,"doc":null,"seen":null}})",
+      R"({"op":"update","schema":"public","table":"items","record":{"id":5,"name":"five","price":null,"tags":null,"big":null,"doc":null,"seen":null}})",
+      R"({"op":"insert","schema":"public","table":"items","record":{"id":6,"name":null,"price":null,"tags":null,"big":null,"doc":null,"seen":null}})",
+  };
+  std::string second_last;
+  {
+    tail_process p{s.args(slot, checkpoint), s.dir.path() / "stderr2"};
+    const auto second = check_lines(p.read_lines(3));
+    BOOST_TEST(second.bodies == expected_later, boost::test_tools::per_element());
+    BOOST_TEST(second.transactions == 2U);
+    BOOST_TEST(replicant::parse_lsn(second.last_lsn).value() > replicant::parse_lsn(first.last_lsn).value());
+    second_last = second.last_lsn;
+    // Nothing else arrives: no transaction of the first run again.
+    BOOST_TEST(!p.read_line(1500ms).has_value());
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    BOOST_TEST(p.rest().empty());
+    BOOST_TEST(read_file(checkpoint) == second_last + "\n");
+  }
+
+  // The replay slot sends every transaction since it was made; with the checkpoint of the first
+  // run, exactly the later ones are printed.
+  {
+    tail_process p{s.args(replay_slot, s.dir.path() / "replay-checkpoint"), s.dir.path() / "stderr3"};
+    const auto replayed = check_lines(p.read_lines(3));
+    BOOST_TEST(replayed.bodies == expected_later, boost::test_tools::per_element());
+    BOOST_TEST(replayed.last_lsn == second_last);
+    BOOST_TEST(!p.read_line(1500ms).has_value());
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    BOOST_TEST(read_file(s.dir.path() / "replay-checkpoint") == second_last + "\n");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(prints_logical_messages_when_asked) {
+  auto& pg = live_server();
+  scenario s;
+  const auto slot = pg.unique_name("tail_msg");
+  auto args = s.args(slot, s.dir.path() / "checkpoint");
+  args.emplace_back("--messages");
+  tail_process p{args, s.dir.path() / "stderr"};
+  wait_until_streaming(p, s.db, slot);
+  s.sql("SELECT pg_logical_emit_message(false, 'loose', 'hello')");
+  s.sql("BEGIN; INSERT INTO items (id) VALUES (1); SELECT pg_logical_emit_message(true, 'app', 'in txn'); COMMIT");
+  const auto lines = p.read_lines(3);
+  BOOST_TEST_REQUIRE(lines.size() == 3U);
+  const std::regex loose{
+      R"re(^\{"lsn":"[0-9A-F]+/[0-9A-F]+","op":"message","transactional":false,"prefix":"loose","content":"hello"\}$)re"};
+  BOOST_TEST(std::regex_match(lines[0], loose), lines[0]);
+  const auto txn = check_lines({lines[1], lines[2]});
+  BOOST_TEST(txn.transactions == 1U);
+  BOOST_TEST(
+      txn.bodies[0] ==
+      R"({"op":"insert","schema":"public","table":"items","record":{"id":1,"name":null,"price":null,"tags":null,"big":null,"doc":null,"seen":null}})");
+  const std::regex in_txn{
+      R"re(^\{"message_lsn":"[0-9A-F]+/[0-9A-F]+","op":"message","transactional":true,"prefix":"app","content":"in txn"\}$)re"};
+  BOOST_TEST(std::regex_match(txn.bodies[1], in_txn), txn.bodies[1]);
+  p.interrupt();
+  BOOST_TEST(p.wait() == tail::exit_ok);
+}
+
+BOOST_AUTO_TEST_CASE(a_closed_output_ends_the_run_and_loses_nothing) {
+  auto& pg = live_server();
+  scenario s;
+  const auto slot = pg.unique_name("tail_pipe");
+  const auto checkpoint = s.dir.path() / "checkpoint";
+  std::string first_lsn;
+  {
+    tail_process p{s.args(slot, checkpoint), s.dir.path() / "stderr1"};
+    wait_until_streaming(p, s.db, slot);
+    s.sql("INSERT INTO items (id) VALUES (1)");
+    first_lsn = check_lines(p.read_lines(1)).last_lsn;
+    p.close_output();
+    s.sql("INSERT INTO items (id) VALUES (2)");
+    BOOST_TEST(p.wait() == tail::exit_ok, "a reader that went away is a normal end");
+  }
+  BOOST_TEST(read_file(checkpoint) == first_lsn + "\n", "the unwritten transaction is not checkpointed");
+  tail_process p{s.args(slot, checkpoint), s.dir.path() / "stderr2"};
+  const auto again = check_lines(p.read_lines(1));
+  BOOST_TEST(
+      again.bodies ==
+          std::vector<std::string>{
+              R"({"op":"insert","schema":"public","table":"items","record":{"id":2,"name":null,"price":null,"tags":null,"big":null,"doc":null,"seen":null}})"},
+      boost::test_tools::per_element());
+  p.interrupt();
+  BOOST_TEST(p.wait() == tail::exit_ok);
+  BOOST_TEST(p.rest().empty());
+}
+
+BOOST_AUTO_TEST_CASE(refuses_a_new_slot_without_go_forward_only) {
+  auto& pg = live_server();
+  scenario s;
+  const auto slot = pg.unique_name("tail_new");
+  const auto count = [&] {
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'", s.db);
+  };
+
+  tail_process without_create{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub"}, s.dir.path() / "e1"};
+  BOOST_TEST(without_create.wait() == tail::exit_refused);
+  const auto e1 = read_file(s.dir.path() / "e1");
+  BOOST_TEST(e1.find("--create-slot") != std::string::npos, e1);
+  BOOST_TEST(e1.find(slot) == std::string::npos, "the slot name is not repeated");
+
+  tail_process without_go_forward{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub", "--create-slot"},
+                                  s.dir.path() / "e2"};
+  BOOST_TEST(without_go_forward.wait() == tail::exit_refused);
+  const auto e2 = read_file(s.dir.path() / "e2");
+  BOOST_TEST(e2.find("[go_forward_required]") != std::string::npos, e2);
+  BOOST_TEST(e2.find("--go-forward-only") != std::string::npos, e2);
+  BOOST_TEST(e2.find(slot) == std::string::npos);
+  BOOST_TEST(count() == "0", "nothing was created");
+
+  // A publication that does not exist stops the start too, without naming it.
+  tail_process missing_pub{
+      {"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "no_such_pub_q7", "--create-slot", "--go-forward-only"},
+      s.dir.path() / "e3"};
+  BOOST_TEST(missing_pub.wait() == tail::exit_failure);
+  const auto e3 = read_file(s.dir.path() / "e3");
+  BOOST_TEST(e3.find("[publication_missing]") != std::string::npos, e3);
+  BOOST_TEST(e3.find("q7") == std::string::npos);
+  BOOST_TEST(count() == "0");
+}
+
+BOOST_AUTO_TEST_CASE(refuses_malformed_names_value_free) {
+  auto& pg = live_server();
+  temp_dir dir;
+  const std::string bad_slot = "Secret-Slot-Name-z5";
+  tail_process bad{{"--dsn", pg.dsn(), "--slot", bad_slot, "--publication", "pub"}, dir.path() / "e1"};
+  BOOST_TEST(bad.wait() == tail::exit_refused);
+  const auto e1 = read_file(dir.path() / "e1");
+  BOOST_TEST(e1.find("[invalid_identifier]") != std::string::npos, e1);
+  BOOST_TEST(e1.find("z5") == std::string::npos);
+  BOOST_TEST(e1.find("Secret") == std::string::npos);
+
+  tail_process bad_pub{{"--dsn", pg.dsn(), "--slot", "ok_slot", "--publication", "pub;drop-z6"}, dir.path() / "e2"};
+  BOOST_TEST(bad_pub.wait() == tail::exit_refused);
+  const auto e2 = read_file(dir.path() / "e2");
+  BOOST_TEST(e2.find("[invalid_identifier]") != std::string::npos, e2);
+  BOOST_TEST(e2.find("z6") == std::string::npos);
+
+  // A connection string is never echoed either, even when it cannot be used.
+  tail_process bad_dsn{
+      {"--dsn", "host=/nonexistent-z8 password=hunter2-z8", "--slot", "ok_slot", "--publication", "pub"},
+      dir.path() / "e3"};
+  BOOST_TEST(bad_dsn.wait() == tail::exit_failure);
+  const auto e3 = read_file(dir.path() / "e3");
+  BOOST_TEST(e3.find("[connection_failed]") != std::string::npos, e3);
+  BOOST_TEST(e3.find("z8") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

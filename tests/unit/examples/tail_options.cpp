@@ -1,0 +1,136 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-tail's command line (examples/tail/options.hpp) and its value-free refusals
+// (examples/tail/failure.hpp).
+#include "../../../examples/tail/options.hpp"
+
+#define BOOST_TEST_MODULE replicant.unit.examples.tail_options
+#include <boost/test/unit_test.hpp>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tail = replicant::examples::tail;
+using replicant::halt_reason;
+
+namespace {
+
+auto parse(std::initializer_list<const char*> args) -> tail::parsed_options {
+  const std::vector<const char*> v(args);
+  return tail::parse_options(v);
+}
+
+// The refusal's printed line, checked to exist.
+auto refusal(std::initializer_list<const char*> args) -> std::string {
+  auto p = parse(args);
+  BOOST_TEST_REQUIRE(!p);
+  BOOST_TEST(tail::is_refusal(p.error()));
+  return tail::describe(p.error());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tail_options)
+
+BOOST_AUTO_TEST_CASE(parses_every_option_in_both_spellings) {
+  auto p = parse({"--dsn", "host=/tmp dbname=app", "--slot=orders_1", "--publication", "pub_a", "--publication=PubB",
+                  "--publication", "pub_a", "--create-slot", "--go-forward-only", "--checkpoint-file", "/var/lib/cp",
+                  "--proto-version=3", "--messages", "--status-interval", "5"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  BOOST_TEST(p->dsn == "host=/tmp dbname=app");
+  BOOST_TEST(p->slot == "orders_1");
+  BOOST_TEST(p->publications == (std::vector<std::string>{"pub_a", "PubB"}), "duplicates dropped, case kept");
+  BOOST_TEST(p->create_slot);
+  BOOST_TEST(p->go_forward_only);
+  BOOST_TEST_REQUIRE(p->checkpoint_file.has_value());
+  BOOST_TEST(p->checkpoint_file->string() == "/var/lib/cp");
+  BOOST_TEST_REQUIRE(p->proto_version.has_value());
+  BOOST_TEST(*p->proto_version == 3U);
+  BOOST_TEST(p->messages);
+  BOOST_TEST(p->status_interval.count() == 5);
+  BOOST_TEST(!p->help);
+}
+
+BOOST_AUTO_TEST_CASE(has_safe_defaults) {
+  auto p = parse({"--slot", "s", "--publication", "p"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  BOOST_TEST(p->dsn.empty(), "libpq's PG* defaults");
+  BOOST_TEST(!p->create_slot);
+  BOOST_TEST(!p->go_forward_only);
+  BOOST_TEST(!p->checkpoint_file.has_value());
+  BOOST_TEST(!p->proto_version.has_value());
+  BOOST_TEST(!p->messages);
+  BOOST_TEST(p->status_interval.count() == 10);
+}
+
+BOOST_AUTO_TEST_CASE(help_needs_nothing_else) {
+  auto p = parse({"--help"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  BOOST_TEST(p->help);
+  BOOST_TEST(static_cast<bool>(parse({"-h"})));
+  BOOST_TEST(tail::usage_text.find("--go-forward-only") != std::string_view::npos);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_malformed_names_without_repeating_them) {
+  const auto slot = refusal({"--slot", "Orders-Secret-q1", "--publication", "p"});
+  BOOST_TEST(slot.find("[invalid_identifier]") != std::string::npos, slot);
+  BOOST_TEST(slot.find("--slot") != std::string::npos, slot);
+  BOOST_TEST(slot.find("q1") == std::string::npos);
+  BOOST_TEST(slot.find("Secret") == std::string::npos);
+
+  auto p = parse({"--slot", "ok", "--publication", "pub'; DROP TABLE x; --q2"});
+  BOOST_TEST_REQUIRE(!p);
+  BOOST_TEST(p.error().code == halt_reason::invalid_identifier);
+  BOOST_TEST(p.error().cause == replicant::identifier_error::bad_character);
+  BOOST_TEST(tail::describe(p.error()).find("q2") == std::string::npos);
+
+  BOOST_TEST(!parse({"--slot", "", "--publication", "p"}));
+  BOOST_TEST(!parse({"--slot", std::string(64, 'a').c_str(), "--publication", "p"}));
+  BOOST_TEST(static_cast<bool>(parse({"--slot", std::string(63, 'a').c_str(), "--publication", "p"})));
+}
+
+BOOST_AUTO_TEST_CASE(refuses_incomplete_or_unknown_options) {
+  BOOST_TEST(refusal({"--publication", "p"}).find("--slot is required") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s"}).find("--publication is required") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s", "--publication"}).find("needs a name") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s", "--publication", "p", "--proto-version", "5"}).find("1, 2, 3 or 4") !=
+             std::string::npos);
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--proto-version", "3x"}));
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--status-interval", "0"}));
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--status-interval", "-1"}));
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--messages=yes"}));
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--checkpoint-file="}));
+
+  // An unknown option is named when it looks like one, and never with its value.
+  const auto named = refusal({"--slot", "s", "--publication", "p", "--pasword=hunter2"});
+  BOOST_TEST(named.find("--pasword") != std::string::npos, named);
+  BOOST_TEST(named.find("hunter2") == std::string::npos);
+  const auto hidden = refusal({"--slot", "s", "--publication", "p", "postgres://u:hunter2@h/db"});
+  BOOST_TEST(hidden.find("hunter2") == std::string::npos, hidden);
+  BOOST_TEST(hidden.find("(not shown)") != std::string::npos, hidden);
+}
+
+BOOST_AUTO_TEST_CASE(describes_failures_by_name_with_sqlstate_and_position) {
+  const tail::failure f{.step = "starting replication",
+                        .code = make_error_code(replicant::errc::server_error),
+                        .hint = "the slot is in use by another consumer",
+                        .sqlstate = "55006",
+                        .at = replicant::lsn{0x16B3748}};
+  BOOST_TEST(tail::describe(f) ==
+             "replicant-tail: starting replication failed: the server reported an error [server_error]; at "
+             "0/16B3748; sqlstate 55006; the slot is in use by another consumer");
+  BOOST_TEST(!tail::is_refusal(f));
+
+  const tail::failure halted{.step = "checking the slot", .code = make_error_code(halt_reason::slot_invalidated)};
+  const auto text = tail::describe(halted);
+  BOOST_TEST(text.find("[slot_invalidated]; action: ") != std::string::npos, text);
+
+  // A SQLSTATE comes from the server: anything that is not one is not printed.
+  const tail::failure odd{.step = "x", .code = make_error_code(replicant::errc::server_error), .sqlstate = "bad\n"};
+  BOOST_TEST(tail::describe(odd).find("sqlstate (malformed)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
