@@ -1,0 +1,626 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// Exactly-once, end to end, once per PostgreSQL major: replicant-pg-mirror (examples/pg_mirror)
+// mirrors a busy source database into a target database while the test kills it with SIGKILL at
+// random moments, or crashes the server under it, and restarts it. Afterwards every source row must
+// equal its target row, and every source transaction must have taken effect exactly once:
+//
+//   loss       = transactions the writer committed - distinct commit LSNs the mirror applied = 0
+//   duplicates = applied log rows - distinct commit LSNs in it                                = 0
+//
+// Every writer transaction also inserts its own id into the published table `txlog`, so the test
+// knows exactly which transactions committed even when a server crash swallowed a COMMIT's answer.
+//
+// Sizes (environment; defaults in brackets): REPLICANT_EXACTLY_ONCE_TRANSACTIONS [20000] writer
+// transactions per case, REPLICANT_EXACTLY_ONCE_KILLS [50] SIGKILLs at least,
+// REPLICANT_EXACTLY_ONCE_CRASHES [3] server crashes, REPLICANT_EXACTLY_ONCE_SEED [random] to replay.
+// The program under test is examples/pg_mirror; its options header gives the exit statuses.
+#include "../../examples/pg_mirror/options.hpp"
+
+#define BOOST_TEST_MODULE replicant.integration.exactly_once
+#include <boost/test/unit_test.hpp>
+
+#include "support/pg_cluster.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace utf = boost::unit_test;
+using namespace std::chrono_literals;
+using replicant::test::live_server;
+using replicant::test::live_server_fixture;
+using replicant::test::pg_connection;
+namespace mirror = replicant::examples::pg_mirror;
+
+BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
+
+namespace {
+
+// The build's own binary: tests/CMakeLists.txt passes its path as REPLICANT_PG_MIRROR_BINARY.
+#ifdef REPLICANT_PG_MIRROR_BINARY
+constexpr std::string_view mirror_binary = REPLICANT_PG_MIRROR_BINARY;
+#else
+constexpr std::string_view mirror_binary;
+#endif
+
+// Skips every case in a build that has no replicant-pg-mirror (examples switched off), saying why.
+auto binary_known(utf::test_unit_id) -> boost::test_tools::assertion_result {
+  boost::test_tools::assertion_result known{!mirror_binary.empty()};
+  known.message() << "REPLICANT_PG_MIRROR_BINARY is not defined: the build has no replicant-pg-mirror";
+  return known;
+}
+
+// Written into some rows; must never show up in the mirror's output.
+constexpr std::string_view secret = "S3CR3T-mirror-7731";
+
+auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  return std::stoull(v);
+}
+
+auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout) -> bool {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
+// The tables of both databases. `docs.body` is stored out of line and uncompressed, so an update
+// that does not touch it makes pgoutput send it as "unchanged TOAST".
+constexpr std::string_view schema_ddl = R"sql(
+CREATE TABLE accounts (
+  id int PRIMARY KEY, balance bigint NOT NULL, note text, updated timestamptz, amount numeric(14,3),
+  ratio double precision, tags text[], flag boolean, meta jsonb, day date, span interval, raw bytea);
+CREATE TABLE docs (id int PRIMARY KEY, rev int NOT NULL, title text, body text);
+ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL;
+CREATE TABLE pairs (a int, b text, v int, PRIMARY KEY (a, b));
+CREATE TABLE "Mixed Case" ("Key" int PRIMARY KEY, "Value" text);
+CREATE TABLE txlog (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp());
+)sql";
+
+// Each table with the ORDER BY that lists its rows canonically.
+const std::vector<std::pair<std::string, std::string>> mirrored_tables = {
+    {"accounts", "id"}, {"docs", "id"}, {"pairs", "a, b"}, {"\"Mixed Case\"", "\"Key\""}, {"txlog", "id"}};
+
+// --- the mirror as a child process ------------------------------------------------------------------
+
+class mirror_process {
+ public:
+  mirror_process(std::vector<std::string> args, std::filesystem::path log)
+      : args_(std::move(args)), log_(std::move(log)) {}
+  mirror_process(const mirror_process&) = delete;
+  auto operator=(const mirror_process&) -> mirror_process& = delete;
+  ~mirror_process() { kill(); }
+
+  void start() {
+    BOOST_TEST_REQUIRE(pid_ == 0);
+    std::vector<char*> argv;
+    std::string path{mirror_binary};
+    argv.push_back(path.data());
+    for (auto& a : args_) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    BOOST_TEST_REQUIRE(out >= 0);
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      // Only async-signal-safe calls between fork and exec (the writer thread may hold locks).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::dup2(out, STDOUT_FILENO);
+      ::dup2(out, STDERR_FILENO);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(out);
+    BOOST_TEST_REQUIRE(pid_ > 0);
+    ++starts_;
+  }
+
+  // SIGKILL and reap. Safe when not running.
+  void kill() {
+    if (pid_ == 0) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+
+  // SIGTERM, then waits: the exit status, or -1 if it had to be killed after @p timeout.
+  auto stop(std::chrono::seconds timeout = 30s) -> int {
+    if (pid_ == 0) return last_status_;
+    ::kill(pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!running()) return last_status_;
+      std::this_thread::sleep_for(20ms);
+    }
+    kill();
+    return -1;
+  }
+
+  // Whether it still runs; a process that exited is reaped and its status kept.
+  auto running() -> bool {
+    if (pid_ == 0) return false;
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) != pid_) return true;
+    pid_ = 0;
+    last_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return false;
+  }
+
+  [[nodiscard]] auto starts() const -> int { return starts_; }
+  [[nodiscard]] auto last_status() const -> int { return last_status_; }
+  [[nodiscard]] auto output() const -> std::string {
+    std::ifstream in{log_};
+    return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+  }
+
+ private:
+  std::vector<std::string> args_;
+  std::filesystem::path log_;
+  pid_t pid_ = 0;
+  int starts_ = 0;
+  int last_status_ = -1;
+};
+
+// --- the source side: transactions whose commit is known ---------------------------------------------
+
+// Commits transactions on the source, each tagged with a unique id in `txlog`. When the connection
+// breaks (a server crash) it reconnects, and an in-flight transaction whose COMMIT got no answer is
+// looked up by its id: counted if it committed, otherwise run again. So `committed` is exact.
+class source_writer {
+ public:
+  explicit source_writer(std::string dsn) : dsn_(std::move(dsn)) {}
+
+  // Commits one transaction made of @p statements (each ending in ';') plus the txlog insert.
+  // @return false if the server stayed unreachable for a minute.
+  auto commit(const std::function<std::string(std::uint64_t id)>& statements) -> bool {
+    const std::uint64_t id = next_id_++;
+    for (;;) {
+      if (!connect()) return false;
+      const std::string sql =
+          "BEGIN;" + statements(id) + "INSERT INTO txlog (id) VALUES (" + std::to_string(id) + ");COMMIT";
+      auto r = conn_->try_exec(sql);
+      if (r.status() == PGRES_COMMAND_OK && std::string_view{PQcmdStatus(r.native())} == "COMMIT") {
+        ++committed_;
+        return true;
+      }
+      // The connection broke (or, unexpectedly, a statement failed): did the COMMIT happen? The
+      // txlog id answers, and its primary key guarantees a retry can never commit it twice.
+      if (PQstatus(conn_->native()) == CONNECTION_OK) {
+        static_cast<void>(conn_->try_exec("ROLLBACK"));
+      } else {
+        conn_.reset();
+        if (!connect()) return false;
+      }
+      auto found = conn_->try_exec("SELECT count(*) FROM txlog WHERE id = " + std::to_string(id));
+      if (!found.ok()) {
+        conn_.reset();
+        ++retried_;
+        continue;  // lost again before we could tell: run it again; the txlog key refuses a rerun of a
+                   // transaction that did commit, and the lookup after that refusal says so
+      }
+      ++in_doubt_;
+      if (found.value(0, 0) == "1") {
+        ++committed_;
+        return true;
+      }
+      ++retried_;
+    }
+  }
+
+  [[nodiscard]] auto committed() const -> std::uint64_t { return committed_.load(); }
+  // Transactions whose outcome had to be looked up.
+  [[nodiscard]] auto in_doubt() const -> std::uint64_t { return in_doubt_; }
+  [[nodiscard]] auto retried() const -> std::uint64_t { return retried_; }
+
+ private:
+  auto connect() -> bool {
+    if (conn_ && PQstatus(conn_->native()) == CONNECTION_OK) return true;
+    conn_.reset();
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      try {
+        conn_.emplace(dsn_);
+        // The server's notices (e.g. "terminating connection due to immediate shutdown") are noise here.
+        PQsetNoticeProcessor(
+            conn_->native(), [](void*, const char*) {}, nullptr);
+        return true;
+      } catch (const replicant::test::pg_error&) {
+        std::this_thread::sleep_for(50ms);
+      }
+    }
+    return false;
+  }
+
+  std::string dsn_;
+  std::optional<pg_connection> conn_;
+  std::uint64_t next_id_ = 1;
+  std::atomic<std::uint64_t> committed_{0};
+  std::uint64_t in_doubt_ = 0;
+  std::uint64_t retried_ = 0;
+};
+
+// A random mixed transaction body: 1-5 statements over random keys, some touching several rows,
+// some moving a row to a new key, some leaving the TOASTed column alone.
+class workload {
+ public:
+  explicit workload(std::uint64_t seed) : rng_(seed) {}
+
+  auto operator()(std::uint64_t id) -> std::string {
+    std::string sql;
+    const int n = pick(1, 5);
+    for (int j = 0; j < n; ++j) sql += statement(id, j);
+    if (pick(0, 999) == 0) sql += "TRUNCATE pairs;";
+    return sql;
+  }
+
+ private:
+  auto pick(int low, int high) -> int { return std::uniform_int_distribution<int>{low, high}(rng_); }
+  auto key(int high) -> std::string { return std::to_string(pick(1, high)); }
+
+  auto account_row(const std::string& k) -> std::string {
+    const int shape = pick(0, 9);
+    const std::string note = shape == 0   ? "NULL"
+                             : shape == 1 ? "'" + std::string{secret} + "'"
+                             : shape == 2 ? "E'it''s \\\\ a\\nline ü ' || md5(random()::text)"
+                                          : "md5(random()::text)";
+    return "(" + k + ", (random() * 1e9)::bigint, " + note +
+           ", clock_timestamp(), (random() * 1e6)::numeric(14,3), random(), ARRAY['x', NULL, 'y z'], " +
+           (shape == 3 ? "NULL" : "random() < 0.5") + ", jsonb_build_object('k', " + k +
+           ", 'v', random()), current_date - " + key(5000) + ", interval '-1 day 02:03:04.5' * " + key(9) +
+           ", decode(md5(random()::text), 'hex'))";
+  }
+
+  auto statement(std::uint64_t id, int j) -> std::string {
+    const std::string fresh = std::to_string(1000000 + id * 8 + static_cast<std::uint64_t>(j));
+    const int what = pick(0, 99);
+    if (what < 20) {
+      // Distinct keys: one INSERT ... ON CONFLICT DO UPDATE may not touch a row twice.
+      const int k = pick(1, 2998);
+      std::string rows = account_row(std::to_string(k));
+      for (int extra = pick(0, 2); extra > 0; --extra) rows += ", " + account_row(std::to_string(k + extra));
+      return "INSERT INTO accounts VALUES " + rows +
+             " ON CONFLICT (id) DO UPDATE SET balance = EXCLUDED.balance, note = EXCLUDED.note, "
+             "updated = EXCLUDED.updated;";
+    }
+    if (what < 35) {
+      return "UPDATE accounts SET balance = balance + 1, updated = clock_timestamp() WHERE id = " + key(3000) + ";";
+    }
+    if (what < 43) {
+      const int k = pick(1, 3000);
+      return "UPDATE accounts SET flag = NOT flag, ratio = ratio / 3 WHERE id BETWEEN " + std::to_string(k) + " AND " +
+             std::to_string(k + 6) + ";";
+    }
+    if (what < 51) {
+      const int k = pick(1, 3000);
+      return "DELETE FROM accounts WHERE id BETWEEN " + std::to_string(k) + " AND " + std::to_string(k + pick(0, 2)) +
+             ";";
+    }
+    if (what < 53) return "UPDATE accounts SET id = " + fresh + " WHERE id = " + key(3000) + ";";
+    if (what < 63) {
+      return "INSERT INTO docs VALUES (" + key(300) +
+             ", 0, md5(random()::text), repeat(md5(random()::text), 80)) ON CONFLICT (id) DO UPDATE SET "
+             "body = EXCLUDED.body, rev = docs.rev + 1;";
+    }
+    if (what < 78) return "UPDATE docs SET rev = rev + 1, title = md5(random()::text) WHERE id = " + key(300) + ";";
+    if (what < 83) return "UPDATE docs SET body = repeat(md5(random()::text), 90) WHERE id = " + key(300) + ";";
+    if (what < 88) return "DELETE FROM docs WHERE id = " + key(300) + ";";
+    if (what < 90) return "UPDATE docs SET id = " + fresh + " WHERE id = " + key(300) + ";";
+    if (what < 95) {
+      return "INSERT INTO pairs VALUES (" + key(50) + ", 'b' || " + key(7) + ", " + key(1000) +
+             ") ON CONFLICT (a, b) DO UPDATE SET v = EXCLUDED.v;";
+    }
+    if (what < 97) return "DELETE FROM pairs WHERE a = " + key(50) + ";";
+    return "INSERT INTO \"Mixed Case\" VALUES (" + key(100) +
+           ", md5(random()::text)) ON CONFLICT (\"Key\") DO UPDATE "
+           "SET \"Value\" = EXCLUDED.\"Value\";";
+  }
+
+  std::mt19937_64 rng_;
+};
+
+// --- a source and a target database, and the verdict --------------------------------------------------
+
+struct verdict {
+  std::uint64_t applied_rows = 0;
+  std::uint64_t distinct_applied = 0;
+  std::uint64_t source_transactions = 0;
+  std::vector<std::string> differing_tables;  // names only
+};
+
+struct mirror_fixture {
+  replicant::test::pg_cluster& pg = live_server();
+  std::string source = pg.unique_name("eo_src");
+  std::string target = pg.unique_name("eo_dst");
+  std::string slot = pg.unique_name("eo_slot");
+  std::filesystem::path log = pg.directory() / (slot + ".log");
+
+  mirror_fixture() {
+    pg.create_database(source);
+    pg.create_database(target);
+    pg.sql(schema_ddl, source);
+    pg.sql("CREATE PUBLICATION mirror_pub FOR TABLE accounts, docs, pairs, \"Mixed Case\", txlog", source);
+    pg.sql(schema_ddl, target);
+  }
+  ~mirror_fixture() {
+    try {
+      pg.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot +
+             "' AND NOT active");
+    } catch (...) {
+    }
+  }
+  mirror_fixture(const mirror_fixture&) = delete;
+  auto operator=(const mirror_fixture&) -> mirror_fixture& = delete;
+
+  [[nodiscard]] auto mirror() const -> mirror_process {
+    return mirror_process{{"--source", pg.dsn(source), "--target", pg.dsn(target), "--slot", slot, "--publication",
+                           "mirror_pub", "--go-forward-only"},
+                          log};
+  }
+
+  auto slot_active() -> bool {
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active") == "1";
+  }
+
+  // The target's checkpoint for the slot has reached @p at (false while it has none, or while the
+  // target is down).
+  auto checkpoint_reached(const std::string& at) -> bool {
+    try {
+      return pg.scalar("SELECT coalesce((SELECT commit_lsn >= '" + at +
+                           "'::pg_lsn FROM replicant_mirror_checkpoint WHERE slot = '" + slot + "'), false)",
+                       target) == "t";
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
+  // Commits a marker transaction after everything else and waits until the target's checkpoint
+  // has passed it: then every earlier transaction has been applied or skipped.
+  auto catch_up(source_writer& w, std::chrono::seconds timeout) -> bool {
+    const std::string before = pg.scalar("SELECT pg_current_wal_lsn()", source);
+    if (!w.commit([](std::uint64_t) { return std::string{}; })) return false;
+    return wait_until([&] { return checkpoint_reached(before); }, timeout);
+  }
+
+  auto rows_of(const std::string& db, const std::string& table, const std::string& order) -> replicant::test::rows {
+    return pg.sql("SELECT t::text FROM " + table + " t ORDER BY " + order, db);
+  }
+
+  auto judge() -> verdict {
+    verdict v;
+    v.applied_rows = std::stoull(pg.scalar("SELECT count(*) FROM replicant_mirror_applied", target));
+    v.distinct_applied =
+        std::stoull(pg.scalar("SELECT count(DISTINCT commit_lsn) FROM replicant_mirror_applied", target));
+    v.source_transactions = std::stoull(pg.scalar("SELECT count(*) FROM txlog", source));
+    for (const auto& [table, order] : mirrored_tables) {
+      if (rows_of(source, table, order) != rows_of(target, table, order)) v.differing_tables.push_back(table);
+    }
+    return v;
+  }
+};
+
+auto report(const mirror_fixture& f, std::string_view scenario, std::uint64_t transactions, int kills, int crashes,
+            std::int64_t loss, std::int64_t duplicates) -> void {
+  std::cout << "exactly-once: pg" << f.pg.major() << " transactions=" << transactions << " kills=" << kills
+            << " crashes=" << crashes << " loss=" << loss << " duplicates=" << duplicates << " (" << scenario << ")"
+            << std::endl;
+}
+
+// Checks the verdict against what the writer committed, and prints the line.
+auto check(mirror_fixture& f, source_writer& w, std::string_view scenario, int kills, int crashes) -> void {
+  const verdict v = f.judge();
+  const auto loss = static_cast<std::int64_t>(w.committed()) - static_cast<std::int64_t>(v.distinct_applied);
+  const auto duplicates = static_cast<std::int64_t>(v.applied_rows) - static_cast<std::int64_t>(v.distinct_applied);
+  report(f, scenario, w.committed(), kills, crashes, loss, duplicates);
+  // The writer's own count agrees with the source (so loss is measured against the truth).
+  BOOST_TEST(v.source_transactions == w.committed());
+  BOOST_TEST(loss == 0);
+  BOOST_TEST(duplicates == 0);
+  BOOST_TEST(v.differing_tables.empty());
+  for (const auto& t : v.differing_tables) BOOST_TEST_MESSAGE("differs: " + t);
+}
+
+auto seed_from_environment() -> std::uint64_t {
+  const auto s = env_number("REPLICANT_EXACTLY_ONCE_SEED", 0);
+  return s != 0 ? s : std::random_device{}();
+}
+
+auto seconds_since(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) -> double {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// The stats line the mirror prints when stopped: "... N unchanged TOAST columns kept ...".
+auto unchanged_kept(const std::string& output) -> std::uint64_t {
+  std::uint64_t total = 0;
+  std::istringstream lines{output};
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find(" unchanged TOAST columns kept");
+    if (at == std::string::npos) continue;
+    const auto start = line.rfind(' ', at - 1);
+    total += std::stoull(line.substr(start + 1, at - start - 1));
+  }
+  return total;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(exactly_once, *utf::label("integration") * utf::precondition(binary_known))
+
+// Every kind of change and value, deterministically: types whose text form must survive the round
+// trip, NULLs, quoting, key changes, composite keys, unchanged TOAST columns, deletes, truncation.
+BOOST_AUTO_TEST_CASE(mirrors_every_kind_of_change) {
+  mirror_fixture f;
+  auto m = f.mirror();
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+  source_writer w{f.pg.dsn(f.source)};
+  const auto tx = [&](std::string sql) { BOOST_TEST_REQUIRE(w.commit([&](std::uint64_t) { return sql; })); };
+  tx("INSERT INTO accounts VALUES (1, 10, E'quote '' backslash \\\\ newline \\n tab \\t ü €', '2024-02-29 "
+     "12:34:56.789012+05:30', 12345678901.125, 'NaN', ARRAY['a', NULL, 'b c', '\"q\"'], true, "
+     "'{\"a\": [1, 2.50, null], \"b\": \"x\"}', 'infinity', '-1 year 2 mons -3 days 04:05:06.7', '\\x00ff10'),"
+     "(2, -5, NULL, '-infinity', NULL, '-Infinity', '{}', NULL, NULL, '0044-03-15 BC', NULL, ''::bytea),"
+     "(3, 0, '" +
+     std::string{secret} + "', now(), 0.001, 1e-300, NULL, false, '[]', current_date, '0', NULL);");
+  tx("INSERT INTO docs VALUES (1, 0, 't1', repeat('0123456789abcdef', 200)), (2, 0, 't2', repeat('x', 5000)), "
+     "(3, 0, 't3', 'short');");
+  tx("INSERT INTO pairs VALUES (1, 'a', 1), (1, 'b', 2), (2, 'a', 3); "
+     "INSERT INTO \"Mixed Case\" VALUES (1, 'one'), (2, NULL);");
+  // Leaves docs.body alone: sent as unchanged TOAST for rows 1 and 2.
+  tx("UPDATE docs SET rev = rev + 1, title = 'touched' WHERE id IN (1, 2, 3);");
+  // A key change with the body unchanged: old key plus unchanged TOAST.
+  tx("UPDATE docs SET id = 10 WHERE id = 2;");
+  tx("UPDATE accounts SET id = 20, balance = 99 WHERE id = 1; UPDATE pairs SET b = 'z' WHERE a = 1 AND b = 'a'; "
+     "UPDATE \"Mixed Case\" SET \"Value\" = 'two' WHERE \"Key\" = 2;");
+  tx("DELETE FROM accounts WHERE id = 3; DELETE FROM docs WHERE id = 3; DELETE FROM pairs WHERE a = 2;");
+  tx("TRUNCATE pairs, \"Mixed Case\"; INSERT INTO pairs VALUES (5, 'e', 5);");
+  tx("UPDATE docs SET body = body || 'tail' WHERE id = 1;");
+  BOOST_TEST_REQUIRE(f.catch_up(w, 60s));
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "every kind of change", 0, 0);
+  BOOST_TEST(unchanged_kept(m.output()) >= 3U);
+
+  // A restart applies nothing twice and goes on from the checkpoint.
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+  tx("INSERT INTO docs VALUES (4, 0, 't4', repeat('y', 3000));");
+  BOOST_TEST_REQUIRE(f.catch_up(w, 60s));
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "after a restart", 0, 0);
+  BOOST_TEST(m.output().find(secret) == std::string::npos);
+}
+
+// SIGKILL at random moments while a writer commits as fast as it can.
+BOOST_AUTO_TEST_CASE(survives_random_kills_without_loss_or_duplicates) {
+  const auto transactions = env_number("REPLICANT_EXACTLY_ONCE_TRANSACTIONS", 20000);
+  const auto min_kills = static_cast<int>(env_number("REPLICANT_EXACTLY_ONCE_KILLS", 50));
+  const auto seed = seed_from_environment();
+  mirror_fixture f;
+  std::cout << "exactly-once: pg" << f.pg.major() << " kill storm, seed " << seed << std::endl;
+  const auto started = std::chrono::steady_clock::now();
+  auto m = f.mirror();
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+
+  source_writer w{f.pg.dsn(f.source)};
+  std::atomic<bool> writing{true};
+  std::atomic<bool> writer_ok{true};
+  std::thread writer{[&] {
+    workload work{seed};
+    for (std::uint64_t i = 0; i < transactions && writer_ok; ++i) {
+      if (!w.commit(std::ref(work))) writer_ok = false;
+    }
+    writing = false;
+  }};
+
+  std::mt19937_64 rng{seed ^ 0x9e3779b97f4a7c15ULL};
+  int kills = 0;
+  int unexpected_exits = 0;
+  while (kills < min_kills || writing) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{20, 400}(rng)});
+    if (!m.running()) {
+      ++unexpected_exits;  // it must never stop by itself
+      BOOST_TEST_MESSAGE("the mirror exited by itself with status " << m.last_status());
+    }
+    m.kill();
+    ++kills;
+    m.start();
+  }
+  writer.join();
+  BOOST_TEST_REQUIRE(writer_ok.load());
+  const auto written = std::chrono::steady_clock::now();
+  const bool caught_up = f.catch_up(w, 120s);
+  BOOST_TEST(caught_up);
+  BOOST_TEST_MESSAGE("kill storm: writer " << seconds_since(started, written) << " s, catch-up "
+                                           << seconds_since(written, std::chrono::steady_clock::now()) << " s");
+  BOOST_TEST(m.running());
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  BOOST_TEST(unexpected_exits == 0);
+  check(f, w, "random SIGKILLs", kills, 0);
+  BOOST_TEST(m.output().find(secret) == std::string::npos);
+  BOOST_TEST_MESSAGE("kill storm: " << m.starts() << " mirror starts in "
+                                    << seconds_since(started, std::chrono::steady_clock::now()) << " s");
+}
+
+// Immediate server shutdowns mid-stream: source and target go down together (one cluster), the
+// writer's in-flight transaction may or may not have committed, the slot may rewind.
+BOOST_AUTO_TEST_CASE(survives_server_crashes_without_loss_or_duplicates) {
+  const auto transactions = env_number("REPLICANT_EXACTLY_ONCE_TRANSACTIONS", 20000);
+  const auto crashes = static_cast<int>(env_number("REPLICANT_EXACTLY_ONCE_CRASHES", 3));
+  const auto seed = seed_from_environment();
+  mirror_fixture f;
+  std::cout << "exactly-once: pg" << f.pg.major() << " server crashes, seed " << seed << std::endl;
+  const auto started = std::chrono::steady_clock::now();
+  auto m = f.mirror();
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+
+  source_writer w{f.pg.dsn(f.source)};
+  std::atomic<bool> writing{true};
+  std::atomic<bool> writer_ok{true};
+  std::thread writer{[&] {
+    workload work{seed};
+    for (std::uint64_t i = 0; i < transactions && writer_ok; ++i) {
+      if (!w.commit(std::ref(work))) writer_ok = false;
+    }
+    writing = false;
+  }};
+
+  std::mt19937_64 rng{seed ^ 0x5851f42d4c957f2dULL};
+  int crashed = 0;
+  for (int i = 1; i <= crashes && writing; ++i) {
+    // Spread the crashes over the run, each at a random point of its share.
+    const auto share = transactions / static_cast<std::uint64_t>(crashes + 1);
+    const auto at =
+        share * static_cast<std::uint64_t>(i) + std::uniform_int_distribution<std::uint64_t>{0, share / 2}(rng);
+    wait_until([&] { return w.committed() >= at || !writing; }, 300s);
+    if (!writing) break;
+    f.pg.crash();
+    std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{0, 300}(rng)});
+    f.pg.start();
+    ++crashed;
+  }
+  writer.join();
+  BOOST_TEST_REQUIRE(writer_ok.load());
+  const auto written = std::chrono::steady_clock::now();
+  const bool caught_up = f.catch_up(w, 120s);
+  BOOST_TEST(caught_up);
+  BOOST_TEST_MESSAGE("server crashes: writer " << seconds_since(started, written) << " s, catch-up "
+                                               << seconds_since(written, std::chrono::steady_clock::now()) << " s");
+  BOOST_TEST(m.running());  // it rode out every crash by itself
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  BOOST_TEST(crashed >= 1);
+  check(f, w, "server crashes", 0, crashed);
+  BOOST_TEST_MESSAGE("server crashes: " << w.in_doubt() << " commits in doubt, " << w.retried() << " retried");
+  BOOST_TEST(m.output().find(secret) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
