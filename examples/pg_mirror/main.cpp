@@ -4,6 +4,7 @@
 // replicant-pg-mirror: mirrors the published tables of a source PostgreSQL database into a target
 // database, each source transaction applied exactly once. How: docs/pg_mirror.md, or --help.
 
+#include "../common/stop_signal.hpp"
 #include "mirror_sink.hpp"
 #include "options.hpp"
 
@@ -12,13 +13,10 @@
 #include <replicant/pipeline.hpp>
 
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <new>
 #include <span>
@@ -28,44 +26,18 @@
 namespace {
 
 using namespace replicant::examples::pg_mirror;
+using replicant::examples::stop_signal;
 using namespace std::chrono_literals;
 using mirror_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                             replicant::no_spill, mirror_sink>;
 
-// Stop requests. The handler touches only these: a flag, an eventfd write and pipeline::stop(), all
-// async-signal-safe (the pointer is a lock-free atomic). Further signals change nothing.
-volatile std::sig_atomic_t stop_requested = 0;
-int stop_fd = -1;
+// The stop signal's hook also stops the running pipeline. It touches only a lock-free atomic
+// pointer and pipeline::stop(), both async-signal-safe. Further signals change nothing.
 std::atomic<mirror_pipeline*> active_pipeline{nullptr};
 static_assert(std::atomic<mirror_pipeline*>::is_always_lock_free);
 
-extern "C" void on_stop_signal(int) {
-  stop_requested = 1;
-  const std::uint64_t one = 1;
-  [[maybe_unused]] const auto n = ::write(stop_fd, &one, sizeof one);
+auto stop_active_pipeline() noexcept -> void {
   if (auto* p = active_pipeline.load()) p->stop();
-}
-
-auto install_signal_handlers() -> bool {
-  stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (stop_fd < 0) return false;
-  struct sigaction sa {};
-  sa.sa_handler = &on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  return ::sigaction(SIGINT, &sa, nullptr) == 0 && ::sigaction(SIGTERM, &sa, nullptr) == 0 &&
-         ::sigaction(SIGPIPE, &ignore, nullptr) == 0;
-}
-
-// Once this returns no handler runs any more: the pipeline may then be destroyed safely.
-auto block_stop_signals() -> void {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  ::sigprocmask(SIG_BLOCK, &set, nullptr);
 }
 
 // One line on stderr. Only fixed text, codes, SQLSTATEs, LSNs and counts ever reach it: no value,
@@ -79,9 +51,9 @@ auto describe(std::error_code ec, const std::string& sqlstate) -> std::string {
 }
 
 auto run(const options& o) -> int {
-  mirror_sink sink{o.target, o.slot, stop_fd};
+  mirror_sink sink{o.target, o.slot, stop_signal::fd()};
   if (auto ready = sink.prepare(); !ready) {
-    if (stop_requested != 0) return exit_ok;
+    if (stop_signal::requested()) return exit_ok;
     say("preparing the target database failed: " + describe(ready.error(), sink.sqlstate()));
     return exit_failure;
   }
@@ -97,7 +69,7 @@ auto run(const options& o) -> int {
   po.max_reconnect_delay = 2s;
   mirror_pipeline pipeline{sink, po};
   active_pipeline.store(&pipeline);
-  if (stop_requested != 0) pipeline.stop();
+  if (stop_signal::requested()) pipeline.stop();
   say("started");
 
   int status = exit_ok;
@@ -106,14 +78,14 @@ auto run(const options& o) -> int {
     const auto before = sink.counts().applied + sink.counts().skipped;
     std::error_code ec;
     pipeline.run(ec);
-    if (!ec || stop_requested != 0) break;
+    if (!ec || stop_signal::requested()) break;
     const auto& h = *pipeline.last_halt();
     // The target went away (or was briefly unable to serve): nothing was acknowledged past what it
     // committed, so running again resumes exactly at its checkpoint.
     if (h.reason == replicant::halt_reason::sink_failed && sink.retryable()) {
       if (sink.counts().applied + sink.counts().skipped != before) delay = 100ms;
       say("the target is unavailable (" + describe(h.cause, sink.sqlstate()) + "); retrying");
-      pollfd p{stop_fd, POLLIN, 0};
+      pollfd p{stop_signal::fd(), POLLIN, 0};
       static_cast<void>(::poll(&p, 1, static_cast<int>(delay.count())));
       delay = std::min<std::chrono::milliseconds>(delay * 2, 5s);
       continue;
@@ -126,7 +98,8 @@ auto run(const options& o) -> int {
     status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
     break;
   }
-  block_stop_signals();
+  // Once this returns no handler runs any more: the pipeline may then be destroyed safely.
+  stop_signal::block();
   active_pipeline.store(nullptr);
 
   const auto& c = sink.counts();
@@ -152,7 +125,7 @@ auto main(int argc, char** argv) -> int {
       std::fputs(usage_text.data(), stdout);
       return exit_ok;
     }
-    if (!install_signal_handlers()) {
+    if (!stop_signal::install(&stop_active_pipeline)) {
       say("setting up signal handling failed");
       return exit_failure;
     }

@@ -7,6 +7,8 @@
 /// replicant-pg-mirror's command line, parsed and checked before anything connects. Refusals name
 /// the option, never the value given (a connection string can hold a password).
 
+#include "../common/cli.hpp"
+
 #include <replicant/identifier.hpp>
 
 #include <algorithm>
@@ -19,12 +21,10 @@
 
 namespace replicant::examples::pg_mirror {
 
-/// Exit status: stopped on request (Ctrl-C, SIGTERM).
-inline constexpr int exit_ok = 0;
-/// Exit status: a failure while running (the pipeline halted, the target refused a change).
-inline constexpr int exit_failure = 1;
-/// Exit status: refused to start (bad command line, no start mode for a new slot).
-inline constexpr int exit_refused = 2;
+// The exit statuses are shared with the other examples; `pg_mirror::exit_ok` etc. keep working.
+using examples::exit_failure;
+using examples::exit_ok;
+using examples::exit_refused;
 
 /// The usage text printed by `--help`.
 inline constexpr std::string_view usage_text =
@@ -84,17 +84,11 @@ struct refusal {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
   options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    const auto eq = arg.find('=');
-    const std::string_view name = arg.substr(0, eq);
-    std::optional<std::string_view> inline_value;
-    if (eq != std::string_view::npos) inline_value = arg.substr(eq + 1);
-    const auto take = [&]() -> std::optional<std::string_view> {
-      if (inline_value) return inline_value;
-      if (i + 1 >= args.size()) return std::nullopt;
-      return std::string_view{args[++i]};
-    };
+  argument_reader reader{args};
+  while (reader.next()) {
+    const std::string_view name = reader.name();
+    const bool inline_value = reader.has_inline_value();
+    const auto take = [&] { return reader.take_value(); };
 
     if ((name == "-h" || name == "--help") && !inline_value) {
       o.help = true;

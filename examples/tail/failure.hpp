@@ -7,6 +7,8 @@
 /// How replicant-tail reports what went wrong: a value-free @ref failure (the step, a code, the
 /// server's SQLSTATE, a fixed hint), `outcome<T>` (a value or a failure), and the exit statuses.
 
+#include "../common/cli.hpp"
+
 #include <replicant/error.hpp>
 #include <replicant/halt.hpp>
 #include <replicant/identifier.hpp>
@@ -21,12 +23,10 @@
 
 namespace replicant::examples::tail {
 
-/// Exit status: stopped on request (Ctrl-C, SIGTERM) or the output was closed.
-inline constexpr int exit_ok = 0;
-/// Exit status: a failure while connecting or streaming (connection lost, server error, I/O).
-inline constexpr int exit_failure = 1;
-/// Exit status: refused to start (bad command line, invalid name, missing start mode).
-inline constexpr int exit_refused = 2;
+// The exit statuses are shared with the other examples; `tail::exit_ok` etc. keep working.
+using examples::exit_failure;
+using examples::exit_ok;
+using examples::exit_refused;
 
 /**
  * Something that stopped replicant-tail, reduced to what is safe to print: which step failed, an

@@ -16,6 +16,7 @@
 
 #include <replicant/change.hpp>
 #include <replicant/decoder/framing.hpp>
+#include <replicant/detail/utf8.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
 #include <replicant/transaction.hpp>
@@ -44,36 +45,8 @@ inline auto append_u_escape(std::string& out, std::uint32_t code_point) -> void 
     out.push_back(hex_lower[(code_point >> static_cast<unsigned>(shift)) & 0xFU]);
 }
 
-// The length of the well-formed UTF-8 sequence starting at s[i] (1 to 4), or 0 when the bytes
-// there are not one: a stray continuation byte, an overlong form, a surrogate, a code point above
-// U+10FFFF, or a sequence cut short (RFC 3629, Table 3-7 of the Unicode standard).
-[[nodiscard]] constexpr auto utf8_sequence_length(std::string_view s, std::size_t i) noexcept -> std::size_t {
-  const auto byte = [&](std::size_t k) -> unsigned { return static_cast<unsigned char>(s[k]); };
-  const unsigned b0 = byte(i);
-  if (b0 < 0x80U) return 1;
-  std::size_t n = 0;
-  unsigned lo = 0x80U;
-  unsigned hi = 0xBFU;
-  if (b0 >= 0xC2U && b0 <= 0xDFU) {
-    n = 2;
-  } else if (b0 >= 0xE0U && b0 <= 0xEFU) {
-    n = 3;
-    if (b0 == 0xE0U) lo = 0xA0U;  // overlong
-    if (b0 == 0xEDU) hi = 0x9FU;  // surrogates
-  } else if (b0 >= 0xF0U && b0 <= 0xF4U) {
-    n = 4;
-    if (b0 == 0xF0U) lo = 0x90U;  // overlong
-    if (b0 == 0xF4U) hi = 0x8FU;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (s.size() - i < n) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80U || byte(i + k) > 0xBFU) return 0;
-  }
-  return n;
-}
+// Shared with the library's identifier checks: the same notion of well-formed UTF-8.
+using replicant::detail::utf8_sequence_length;
 
 // The code point of the two-byte sequence at s[i] (only called for a well-formed one).
 [[nodiscard]] constexpr auto two_byte_code_point(std::string_view s, std::size_t i) noexcept -> std::uint32_t {

@@ -5,12 +5,12 @@
 // one object per change, acknowledging the slot only up to what was durably written. Usage and
 // guarantees: docs/tail.md, or `replicant-tail --help`.
 
+#include "../common/stop_signal.hpp"
 #include "failure.hpp"
 #include "jsonl_sink.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "setup.hpp"
-#include "stop_signal.hpp"
 #include "streamer.hpp"
 
 #include <replicant/lsn.hpp>
@@ -32,6 +32,7 @@
 namespace {
 
 using namespace replicant::examples::tail;
+using replicant::examples::stop_signal;
 
 // Prints one line on stderr. Only fixed text, LSNs, versions and counts ever reach it.
 void say(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
@@ -122,8 +123,7 @@ auto main(int argc, char** argv) -> int {
       std::fputs(usage_text.data(), stdout);
       return exit_ok;
     }
-    stop_signal stop;
-    if (!stop.install()) {
+    if (!stop_signal::install()) {
       say("replicant-tail: setting up signal handling failed");
       return exit_failure;
     }

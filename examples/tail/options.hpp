@@ -6,13 +6,13 @@
 /// @file
 /// replicant-tail's command line: parsing and validation, before anything connects.
 
+#include "../common/cli.hpp"
 #include "failure.hpp"
 
 #include <replicant/halt.hpp>
 #include <replicant/identifier.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -79,24 +79,6 @@ struct options {
 
 namespace detail {
 
-// An option name that may be echoed in an error: "--" and a few lower-case letters, digits or
-// dashes. Anything else (a value pasted in the wrong place, a secret) is never repeated.
-[[nodiscard]] inline auto printable_option_name(std::string_view arg) -> std::string {
-  const auto name = arg.substr(0, arg.find('='));
-  const bool plain = name.size() > 2 && name.size() <= 32 && name.starts_with("--") &&
-                     std::all_of(name.begin() + 2, name.end(),
-                                 [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-  return plain ? std::string{name} : std::string{"(not shown)"};
-}
-
-[[nodiscard]] inline auto parse_unsigned(std::string_view text, std::uint32_t low, std::uint32_t high)
-    -> std::optional<std::uint32_t> {
-  std::uint32_t v = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || v < low || v > high) return std::nullopt;
-  return v;
-}
-
 inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
   return failure{.step = step, .code = make_error_code(errc::invalid_options), .hint = hint};
 }
@@ -124,24 +106,16 @@ using parsed_options = outcome<options>;
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
   options o;
   bool have_slot = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    const auto eq = arg.find('=');
-    const std::string_view name = arg.substr(0, eq);
-    std::optional<std::string_view> inline_value;
-    if (eq != std::string_view::npos) inline_value = arg.substr(eq + 1);
-
+  argument_reader reader{args};
+  while (reader.next()) {
+    const std::string_view name = reader.name();
     const auto flag = [&](bool& target) -> bool {
-      if (inline_value) return false;
+      if (reader.has_inline_value()) return false;
       target = true;
       return true;
     };
     // The value of an option: after '=' or the next argument.
-    const auto take = [&]() -> std::optional<std::string_view> {
-      if (inline_value) return inline_value;
-      if (i + 1 >= args.size()) return std::nullopt;
-      return std::string_view{args[++i]};
-    };
+    const auto take = [&] { return reader.take_value(); };
 
     if (name == "-h" || name == "--help") {
       if (!flag(o.help)) return detail::bad_value("parsing --help", "--help takes no value");
@@ -188,19 +162,19 @@ using parsed_options = outcome<options>;
       o.checkpoint_file = std::filesystem::path{std::string{*v}};
     } else if (name == "--proto-version") {
       const auto v = take();
-      const auto n = v ? detail::parse_unsigned(*v, 1, 4) : std::nullopt;
+      const auto n = v ? parse_unsigned(*v, 1, 4) : std::nullopt;
       if (!n) return detail::bad_value("parsing --proto-version", "--proto-version is 1, 2, 3 or 4");
       o.proto_version = *n;
     } else if (name == "--status-interval") {
       const auto v = take();
-      const auto n = v ? detail::parse_unsigned(*v, 1, 3600) : std::nullopt;
+      const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
       if (!n) return detail::bad_value("parsing --status-interval", "--status-interval is 1 to 3600 seconds");
       o.status_interval = std::chrono::seconds{*n};
     } else {
       return failure{.step = "parsing the option",
                      .code = make_error_code(errc::invalid_options),
                      .hint = "unknown option (see --help)",
-                     .option = detail::printable_option_name(arg)};
+                     .option = printable_option_name(reader.argument())};
     }
   }
   if (o.help) return o;

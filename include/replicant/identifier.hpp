@@ -16,6 +16,7 @@
 ///    exactly the name given (PostgreSQL folds unquoted names to lower case) and a reserved word
 ///    such as `user` still works as a publication name.
 
+#include <replicant/detail/utf8.hpp>
 #include <replicant/result.hpp>
 
 #include <array>
@@ -103,37 +104,6 @@ namespace detail {
 constexpr auto is_ascii_lower(char c) noexcept -> bool { return c >= 'a' && c <= 'z'; }
 constexpr auto is_ascii_upper(char c) noexcept -> bool { return c >= 'A' && c <= 'Z'; }
 constexpr auto is_ascii_digit(char c) noexcept -> bool { return c >= '0' && c <= '9'; }
-
-// Length of the well-formed UTF-8 sequence starting at text[i], or 0 if it is malformed (overlong
-// forms, surrogates and code points above U+10FFFF are malformed, as PostgreSQL's
-// pg_utf8_islegal says).
-constexpr auto utf8_sequence_length(std::string_view text, std::size_t i) noexcept -> std::size_t {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(i);
-  if (b0 < 0x80U) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80U;
-  unsigned char hi = 0xBFU;
-  if (b0 >= 0xC2U && b0 <= 0xDFU) {
-    n = 2;
-  } else if (b0 >= 0xE0U && b0 <= 0xEFU) {
-    n = 3;
-    if (b0 == 0xE0U) lo = 0xA0U;  // overlong
-    if (b0 == 0xEDU) hi = 0x9FU;  // UTF-16 surrogates
-  } else if (b0 >= 0xF0U && b0 <= 0xF4U) {
-    n = 4;
-    if (b0 == 0xF0U) lo = 0x90U;  // overlong
-    if (b0 == 0xF4U) hi = 0x8FU;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (text.size() - i < n) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80U || byte(i + k) > 0xBFU) return 0;
-  }
-  return n;
-}
 
 // Checks the text shared by both quoting helpers: no NUL, well-formed UTF-8. 0 means fine.
 constexpr auto check_quotable(std::string_view text) noexcept -> int {

@@ -22,6 +22,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -34,10 +36,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -64,12 +64,8 @@ constexpr std::string_view mirror_binary = REPLICANT_PG_MIRROR_BINARY;
 constexpr std::string_view mirror_binary;
 #endif
 
-// Skips every case in a build that has no replicant-pg-mirror (examples switched off), saying why.
-auto binary_known(utf::test_unit_id) -> boost::test_tools::assertion_result {
-  boost::test_tools::assertion_result known{!mirror_binary.empty()};
-  known.message() << "REPLICANT_PG_MIRROR_BINARY is not defined: the build has no replicant-pg-mirror";
-  return known;
-}
+// Skips the live tests of a build that has no replicant-pg-mirror (examples switched off), saying why.
+const replicant::test::binary_known binary_known{mirror_binary, "REPLICANT_PG_MIRROR_BINARY", "replicant-pg-mirror"};
 
 // Written into some rows; must never show up in the mirror's output.
 constexpr std::string_view secret = "S3CR3T-mirror-7731";
@@ -178,10 +174,7 @@ class mirror_process {
 
   [[nodiscard]] auto starts() const -> int { return starts_; }
   [[nodiscard]] auto last_status() const -> int { return last_status_; }
-  [[nodiscard]] auto output() const -> std::string {
-    std::ifstream in{log_};
-    return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-  }
+  [[nodiscard]] auto output() const -> std::string { return replicant::test::read_file(log_); }
 
  private:
   std::vector<std::string> args_;

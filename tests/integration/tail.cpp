@@ -13,6 +13,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
 
 #include <replicant/lsn.hpp>
 
@@ -26,8 +28,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -42,6 +42,7 @@ namespace utf = boost::unit_test;
 namespace tail = replicant::examples::tail;
 using replicant::test::live_server;
 using replicant::test::live_server_fixture;
+using replicant::test::read_file;
 
 BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
@@ -53,39 +54,10 @@ constexpr std::string_view tail_binary = REPLICANT_TAIL_BINARY;
 constexpr std::string_view tail_binary;
 #endif
 
-// Skips the live tests of a build that has no replicant-tail (examples switched off).
-auto binary_known(utf::test_unit_id) -> boost::test_tools::assertion_result {
-  boost::test_tools::assertion_result known{!tail_binary.empty()};
-  known.message() << "REPLICANT_TAIL_BINARY is not defined: the build has no replicant-tail";
-  return known;
-}
+// Skips the live tests of a build that has no replicant-tail (examples switched off), saying why.
+const replicant::test::binary_known binary_known{tail_binary, "REPLICANT_TAIL_BINARY", "replicant-tail"};
 
 using namespace std::chrono_literals;
-
-// A temporary directory, removed with everything in it.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "replicant-tail-test.XXXXXX").string();
-    BOOST_TEST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  temp_dir(const temp_dir&) = delete;
-  auto operator=(const temp_dir&) -> temp_dir& = delete;
-  ~temp_dir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  [[nodiscard]] auto path() const -> const std::filesystem::path& { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-auto read_file(const std::filesystem::path& p) -> std::string {
-  std::ifstream in{p, std::ios::binary};
-  return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-}
 
 // replicant-tail as a child process: stdout through a pipe read line by line, stderr into a file.
 class tail_process {
@@ -256,7 +228,7 @@ auto check_lines(const std::vector<std::string>& lines) -> checked_output {
 // The fixture of one scenario: its own database, table and publication.
 struct scenario {
   std::string db = live_server().unique_name("tail");
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-test"};
 
   scenario() {
     auto& pg = live_server();
@@ -477,7 +449,7 @@ BOOST_AUTO_TEST_CASE(refuses_a_new_slot_without_go_forward_only) {
 
 BOOST_AUTO_TEST_CASE(refuses_malformed_names_value_free) {
   auto& pg = live_server();
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-test"};
   const std::string bad_slot = "Secret-Slot-Name-z5";
   tail_process bad{{"--dsn", pg.dsn(), "--slot", bad_slot, "--publication", "pub"}, dir.path() / "e1"};
   BOOST_TEST(bad.wait() == tail::exit_refused);

@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
+#include "support/temp_dir.hpp"
 
 #include <replicant/assembler.hpp>
 #include <replicant/pg_type.hpp>
@@ -21,7 +22,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -31,32 +31,9 @@ namespace pg = replicant::test;
 namespace tail = replicant::examples::tail;
 using replicant::lsn;
 using replicant::result;
+using replicant::test::read_file;
 
 namespace {
-
-class temp_dir {
- public:
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "replicant-tail-unit.XXXXXX").string();
-    BOOST_TEST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  temp_dir(const temp_dir&) = delete;
-  auto operator=(const temp_dir&) -> temp_dir& = delete;
-  ~temp_dir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  [[nodiscard]] auto path() const -> const std::filesystem::path& { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
-auto read_file(const std::filesystem::path& p) -> std::string {
-  std::ifstream in{p, std::ios::binary};
-  return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-}
 
 auto write_file(const std::filesystem::path& p, const std::string& text) -> void {
   std::ofstream out{p, std::ios::binary | std::ios::trunc};
@@ -122,7 +99,7 @@ struct file_fd {
 BOOST_AUTO_TEST_SUITE(checkpoint_file)
 
 BOOST_AUTO_TEST_CASE(starts_empty_and_stores_durably) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto path = dir.path() / "cp";
   auto cp = tail::checkpoint_file::open(path);
   BOOST_TEST_REQUIRE(cp.has_value());
@@ -140,7 +117,7 @@ BOOST_AUTO_TEST_CASE(starts_empty_and_stores_durably) {
 }
 
 BOOST_AUTO_TEST_CASE(reads_what_a_person_might_write) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto path = dir.path() / "cp";
   write_file(path, "");
   BOOST_TEST(!tail::checkpoint_file::open(path)->stored().has_value(), "an empty file is no checkpoint");
@@ -149,7 +126,7 @@ BOOST_AUTO_TEST_CASE(reads_what_a_person_might_write) {
 }
 
 BOOST_AUTO_TEST_CASE(refuses_what_is_not_an_lsn) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto path = dir.path() / "cp";
   for (const std::string& bad : std::vector<std::string>{"secret-q3", "0/", "12345", std::string(100, '1')}) {
     write_file(path, bad);
@@ -163,7 +140,7 @@ BOOST_AUTO_TEST_CASE(refuses_what_is_not_an_lsn) {
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_store_keeps_the_old_value) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   auto cp = tail::checkpoint_file::open(dir.path() / "missing-dir" / "cp");
   BOOST_TEST_REQUIRE(cp.has_value());
   const auto stored = cp->store(lsn{0x100});
@@ -177,7 +154,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(jsonl_sink)
 
 BOOST_AUTO_TEST_CASE(writes_then_checkpoints_and_skips_what_it_has_written) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto txns = three_transactions();
   const file_fd out_file{dir.path() / "out"};
   tail::output_stream out{out_file.fd};
@@ -202,7 +179,7 @@ BOOST_AUTO_TEST_CASE(writes_then_checkpoints_and_skips_what_it_has_written) {
 }
 
 BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_file) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto txns = three_transactions();
   write_file(dir.path() / "cp", "0/200\n");
   const file_fd out_file{dir.path() / "out"};
@@ -217,7 +194,7 @@ BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_file) {
 }
 
 BOOST_AUTO_TEST_CASE(a_closed_output_fails_without_moving_the_checkpoint) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto txns = three_transactions();
   std::signal(SIGPIPE, SIG_IGN);  // as replicant-tail does: EPIPE instead of death
   int fds[2];
@@ -238,7 +215,7 @@ BOOST_AUTO_TEST_CASE(a_closed_output_fails_without_moving_the_checkpoint) {
 }
 
 BOOST_AUTO_TEST_CASE(without_a_file_the_watermark_lives_in_memory) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto txns = three_transactions();
   const file_fd out_file{dir.path() / "out"};
   tail::output_stream out{out_file.fd};
@@ -249,7 +226,7 @@ BOOST_AUTO_TEST_CASE(without_a_file_the_watermark_lives_in_memory) {
 }
 
 BOOST_AUTO_TEST_CASE(writes_non_transactional_messages) {
-  temp_dir dir;
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
   const file_fd out_file{dir.path() / "out"};
   tail::output_stream out{out_file.fd};
   tail::jsonl_sink sink{out, nullptr, true};
