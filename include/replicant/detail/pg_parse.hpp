@@ -320,13 +320,45 @@ template <class Float>
   return r.ec == std::errc{} && r.ptr == text.data() + text.size();
 }
 
-// A whole-text decimal integer of type Int (the type's own range is the check).
+// A whole-text decimal integer of type Int (the type's own range is the check). It accepts exactly
+// what std::from_chars accepts for Int (a '-' for signed types only, no '+', no spaces, any number of
+// leading zeros), in about half the instructions for the short numbers integer columns mostly hold
+// (benchmarks/decode); it matters because nearly every row has an integer key.
 template <class Int>
-[[nodiscard]] auto parse_integer(std::string_view text, std::int64_t& out) noexcept -> bool {
-  Int v{};
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  out = static_cast<std::int64_t>(v);
-  return r.ec == std::errc{} && r.ptr == text.data() + text.size();
+[[nodiscard]] constexpr auto parse_integer(std::string_view text, std::int64_t& out) noexcept -> bool {
+  static_assert(std::numeric_limits<Int>::is_integer);
+  // Every value must fit `out`, which also bounds the magnitudes the loop below has to handle.
+  static_assert(static_cast<std::uint64_t>(std::numeric_limits<Int>::max()) <=
+                static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  bool negative = false;
+  if constexpr (std::numeric_limits<Int>::is_signed) {
+    if (p != end && *p == '-') {
+      negative = true;
+      ++p;
+    }
+  }
+  if (p == end) return false;
+  // The largest magnitude allowed: one more on the negative side (two's complement).
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
+  const std::uint64_t limit = negative ? max + 1 : max;
+  std::uint64_t v = 0;
+  for (; p != end; ++p) {
+    const auto digit = static_cast<unsigned char>(*p) - static_cast<unsigned>('0');
+    if (digit > 9) return false;
+    // v <= limit <= 2^63 here, so for 64-bit types v * 10 could still wrap: a v above this bound
+    // fails first, which is right because v * 10 would then exceed every limit anyway.
+    if constexpr (sizeof(Int) == sizeof(std::uint64_t)) {
+      if (v > 1'844'674'407'370'955'160U) return false;
+    }
+    v = v * 10 + digit;
+    if (v > limit) return false;
+  }
+  // Negation in unsigned arithmetic, then a modular conversion (defined since C++20): exact for the
+  // most negative value too.
+  out = static_cast<std::int64_t>(negative ? 0 - v : v);
+  return true;
 }
 
 // cash_out under lc_monetary C or en_US: "$1,234.56", "-$5.00", or ungrouped "$1234567.89". The
