@@ -68,9 +68,27 @@ auto convert(const value& v) -> result<T> {
       if (const auto* d = v.get_if<double>()) return static_cast<T>(*d);
     } else if constexpr (std::same_as<T, std::string> || std::same_as<T, std::string_view>) {
       // Text-like values only: a number or a timestamp is not silently turned into a string.
-      if (const auto* t = v.get_if<text>()) return T{t->view()};
-      if (const auto* j = v.get_if<json>()) return T{j->view()};
-      if (const auto* n = v.get_if<numeric>()) return T{n->view()};
+      std::string_view chars;
+      bool owned = false;
+      if (const auto* t = v.get_if<text>()) {
+        chars = t->view();
+        owned = t->is_owned();
+      } else if (const auto* j = v.get_if<json>()) {
+        chars = j->view();
+        owned = j->is_owned();
+      } else if (const auto* n = v.get_if<numeric>()) {
+        chars = n->view();
+        owned = n->is_owned();
+      } else {
+        return fail(errc::type_mismatch);
+      }
+      // A view may only point into the received bytes, which outlive the mapping. Characters the
+      // cast had to produce (binary numeric, interval or "char", money with separators, an array
+      // element with escapes) live in `v`, which dies when the mapping returns: no view of those.
+      if constexpr (std::same_as<T, std::string_view>) {
+        if (owned && !chars.empty()) return fail(errc::type_mismatch);
+      }
+      return T{chars};
     } else if constexpr (std::same_as<T, std::chrono::sys_time<std::chrono::microseconds>>) {
       if (const auto* t = v.get_if<timestamptz>()) {
         if (const auto at = t->to_sys_time()) return *at;
@@ -107,7 +125,10 @@ auto convert(const value& v) -> result<T> {
  * `T` must be a Boost.Hana Struct (`BOOST_HANA_DEFINE_STRUCT` inside it, or `BOOST_HANA_ADAPT_STRUCT`
  * after it). Member types: `bool`; integer types (range-checked); `float`/`double`; `std::string`
  * and `std::string_view` (from text, json and numeric columns; a view is valid during the callback
- * only); `std::chrono::sys_time<std::chrono::microseconds>` (finite `timestamptz`); any alternative of
+ * only, and exists only for a value that is in the received bytes as sent: a numeric, interval or
+ * `"char"` in binary mode, a money amount with separators or an array element with escapes is
+ * rendered by replicant, so a view of it is `errc::type_mismatch`: use `std::string` for those);
+ * `std::chrono::sys_time<std::chrono::microseconds>` (finite `timestamptz`); any alternative of
  * @ref replicant::value (`numeric`, `date`, `timestamptz`, `uuid`, `bytea`, `array`, ...);
  * `replicant::value` itself; `std::optional<M>`, which takes SQL NULL; `std::vector<M>` from an array.
  * Columns without a member are ignored.

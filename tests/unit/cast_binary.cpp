@@ -392,6 +392,31 @@ BOOST_AUTO_TEST_CASE(empty_and_zero_length_arrays) {
   BOOST_TEST(cast_binary(pg::int4_array, zero_length).value().get<replicant::array>().empty());
 }
 
+// Found by fuzzing (fuzz_cast, tests/fuzz/regressions/cast/): an upper bound past INT32_MAX, which
+// array_recv refuses, was accepted, and the array then printed as a text that reads back differently.
+BOOST_AUTO_TEST_CASE(bounds_past_int32_are_decode_failures) {
+  const auto array = [](std::int32_t lower) {
+    std::vector<std::byte> b;
+    put(b, 1, 4);
+    put(b, 0, 4);
+    put(b, pg::int4, 4);
+    put(b, 2, 4);
+    put(b, static_cast<std::uint32_t>(lower), 4);
+    for (const std::uint32_t element : {1U, 2U}) {
+      put(b, 4, 4);
+      put(b, element, 4);
+    }
+    return b;
+  };
+  const std::int32_t last = std::numeric_limits<std::int32_t>::max() - 2;  // upper bound INT32_MAX - 1
+  const auto ok = cast_binary(pg::int4_array, array(last));
+  BOOST_TEST_REQUIRE(ok.has_value());
+  BOOST_TEST(ok->get<replicant::array>().lower_bound() == last);
+  BOOST_TEST((cast_text(pg::int4_array, replicant::to_string(*ok)).value() == *ok));
+  expect_decode_failure(pg::int4_array, array(last + 1));
+  expect_decode_failure(pg::int4_array, array(std::numeric_limits<std::int32_t>::max()));
+}
+
 BOOST_AUTO_TEST_CASE(errors_carry_no_value_bytes) {
   // A corrupt numeric whose bytes spell a secret: the error must not repeat any of it.
   const std::string secret = "s3cr3t-binary-payload";

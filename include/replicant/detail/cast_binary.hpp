@@ -199,6 +199,10 @@ class array_binary_reader {
       std::int32_t length = 0;
       std::int32_t lower = 0;
       if (!in_.read_signed(length) || !in_.read_signed(lower) || length < 0) return fail(errc::decode_failure);
+      // array_recv refuses a dimension whose lower bound plus length overflows int32 (ArrayCheckBounds),
+      // so its upper bound can always be printed and read back; accepting one would make the same
+      // array come out differently in text mode, where it cannot even be written.
+      if (std::int64_t{lower} + length > std::numeric_limits<std::int32_t>::max()) return fail(errc::decode_failure);
       dims_[static_cast<std::size_t>(i)] = {static_cast<std::size_t>(length), lower};
       // Every element takes at least its 4-byte length, which bounds the count by the bytes present
       // (and keeps the product from overflowing before anything is allocated).

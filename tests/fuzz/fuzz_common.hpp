@@ -1,0 +1,326 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TESTS_FUZZ_FUZZ_COMMON_HPP
+#define REPLICANT_TESTS_FUZZ_FUZZ_COMMON_HPP
+
+// What the fuzz targets share: the layout of their inputs (which the seed generator writes too, so
+// the two cannot drift apart), the properties every target checks, and the routines that touch
+// every byte of a decoded value so that the sanitizers see each read.
+//
+// A target reports a broken property by printing what broke and aborting, which libFuzzer records
+// as a crash with the input that caused it.
+
+#include <replicant/cast.hpp>
+#include <replicant/change.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/error.hpp>
+#include <replicant/pg_type.hpp>
+#include <replicant/relation.hpp>
+#include <replicant/value.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <variant>
+
+/// Aborts with the failed condition when @p cond is false; a libFuzzer crash with a reproducer.
+#define REPLICANT_FUZZ_CHECK(cond)                                              \
+  do {                                                                          \
+    if (!(cond)) ::replicant::fuzz::property_failed(#cond, __FILE__, __LINE__); \
+  } while (false)
+
+namespace replicant::fuzz {
+
+[[noreturn]] inline auto property_failed(const char* what, const char* file, int line) -> void {
+  std::fprintf(stderr, "fuzz property failed: %s (%s:%d)\n", what, file, line);
+  std::abort();
+}
+
+// --- input layouts --------------------------------------------------------------------------------
+
+/// Every protocol/streaming combination pgoutput accepts, indexed by the low three bits of a
+/// target's first input byte.
+inline constexpr std::array<pgoutput_protocol, 8> protocols = {{
+    {1, pgoutput_streaming::off},
+    {2, pgoutput_streaming::off},
+    {2, pgoutput_streaming::on},
+    {3, pgoutput_streaming::off},
+    {3, pgoutput_streaming::on},
+    {4, pgoutput_streaming::off},
+    {4, pgoutput_streaming::on},
+    {4, pgoutput_streaming::parallel},
+}};
+
+/// The selector index of @p p in `protocols`.
+[[nodiscard]] constexpr auto protocol_index(pgoutput_protocol p) noexcept -> std::uint8_t {
+  for (std::size_t i = 0; i < protocols.size(); ++i) {
+    if (protocols[i].version == p.version && protocols[i].streaming == p.streaming) return static_cast<std::uint8_t>(i);
+  }
+  return 0;
+}
+
+/// Every type OID of pg_type.hpp, plus types replicant does not cast (a user type, `point`, `box[]`,
+/// and 0): the cast target picks its OID from this table, and
+/// the message target describes one single-column relation per entry, whose relation OID is the
+/// type OID itself, so that mutating a change's relation OID changes the type being cast.
+inline constexpr std::array<std::uint32_t, 54> cast_oids = {
+    pg_type::boolean,
+    pg_type::bytea,
+    pg_type::internal_char,
+    pg_type::name,
+    pg_type::int8,
+    pg_type::int2,
+    pg_type::int4,
+    pg_type::text,
+    pg_type::oid,
+    pg_type::json,
+    pg_type::xml,
+    pg_type::float4,
+    pg_type::float8,
+    pg_type::money,
+    pg_type::bpchar,
+    pg_type::varchar,
+    pg_type::date,
+    pg_type::time,
+    pg_type::timestamp,
+    pg_type::timestamptz,
+    pg_type::interval,
+    pg_type::timetz,
+    pg_type::numeric,
+    pg_type::uuid,
+    pg_type::jsonb,
+    pg_type::boolean_array,
+    pg_type::bytea_array,
+    pg_type::internal_char_array,
+    pg_type::name_array,
+    pg_type::int2_array,
+    pg_type::int4_array,
+    pg_type::text_array,
+    pg_type::bpchar_array,
+    pg_type::varchar_array,
+    pg_type::int8_array,
+    pg_type::float4_array,
+    pg_type::float8_array,
+    pg_type::oid_array,
+    pg_type::timestamp_array,
+    pg_type::date_array,
+    pg_type::time_array,
+    pg_type::timestamptz_array,
+    pg_type::interval_array,
+    pg_type::numeric_array,
+    pg_type::timetz_array,
+    pg_type::json_array,
+    pg_type::xml_array,
+    pg_type::money_array,
+    pg_type::uuid_array,
+    pg_type::jsonb_array,
+    90'001,  // a user-defined type (described by a Type message in the message target)
+    600,     // point: built in, but not cast
+    1020,    // box[]: the array whose delimiter is ';'
+    0,       // no type at all
+};
+
+/// The index of @p oid in `cast_oids` (the seed generator's inverse of the targets' lookup).
+[[nodiscard]] constexpr auto cast_oid_index(std::uint32_t oid) noexcept -> std::uint8_t {
+  for (std::size_t i = 0; i < cast_oids.size(); ++i) {
+    if (cast_oids[i] == oid) return static_cast<std::uint8_t>(i);
+  }
+  return static_cast<std::uint8_t>(cast_oids.size() - 1);
+}
+
+/// The user-defined type OID above, and a wide relation with one column per entry of `cast_oids`.
+inline constexpr std::uint32_t user_type_oid = 90'001;
+inline constexpr std::uint32_t wide_relation_oid = 16'384;
+/// A three-column relation (`id int4` key, `customer text`, `amount numeric`).
+inline constexpr std::uint32_t orders_relation_oid = 16'385;
+
+/// A marker the seed generator puts into row values, names, prefixes and gids: it must never show
+/// up in an error message.
+inline constexpr std::string_view marker = "Zq7#Vx9!";
+
+// --- properties -----------------------------------------------------------------------------------
+
+// Keeps the compiler from discarding the reads below as dead code.
+inline volatile std::uint64_t digest_sink = 0;
+
+inline auto mix(std::uint64_t& h, std::uint64_t v) noexcept -> void { h = (h ^ v) * 0x100000001B3ULL; }
+
+inline auto mix(std::uint64_t& h, std::span<const std::byte> bytes) noexcept -> void {
+  for (const std::byte b : bytes) mix(h, std::to_integer<std::uint64_t>(b));
+}
+
+inline auto mix(std::uint64_t& h, std::string_view s) noexcept -> void {
+  for (const char c : s) mix(h, static_cast<unsigned char>(c));
+}
+
+// Whether @p needle occurs in @p haystack. Deliberately a plain loop compiled without coverage
+// instrumentation: through memcmp or memmem, or with comparison tracing, libFuzzer would learn the
+// error messages' bytes from this very check and feed them back into inputs.
+#if defined(__clang__)
+__attribute__((no_sanitize("coverage")))
+#endif
+inline auto
+occurs_in(std::string_view needle, std::string_view haystack) noexcept -> bool {
+  const char* const n = needle.data();
+  const char* const h = haystack.data();
+  const std::size_t m = needle.size();
+  if (m == 0) return true;
+  if (m > haystack.size()) return false;
+  for (std::size_t at = 0; at + m <= haystack.size(); ++at) {
+    if (h[at] != n[0]) continue;
+    std::size_t i = 1;
+    while (i < m && h[at + i] == n[i]) ++i;
+    if (i == m) return true;
+  }
+  return false;
+}
+
+// The messages already checked against the current input: the scan is by far the costliest check,
+// and its outcome depends only on the code and the input. Reset by begin_input().
+struct checked_messages {
+  const std::byte* input = nullptr;
+  std::size_t size = 0;
+  std::uint64_t codes = 0;  // bit n: replicant code n; bit 63: any other code
+};
+inline checked_messages checked{};
+
+/// Call first in every LLVMFuzzerTestOneInput: a new input may reuse the last one's address.
+inline auto begin_input() noexcept -> void { checked = {}; }
+
+/// Value-freedom of an error: it is a replicant code (or the one generic code a decoder may report,
+/// running out of memory), and its message, which can only depend on the code, contains neither
+/// the seeds' marker nor any run of 8 bytes of the input (shorter runs would match the messages'
+/// own short English words, which inputs may well contain).
+inline auto check_error(std::error_code ec, std::span<const std::byte> input) -> void {
+  REPLICANT_FUZZ_CHECK(ec);
+  const bool ours = ec.category() == replicant::error_category() && ec.value() >= 1 &&
+                    ec.value() <= static_cast<int>(errc::cancelled);
+  REPLICANT_FUZZ_CHECK(ours || ec == std::errc::not_enough_memory);
+  if (checked.input != input.data() || checked.size != input.size()) checked = {input.data(), input.size(), 0};
+  const std::uint64_t bit = std::uint64_t{1} << (ours ? static_cast<unsigned>(ec.value()) : 63U);
+  if ((checked.codes & bit) != 0) return;
+  checked.codes |= bit;
+  const std::string message = ec.message();
+  REPLICANT_FUZZ_CHECK(!occurs_in(marker, message));
+  constexpr std::size_t window = 8;
+  const std::string_view in{reinterpret_cast<const char*>(input.data()), input.size()};
+  for (std::size_t i = 0; i + window <= message.size(); ++i) {
+    REPLICANT_FUZZ_CHECK(!occurs_in(std::string_view{message}.substr(i, window), in));
+  }
+}
+
+// --- touching values ------------------------------------------------------------------------------
+
+inline auto touch(const value& v) -> std::uint64_t;
+
+// Every accessor of every alternative, so each one runs on whatever the casts produced.
+inline auto touch_alternative(const value& v, std::uint64_t& h) -> void {
+  v.visit([&h](const auto& x) {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::int64_t>) {
+      mix(h, static_cast<std::uint64_t>(x));
+    } else if constexpr (std::is_same_v<T, double>) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &x, sizeof bits);
+      mix(h, bits);
+    } else if constexpr (std::is_same_v<T, numeric>) {
+      mix(h, x.view());
+      mix(h, static_cast<std::uint64_t>(x.is_nan()) + 2 * static_cast<std::uint64_t>(x.is_infinite()) +
+                 4 * static_cast<std::uint64_t>(x.is_finite()) + 8 * static_cast<std::uint64_t>(x.is_negative()));
+      mix(h, x.scale());
+      const double d = x.to_double();
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &d, sizeof bits);
+      mix(h, bits);
+      if (const auto i = x.to_int64()) mix(h, static_cast<std::uint64_t>(*i));
+      // A numeric is equal to itself and ordered consistently with equality.
+      REPLICANT_FUZZ_CHECK(x == x && (x <=> x) == 0);
+    } else if constexpr (std::is_same_v<T, text> || std::is_same_v<T, json>) {
+      mix(h, x.view());
+    } else if constexpr (std::is_same_v<T, bytea>) {
+      mix(h, x.bytes());
+    } else if constexpr (std::is_same_v<T, date>) {
+      mix(h, static_cast<std::uint64_t>(x.year()) + x.month() + x.day());
+      if (const auto days = x.to_sys_days()) mix(h, static_cast<std::uint64_t>(days->time_since_epoch().count()));
+      REPLICANT_FUZZ_CHECK(x.is_finite() == x.to_sys_days().has_value());
+    } else if constexpr (std::is_same_v<T, time_of_day>) {
+      mix(h, static_cast<std::uint64_t>(x.hour() + x.minute() + x.second() + x.microsecond()));
+      mix(h, static_cast<std::uint64_t>(x.to_duration().count()));
+    } else if constexpr (std::is_same_v<T, timestamp> || std::is_same_v<T, timestamptz>) {
+      mix(h, static_cast<std::uint64_t>(x.date_part().days_since_2000()));
+      mix(h, static_cast<std::uint64_t>(x.time_part().micros_since_midnight()));
+      if constexpr (T::has_time_zone) {
+        if (const auto at = x.to_sys_time()) mix(h, static_cast<std::uint64_t>(at->time_since_epoch().count()));
+      } else {
+        if (const auto at = x.to_local_time()) mix(h, static_cast<std::uint64_t>(at->time_since_epoch().count()));
+      }
+    } else if constexpr (std::is_same_v<T, uuid>) {
+      for (const std::uint8_t b : x.bytes()) mix(h, b);
+    } else if constexpr (std::is_same_v<T, array>) {
+      mix(h, x.dimensions());
+      mix(h, static_cast<std::uint64_t>(x.lower_bound()));
+      for (std::size_t i = 0; i < x.size(); ++i) mix(h, touch(x[i]));
+    } else {
+      static_assert(std::is_same_v<T, null_t>);
+    }
+  });
+}
+
+/// Reads all of @p v, renders it, and checks the copy and ownership laws of replicant::value:
+/// a value equals itself, a copy, and a copy made independent with own().
+inline auto touch(const value& v) -> std::uint64_t {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  mix(h, static_cast<std::uint64_t>(v.kind()));
+  touch_alternative(v, h);
+  const std::string shown = to_string(v);
+  mix(h, shown);
+  REPLICANT_FUZZ_CHECK(v == v);
+  value owned = v;
+  owned.own();
+  REPLICANT_FUZZ_CHECK(owned == v);
+  REPLICANT_FUZZ_CHECK(to_string(owned) == shown);
+  return h;
+}
+
+/// Reads every field of a row the decoder produced, typing each by its column's OID.
+inline auto touch_row(const relation_info& relation, pgoutput::tuple_data data, std::span<const std::byte> input)
+    -> std::uint64_t {
+  std::uint64_t h = 0;
+  REPLICANT_FUZZ_CHECK(data.size() == relation.columns.size());
+  std::size_t fields = 0;
+  std::size_t unchanged = 0;
+  for (const field f : row{relation, data}) {
+    ++fields;
+    mix(h, f.name());
+    mix(h, f.raw().bytes);
+    if (f.is_unchanged()) ++unchanged;
+    const auto v = f.value();
+    if (v) {
+      REPLICANT_FUZZ_CHECK(!f.is_unchanged());
+      REPLICANT_FUZZ_CHECK(f.is_null() == v->is_null());
+      mix(h, touch(*v));
+    } else {
+      check_error(v.error(), input);
+      REPLICANT_FUZZ_CHECK(v.error() == (f.is_unchanged() ? errc::column_unchanged : errc::decode_failure));
+    }
+  }
+  REPLICANT_FUZZ_CHECK(fields == data.size());
+  REPLICANT_FUZZ_CHECK(unchanged == data.unchanged_toast_count());
+  // The wire form of a validated tuple parses again to the same tuple.
+  const auto again = pgoutput::parse_tuple_data(data.wire());
+  REPLICANT_FUZZ_CHECK(again && again->size() == data.size() && again->wire().size() == data.wire().size());
+  return h;
+}
+
+}  // namespace replicant::fuzz
+
+#endif  // REPLICANT_TESTS_FUZZ_FUZZ_COMMON_HPP
