@@ -37,6 +37,7 @@ struct pipeline_session {
   std::optional<lsn> origin;
   bool slot_created = false;
   std::uint32_t server_version = 0;
+  std::uint32_t protocol = 0;              // the pgoutput protocol START_REPLICATION asked for
 };
 
 inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
@@ -332,16 +333,14 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   }
 
   // START_REPLICATION with the highest protocol the server speaks (or the one asked for).
-  const std::uint32_t proto = options_.protocol_version != 0 ? options_.protocol_version
-                              : s.server_version >= 160000  ? 4U
-                                                            : 3U;
+  s.protocol = options_.protocol_version != 0 ? options_.protocol_version : s.server_version >= 160000 ? 4U : 3U;
   std::string names;
   for (const auto& p : options_.publications) {
     if (!names.empty()) names += ',';
     names += quote_identifier(p).value();
   }
   std::string start = "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(checkpoint_.value_or(lsn{})) +
-                      " (proto_version '" + std::to_string(proto) + "', publication_names " +
+                       " (proto_version '" + std::to_string(s.protocol) + "', publication_names " +
                       quote_literal(names).value();
   if (options_.messages) start += ", messages 'true'";
   if (options_.binary) start += ", binary 'true'";
@@ -476,10 +475,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   emit<telemetry::events::connection_connected>();
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                  telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
-  const std::uint32_t proto = options_.protocol_version != 0 ? options_.protocol_version
-                              : s.server_version >= 160000  ? 4U
-                                                            : 3U;
-  applier a{*this, s, assembler{pgoutput_protocol{.version = proto, .streaming = pgoutput_streaming::off}}, {}};
+  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = pgoutput_streaming::off}}, {}};
   detail::drain_eventfd(wake_fd_);
   std::thread connection{[&] { connection_loop(s, stream); }};
 
