@@ -4,20 +4,24 @@
 #define REPLICANT_CONCEPTS_HPP
 
 /// @file
-/// The policy concepts. For now only a **provisional** `replicant::sink`: the replication-pipeline
-/// work will refine it per checkpoint policy (`checkpointing_sink`, batch and snapshot callbacks).
-/// The shape is final, though: each public concept is a conjunction of atomic concepts, one per
-/// member, so that the compiler names the exact missing expression, and each has a checklist
-/// (`detail::check_sink`) with one readable `static_assert` per member.
+/// The sink concepts, one per checkpoint policy: `replicant::sink` (sink-owned checkpoint, one
+/// transaction at a time), `replicant::batch_sink` (sink-owned, atomic batches) and
+/// `replicant::lib_mode_sink` (library-owned checkpoint). Each public concept is a conjunction of
+/// atomic concepts, one per member, so that the compiler names the exact missing expression, and
+/// the checklist `detail::check_sink<Sink, Policy>()` has one readable `static_assert` per member.
 
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
 #include <replicant/transaction_fwd.hpp>
 
 #include <concepts>
-#include <type_traits>
 #include <optional>
+#include <span>
+#include <type_traits>
 
 namespace replicant {
 
@@ -37,6 +41,20 @@ concept has_checkpoint = requires(S& s) {
 template <class S>
 concept has_handle_transaction = requires(S& s, const transaction& txn) {
   { s.handle_transaction(txn) } -> std::same_as<result<lsn>>;
+};
+
+/// Atom (library-owned checkpoint): `s.handle_transaction(txn)` returns `result<void>` — the
+/// transaction is durably persisted; the library stores the checkpoint.
+template <class S>
+concept has_handle_transaction_void = requires(S& s, const transaction& txn) {
+  { s.handle_transaction(txn) } -> std::same_as<result<void>>;
+};
+
+/// Atom: `s.handle_batch(txns)` returns `result<lsn>` — the highest commit LSN of the batch, persisted
+/// atomically with all of its rows.
+template <class S>
+concept has_handle_batch = requires(S& s, std::span<const transaction> txns) {
+  { s.handle_batch(txns) } -> std::same_as<result<lsn>>;
 };
 
 /// Atom (optional hook): `s.handle_session_identity(identity, context)` returns `result<void>`;
@@ -69,13 +87,29 @@ concept has_handle_message = requires(S& s, const logical_message& m, const mess
 
 // A member of that name exists, whatever its signature: tells "absent" from "misdeclared".
 template <class S>
-concept names_handle_session_identity = requires { &S::handle_session_identity; };
+concept names_checkpoint = requires {
+  &S::checkpoint;
+};
 template <class S>
-concept names_handle_slot_origin = requires { &S::handle_slot_origin; };
+concept names_handle_batch = requires {
+  &S::handle_batch;
+};
 template <class S>
-concept names_handle_schema_change = requires { &S::handle_schema_change; };
+concept names_handle_session_identity = requires {
+  &S::handle_session_identity;
+};
 template <class S>
-concept names_handle_message = requires { &S::handle_message; };
+concept names_handle_slot_origin = requires {
+  &S::handle_slot_origin;
+};
+template <class S>
+concept names_handle_schema_change = requires {
+  &S::handle_schema_change;
+};
+template <class S>
+concept names_handle_message = requires {
+  &S::handle_message;
+};
 
 // The sink's declared kind; state_mirror when it declares none.
 template <class S>
@@ -88,6 +122,15 @@ constexpr auto kind_of() noexcept -> sink_kind {
     return sink_kind::state_mirror;
   }
 }
+
+// Which checkpoint policy a type is.
+template <class P>
+inline constexpr bool is_lib_owned = false;
+template <class Store>
+inline constexpr bool is_lib_owned<lib_owned_checkpoint<Store>> = true;
+template <class P>
+inline constexpr bool is_checkpoint_policy =
+    std::same_as<P, sink_owned_checkpoint> || std::same_as<P, sink_owned_batches> || is_lib_owned<P>;
 
 }  // namespace detail
 
@@ -119,24 +162,57 @@ constexpr auto kind_of() noexcept -> sink_kind {
 template <class S>
 concept sink = detail::has_checkpoint<S> && detail::has_handle_transaction<S>;
 
-namespace detail {
-
 /**
- * The sink checklist: one `static_assert` per member @ref replicant::sink requires, each naming the
- * missing member, its signature and its purpose. The replication pipeline uses it as
- * `static_assert(detail::check_sink<Sink>())` so that a sink that does not fit is reported member by
- * member, rather than as one unsatisfied concept.
+ * A type the pipeline can deliver batches of committed transactions to, under
+ * @ref sink_owned_batches.
  *
- * @return `sink<S>`.
+ * | Expression | Type | Semantics |
+ * |---|---|---|
+ * | `s.checkpoint()` | `result<std::optional<lsn>>` | As for @ref replicant::sink. |
+ * | `s.handle_batch(txns)` | `result<lsn>` | In one atomic unit, persist every transaction of `txns` (ascending `commit_lsn`) whose `commit_lsn` is above the checkpoint, and the highest commit LSN as the new checkpoint; return that LSN. An error or an exception halts, and nothing of the batch is acknowledged. |
+ *
+ * where `s` is an lvalue of `S` and `txns` a `std::span<const transaction>` (valid during the call).
+ *
+ * @par Exemplar
+ * @code
+ * struct my_batch_sink {
+ *   auto checkpoint() -> replicant::result<std::optional<replicant::lsn>>;
+ *   auto handle_batch(std::span<const replicant::transaction> txns) -> replicant::result<replicant::lsn>;
+ * };
+ * static_assert(replicant::batch_sink<my_batch_sink>);
+ * @endcode
  */
 template <class S>
-constexpr auto check_sink() -> bool {
-  static_assert(has_checkpoint<S>,
-                "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
-                "it last persisted durably, or std::nullopt; called on every connect to resume after it)");
-  static_assert(has_handle_transaction<S>,
-                "replicant: Sink must provide `result<lsn> handle_transaction(const transaction&)` (called once "
-                "per committed transaction)");
+concept batch_sink = detail::has_checkpoint<S> && detail::has_handle_batch<S>;
+
+/**
+ * A type the pipeline can deliver committed transactions to when the library owns the checkpoint
+ * (@ref lib_owned_checkpoint).
+ *
+ * | Expression | Type | Semantics |
+ * |---|---|---|
+ * | `s.handle_transaction(txn)` | `result<void>` or `result<lsn>` (the commit LSN) | Persist `txn` durably. The library writes the checkpoint after it returns. An error or an exception halts; nothing from `txn` on is acknowledged. |
+ *
+ * and no `checkpoint()` member: the store's checkpoint is the only one, so a sink that declares its
+ * own is rejected rather than silently ignored.
+ *
+ * @par Exemplar
+ * @code
+ * struct my_file_sink {
+ *   auto handle_transaction(const replicant::transaction& txn) -> replicant::result<void>;
+ * };
+ * static_assert(replicant::lib_mode_sink<my_file_sink>);
+ * @endcode
+ */
+template <class S>
+concept lib_mode_sink = (detail::has_handle_transaction<S> ||
+                         detail::has_handle_transaction_void<S>)&&!detail::names_checkpoint<S>;
+
+namespace detail {
+
+// The optional hooks: absent, or declared exactly as the pipeline calls them.
+template <class S>
+constexpr auto check_hooks() -> bool {
   static_assert(!names_handle_session_identity<S> || has_handle_session_identity<S>,
                 "replicant: Sink::handle_session_identity must be `result<void> handle_session_identity(const "
                 "session_identity&, const session_context&)`");
@@ -150,7 +226,52 @@ constexpr auto check_sink() -> bool {
                 "replicant: Sink::handle_message must be `result<void> handle_message(const logical_message&, const "
                 "message_context&)`");
   static_cast<void>(kind_of<S>());
-  return sink<S>;
+  return true;
+}
+
+/**
+ * The sink checklist for a checkpoint policy: one `static_assert` per member the policy requires
+ * (or forbids), each naming the member, its signature and its purpose. The pipeline uses it as
+ * `static_assert(detail::check_sink<Sink, CheckpointPolicy>())` so that a sink that does not fit is
+ * reported member by member, rather than as one unsatisfied concept.
+ *
+ * @return whether `S` models the policy's concept.
+ */
+template <class S, class Policy = sink_owned_checkpoint>
+constexpr auto check_sink() -> bool {
+  static_assert(is_checkpoint_policy<Policy>,
+                "replicant: CheckpointPolicy must be sink_owned_checkpoint, sink_owned_batches or "
+                "lib_owned_checkpoint<Store>");
+  check_hooks<S>();
+  if constexpr (std::same_as<Policy, sink_owned_checkpoint>) {
+    static_assert(has_checkpoint<S>,
+                  "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
+                  "it last persisted durably, or std::nullopt; called on every connect to resume after it)");
+    static_assert(has_handle_transaction<S>,
+                  "replicant: Sink must provide `result<lsn> handle_transaction(const transaction&)` (called once "
+                  "per committed transaction)");
+    return sink<S>;
+  } else if constexpr (std::same_as<Policy, sink_owned_batches>) {
+    static_assert(has_checkpoint<S>,
+                  "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
+                  "of the last batch it persisted, or std::nullopt; called on every connect to resume after it)");
+    static_assert(has_handle_batch<S>,
+                  "replicant: sink_owned_batches: Sink must provide `result<lsn> handle_batch(std::span<const "
+                  "transaction>)` (persists the batch and its highest commit LSN atomically)");
+    return batch_sink<S>;
+  } else {
+    static_assert(!names_checkpoint<S>,
+                  "replicant: lib_owned_checkpoint: the library owns the checkpoint, so Sink must not declare "
+                  "checkpoint() (use sink_owned_checkpoint for a sink that stores its own)");
+    static_assert(!names_handle_batch<S> || has_handle_transaction<S> || has_handle_transaction_void<S>,
+                  "replicant: lib_owned_checkpoint delivers one transaction at a time: handle_batch is for "
+                  "sink_owned_batches; provide `result<void> handle_transaction(const transaction&)`");
+    static_assert(has_handle_transaction<S> || has_handle_transaction_void<S>,
+                  "replicant: lib_owned_checkpoint: Sink must provide `result<void> handle_transaction(const "
+                  "transaction&)` (called once per committed transaction; the library writes the checkpoint "
+                  "after it returns)");
+    return lib_mode_sink<S>;
+  }
 }
 
 }  // namespace detail

@@ -57,6 +57,9 @@ enum class errc {
   column_unchanged,
   /// The operation stopped because `stop()` was called.
   cancelled,
+  /// The checkpoint store holds something that is not a checkpoint it can use (a table of another
+  /// shape, a file of another format or of another slot). Permanent: retrying cannot help.
+  store_mismatch,
 };
 
 namespace detail {
@@ -83,6 +86,7 @@ class error_category final : public std::error_category {
       case errc::type_mismatch: return "the column's value does not fit the requested type";
       case errc::column_unchanged: return "the column's value was not sent (unchanged TOAST)";
       case errc::cancelled: return "stopped on request";
+      case errc::store_mismatch: return "the checkpoint store holds data of another shape or slot";
     }
     return "unknown replicant error";
   }
@@ -115,6 +119,7 @@ class error_category final : public std::error_category {
     case errc::type_mismatch: return "type_mismatch";
     case errc::column_unchanged: return "column_unchanged";
     case errc::cancelled: return "cancelled";
+    case errc::store_mismatch: return "store_mismatch";
   }
   return "unknown";
 }

@@ -7,7 +7,9 @@
 /// replicant::pipeline: streams a logical replication slot into a sink, exactly once in effect.
 
 #include <replicant/assembler.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/concepts.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
@@ -33,6 +35,8 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace replicant {
 
@@ -47,8 +51,9 @@ namespace replicant {
  * publishes the new durable position and wakes the connection thread, which acknowledges it at once.
  *
  * **The seam.** The position reported as flushed is the end of the last transaction the sink
- * returned (or, for a state-mirror sink with nothing pending, the server's keepalive position),
- * never what was merely received. A sink failure (error result or exception) halts: nothing from the
+ * returned (under @ref lib_owned_checkpoint: whose checkpoint the store wrote; or, for a
+ * state-mirror sink with nothing pending, the server's keepalive position), never what was merely
+ * received. A sink failure (error result or exception) halts: nothing from the
  * failed transaction on is acknowledged. On any reconnect everything in memory is discarded and
  * streaming resumes from the durable position; transactions the server sends again whose commit LSN
  * is not above the sink's checkpoint are skipped.
@@ -65,9 +70,12 @@ namespace replicant {
  * down is retried until stop(). Every halt is value-free (see @ref replicant::halt).
  *
  * @tparam Decoder the output plugin's decoder: @ref pgoutput_decoder.
- * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint.
+ * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint (the sink, per
+ * transaction), @ref sink_owned_batches (the sink, per atomic batch) or @ref lib_owned_checkpoint
+ * (the library, in a @ref checkpoint_store). It decides which sink members are required.
  * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill.
- * @tparam Sink the user's sink; see @ref replicant::sink and docs/pipeline.md for the members.
+ * @tparam Sink the user's sink: a @ref replicant::sink, @ref replicant::batch_sink or
+ * @ref replicant::lib_mode_sink, as the checkpoint policy asks (see docs/pipeline.md).
  *
  * @par Example
  * @code
@@ -87,16 +95,18 @@ template <class Decoder, class CheckpointPolicy, class SpillPolicy, class Sink>
 class pipeline {
   static_assert(std::same_as<Decoder, pgoutput_decoder>,
                 "replicant: pipeline: only pgoutput_decoder is available as the Decoder so far");
-  static_assert(std::same_as<CheckpointPolicy, sink_owned_checkpoint>,
-                "replicant: pipeline: only sink_owned_checkpoint is available as the CheckpointPolicy so far");
   static_assert(std::same_as<SpillPolicy, no_spill>,
                 "replicant: pipeline: only no_spill is available as the SpillPolicy so far");
-  static_assert(detail::check_sink<Sink>());
+  static_assert(detail::check_sink<Sink, CheckpointPolicy>());
 
  public:
   /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
-  /// telemetry to @p events if given.
-  pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr);
+  /// telemetry to @p events if given. For a checkpoint policy without settings of its own.
+  pipeline(Sink& sink, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+      : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
+  /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options, telemetry::dispatcher* events = nullptr);
   pipeline(const pipeline&) = delete;
   auto operator=(const pipeline&) -> pipeline& = delete;
   /// Stops a running pipeline and waits for its threads.
@@ -135,6 +145,9 @@ class pipeline {
   auto stream(session& s, pq::replication_stream&& stream) -> session_end;
   auto connection_loop(session& s, pq::replication_stream& stream) -> void;
   auto halt_with(halt h) -> void;
+  auto read_checkpoint() -> result<std::optional<lsn>>;
+  template <class Op>
+  auto with_store_retries(Op op) -> decltype(op());
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
 
@@ -144,6 +157,7 @@ class pipeline {
   }
 
   Sink& sink_;
+  CheckpointPolicy policy_;
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;

@@ -81,7 +81,7 @@ enum class kind {
   invalidated,             ///< `connection_slot_invalidated`: invalidated, the server gave no class.
   batch_full,              ///< `sink_batch_committed`: the batch reached its size bound.
   batch_timer,             ///< `sink_batch_committed`: the batch's delay bound elapsed.
-  batch_drain,             ///< `sink_batch_committed`: flushed because the pipeline is stopping.
+  batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
 };
 
 /// Every @ref kind, in declaration order.

@@ -9,6 +9,7 @@
 #define BOOST_TEST_MODULE replicant.integration.pipeline
 #include <boost/test/unit_test.hpp>
 
+#include "support/live_pipeline.hpp"
 #include "support/pg_cluster.hpp"
 
 #include <algorithm>
@@ -110,59 +111,10 @@ struct append_sink : memory_sink {
 using memory_pipeline =
     replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, memory_sink>;
 
-// Collects every telemetry event as text, to check sequences and that no value leaks.
-struct event_log {
-  replicant::telemetry::dispatcher dispatcher;
-  std::mutex mutex;
-  std::vector<std::string> lines;
-  event_log() {
-    dispatcher.attach([this](const replicant::telemetry::event_record& e) {
-      const std::lock_guard lock{mutex};
-      lines.push_back(replicant::telemetry::to_string(e));
-    });
-  }
-  auto contains(std::string_view text) -> bool {
-    const std::lock_guard lock{mutex};
-    for (const auto& l : lines) {
-      if (l.find(text) != std::string::npos) return true;
-    }
-    return false;
-  }
-};
+using replicant::test::event_log;
 
-// A database with one published table, and the options to stream it.
-struct fixture {
-  replicant::test::pg_cluster& pg = live_server();
-  std::string db = pg.unique_name("pipe");
-  std::string slot = pg.unique_name("slot");
-  replicant::pipeline_options options;
-
-  fixture() {
-    pg.create_database(db);
-    pg.sql("CREATE TABLE items (id int PRIMARY KEY, label text, qty int); "
-           "CREATE PUBLICATION pub FOR TABLE items",
-           db);
-    options.conninfo = pg.dsn(db);
-    options.slot = slot;
-    options.publications = {"pub"};
-    options.go_forward_only = true;
-    options.status_interval = 1s;
-    options.reconnect_delay = 50ms;
-    options.max_reconnect_delay = 500ms;
-  }
-  ~fixture() {
-    try {
-      pg.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot +
-             "' AND NOT active");
-    } catch (...) {
-    }
-  }
-  fixture(const fixture&) = delete;
-  auto operator=(const fixture&) -> fixture& = delete;
-
-  auto sql(const std::string& s) { return pg.sql(s, db); }
-
-  // Creates the slot (via a pipeline that is stopped as soon as it streams).
+// A published database whose slot can be created by a pipeline that stops as soon as it streams.
+struct fixture : replicant::test::published_database {
   auto create_slot(memory_sink& sink) -> void {
     memory_pipeline p{sink, options};
     std::thread t{[&] {
@@ -173,50 +125,9 @@ struct fixture {
     p.stop();
     t.join();
   }
-
-  auto slot_exists() -> bool {
-    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "1";
-  }
-  auto slot_active() -> bool {
-    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active") == "1";
-  }
-  auto confirmed_flush() -> lsn {
-    return replicant::parse_lsn(
-               pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
-        .value();
-  }
-
-  static auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = 30s) -> bool {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (cond()) return true;
-      std::this_thread::sleep_for(20ms);
-    }
-    return false;
-  }
 };
 
-// Runs a pipeline on its own thread for the duration of a scope.
-struct running {
-  memory_pipeline pipeline;
-  std::error_code ec;
-  std::thread thread;
-  running(memory_sink& sink, const replicant::pipeline_options& o, replicant::telemetry::dispatcher* d = nullptr)
-      : pipeline(sink, o, d), thread([this] { pipeline.run(ec); }) {}
-  auto stop() -> std::error_code {
-    pipeline.stop();
-    if (thread.joinable()) thread.join();
-    return ec;
-  }
-  // Waits for the pipeline to halt by itself.
-  auto join() -> std::error_code {
-    if (thread.joinable()) thread.join();
-    return ec;
-  }
-  ~running() { stop(); }
-  running(const running&) = delete;
-  auto operator=(const running&) -> running& = delete;
-};
+using running = replicant::test::running<memory_pipeline>;
 
 auto ids(const std::vector<seen>& rows) -> std::vector<std::string> {
   std::vector<std::string> out;

@@ -7,6 +7,8 @@
 
 #include "archetypes/sink.hpp"
 
+#include <span>
+
 using replicant::lsn;
 using replicant::result;
 
@@ -30,6 +32,23 @@ struct takes_by_mutable_ref {  // the pipeline passes a const transaction&
   auto checkpoint() -> result<std::optional<lsn>>;
   auto handle_transaction(replicant::transaction&) -> result<lsn>;
 };
+struct batcher {
+  auto checkpoint() -> result<std::optional<lsn>>;
+  auto handle_batch(std::span<const replicant::transaction>) -> result<lsn>;
+};
+struct batcher_and_more : batcher {  // a per-transaction member too: allowed, not called
+  auto handle_transaction(const replicant::transaction&) -> result<lsn>;
+};
+struct file_writer {  // library-owned checkpoint: nothing to report back
+  auto handle_transaction(const replicant::transaction&) -> result<void>;
+};
+struct store {
+  auto read(const replicant::slot_name&) -> result<std::optional<lsn>>;
+  auto write(const replicant::slot_name&, lsn) -> result<void>;
+};
+struct read_only_store {
+  auto read(const replicant::slot_name&) -> result<std::optional<lsn>>;
+};
 
 }  // namespace
 
@@ -45,6 +64,22 @@ static_assert(replicant::detail::has_checkpoint<no_handle_transaction>);
 static_assert(!replicant::detail::has_handle_transaction<no_handle_transaction>);
 static_assert(replicant::detail::has_handle_transaction<no_checkpoint>);
 static_assert(!replicant::detail::has_checkpoint<no_checkpoint>);
+
+// One concept per checkpoint policy, and a checklist that accepts exactly those.
+static_assert(replicant::batch_sink<batcher>);
+static_assert(replicant::batch_sink<batcher_and_more>);
+static_assert(!replicant::batch_sink<archetypes::sink>);
+static_assert(replicant::detail::check_sink<batcher, replicant::sink_owned_batches>());
+static_assert(replicant::lib_mode_sink<file_writer>);
+static_assert(replicant::lib_mode_sink<no_checkpoint>);          // result<lsn> is accepted too
+static_assert(!replicant::lib_mode_sink<archetypes::sink>);      // it declares checkpoint()
+static_assert(!replicant::lib_mode_sink<batcher>);
+static_assert(replicant::detail::check_sink<file_writer, replicant::lib_owned_checkpoint<store>>());
+static_assert(replicant::checkpoint_store<store>);
+static_assert(!replicant::checkpoint_store<read_only_store>);
+static_assert(!replicant::checkpoint_store<int>);
+static_assert(replicant::detail::is_lib_owned<replicant::lib_owned_checkpoint<store>>);
+static_assert(!replicant::detail::is_lib_owned<replicant::sink_owned_batches>);
 
 BOOST_AUTO_TEST_SUITE(sink_concept)
 

@@ -37,7 +37,7 @@ struct pipeline_session {
   std::optional<lsn> origin;
   bool slot_created = false;
   std::uint32_t server_version = 0;
-  std::uint32_t protocol = 0;              // the pgoutput protocol START_REPLICATION asked for
+  std::uint32_t protocol = 0;  // the pgoutput protocol START_REPLICATION asked for
 };
 
 inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
@@ -65,14 +65,32 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
   return h;
 }
 
+// The error class telemetry may carry for a store fault (codes of other categories are I/O).
+inline auto error_class_of(std::error_code ec) noexcept -> errc {
+  return ec.category() == replicant::error_category() ? static_cast<errc>(ec.value()) : errc::io_failed;
+}
+
+// Whether a checkpoint policy's own settings are usable.
+template <class P>
+auto valid_policy(const P& p) noexcept -> bool {
+  if constexpr (std::same_as<P, sink_owned_batches>) {
+    return p.max_transactions > 0 && p.max_delay.count() > 0;
+  } else if constexpr (is_lib_owned<P>) {
+    return p.retry_backoff.count() >= 0 &&
+           (!p.batch || (p.batch->max_transactions > 0 && p.batch->max_delay.count() > 0));
+  } else {
+    return true;
+  }
+}
+
 }  // namespace detail
 
 template <class D, class C, class S, class Sink>
 struct pipeline<D, C, S, Sink>::session : detail::pipeline_session {};
 
 template <class D, class C, class S, class Sink>
-pipeline<D, C, S, Sink>::pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events)
-    : sink_(sink), options_(std::move(options)), events_(events) {
+pipeline<D, C, S, Sink>::pipeline(Sink& sink, C checkpoint, pipeline_options options, telemetry::dispatcher* events)
+    : sink_(sink), policy_(std::move(checkpoint)), options_(std::move(options)), events_(events) {
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
@@ -139,6 +157,10 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     halt_with(detail::to_halt(static_cast<halt_reason>(v.error().value())));
     return;
   }
+  if (!detail::valid_policy(policy_)) {
+    halt_with(detail::to_halt(halt_reason::config_invalid));
+    return;
+  }
   if (options_.messages && !detail::has_handle_message<Sink>) {
     halt_with(detail::to_halt(halt_reason::messages_unsupported));
     return;
@@ -187,6 +209,60 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
   }
 }
 
+// Runs one store operation, retrying transient faults within the policy's budget. On failure it
+// has set halt_, unless stop() interrupted the retries.
+template <class D, class C, class S, class Sink>
+template <class Op>
+auto pipeline<D, C, S, Sink>::with_store_retries(Op op) -> decltype(op()) {
+  const auto started = std::chrono::steady_clock::now();
+  for (std::uint32_t attempt = 0;; ++attempt) {
+    auto r = op();
+    if (r || stopping_.load()) return r;
+    const auto error_class = detail::error_class_of(r.error());
+    if (is_permanent_store_fault(r.error()) || attempt >= policy_.max_retries) {
+      emit<telemetry::events::checkpoint_store_failed>(
+          telemetry::keys::duration = std::chrono::steady_clock::now() - started,
+          telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = halt_reason::checkpoint_store_failed,
+          telemetry::keys::error_class = error_class);
+      halt h = detail::to_halt(halt_reason::checkpoint_store_failed, r.error());
+      h.attempts = attempt + 1;
+      halt_with(std::move(h));
+      return r;
+    }
+    emit<telemetry::events::checkpoint_store_retrying>(
+        telemetry::keys::slot_name = *slot_name_, telemetry::keys::attempt = attempt + 1,
+        telemetry::keys::max_retries = policy_.max_retries, telemetry::keys::error_class = error_class);
+    sleep_interruptible(policy_.retry_backoff);
+  }
+}
+
+// The checkpoint to resume after: the sink's, or the store's under a library-owned checkpoint.
+// On failure halt_ is set, unless stop() interrupted a store retry.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::read_checkpoint() -> result<std::optional<lsn>> {
+  if constexpr (detail::is_lib_owned<C>) {
+    auto read = with_store_retries([&] { return policy_.store.read(*slot_name_); });
+    if (read) {
+      if (*read) {
+        emit<telemetry::events::checkpoint_store_read>(telemetry::keys::slot_name = *slot_name_,
+                                                       telemetry::keys::commit_lsn = **read);
+      } else {
+        emit<telemetry::events::checkpoint_store_read>(telemetry::keys::slot_name = *slot_name_);
+      }
+    }
+    return read;
+  } else {
+    result<std::optional<lsn>> read = fail(errc::sink_failed);
+    try {
+      read = sink_.checkpoint();
+    } catch (...) {
+      sink_exception_ = std::current_exception();
+    }
+    if (!read) halt_with(detail::to_halt(halt_reason::sink_failed, read.error()));
+    return read;
+  }
+}
+
 // The connect chain: each step value-free on failure. A transient failure returns its error code
 // (the caller reconnects); a decision to stop for good sets halt_.
 template <class D, class C, class S, class Sink>
@@ -214,8 +290,8 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   if constexpr (detail::has_handle_session_identity<Sink>) {
     const session_context ctx{options_.slot, options_.publications};
     if (auto verdict = sink_.handle_session_identity(identity, ctx); !verdict) {
-      emit<telemetry::events::connection_session_identity_rejected>(
-          telemetry::keys::reason = halt_reason::session_identity_rejected);
+      emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
+                                                                        halt_reason::session_identity_rejected);
       halt_with(detail::to_halt(halt_reason::session_identity_rejected, verdict.error()));
       return fail(errc::halted);
     }
@@ -301,12 +377,9 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     }
   }
 
-  // The sink's checkpoint, then the start-mode guard.
-  auto checkpoint = sink_.checkpoint();
-  if (!checkpoint) {
-    halt_with(detail::to_halt(halt_reason::sink_failed, checkpoint.error()));
-    return fail(errc::halted);
-  }
+  // The checkpoint (the sink's or the store's), then the start-mode guard.
+  auto checkpoint = read_checkpoint();
+  if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
   checkpoint_ = *checkpoint;
   if (!checkpoint_ && !options_.go_forward_only) {
     halt_with(detail::to_halt(halt_reason::go_forward_required));
@@ -340,7 +413,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     names += quote_identifier(p).value();
   }
   std::string start = "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(checkpoint_.value_or(lsn{})) +
-                       " (proto_version '" + std::to_string(s.protocol) + "', publication_names " +
+                      " (proto_version '" + std::to_string(s.protocol) + "', publication_names " +
                       quote_literal(names).value();
   if (options_.messages) start += ", messages 'true'";
   if (options_.binary) start += ", binary 'true'";
@@ -354,10 +427,26 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
 // The applier side of a session: decodes and delivers; the connection thread runs beside it.
 template <class D, class C, class S, class Sink>
 struct pipeline<D, C, S, Sink>::applier {
+  using clock = std::chrono::steady_clock;
+  static constexpr bool batches = std::same_as<C, sink_owned_batches>;
+  static constexpr bool lib_owned = detail::is_lib_owned<C>;
+
+  // Library-owned checkpoint: delivered transactions whose checkpoint the store has not written.
+  struct unwritten_checkpoint {
+    lsn first_commit;
+    lsn commit;
+    lsn end;
+    std::size_t transactions = 0;
+  };
+
   pipeline& p;
   session& s;
   assembler asm_;
-  std::optional<halt> failed;
+  std::optional<halt> failed{};
+  std::vector<transaction> batch{};  // sink_owned_batches: collected, not yet delivered
+  std::size_t batch_bytes = 0;
+  std::optional<unwritten_checkpoint> unwritten{};
+  std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
 
   auto advance(lsn to) -> void {
     if (to.value() > p.durable_.load()) {
@@ -371,56 +460,184 @@ struct pipeline<D, C, S, Sink>::applier {
     return fail(errc::halted);
   }
 
+  // Whether delivered or collected transactions wait for their checkpoint.
+  [[nodiscard]] auto holding() const noexcept -> bool { return !batch.empty() || unwritten.has_value(); }
+
+  // Bytes held besides the assembler's: the collected batch.
+  [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return asm_.resident_bytes() + batch_bytes; }
+
+  auto sink_failed(lsn at, clock::duration took, std::error_code cause) -> result<void> {
+    p.template emit<telemetry::events::sink_failed>(telemetry::keys::duration = took, telemetry::keys::commit_lsn = at,
+                                                    telemetry::keys::reason = halt_reason::sink_failed,
+                                                    telemetry::keys::error_class = errc::sink_failed);
+    halt h = detail::to_halt(halt_reason::sink_failed, cause);
+    h.at = at;
+    return stop_with(std::move(h));
+  }
+
+  // The transaction is durable (the sink's or the store's checkpoint covers it).
+  auto persisted(lsn commit, lsn end) -> void {
+    p.checkpoint_ = commit;
+    advance(end);
+    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
+  }
+
+  // Calls the sink, turning an exception into an error (the exception is kept for run()).
+  template <class Call>
+  auto call_sink(Call call) -> decltype(call()) {
+    try {
+      return call();
+    } catch (...) {
+      p.sink_exception_ = std::current_exception();
+      return fail(errc::sink_failed);
+    }
+  }
+
   auto operator()(transaction&& t) -> result<void> {
     if (p.checkpoint_ && t.commit_lsn() <= *p.checkpoint_) {
-      // Already persisted by the sink (the server sends acknowledged transactions again after some
-      // restarts): skip it, but it is durable, so its end may be acknowledged.
-      advance(t.end_lsn());
+      // Already persisted (the server sends acknowledged transactions again after some restarts):
+      // skip it; it is durable, so its end may be acknowledged.
+      if (!holding()) advance(t.end_lsn());
       asm_.recycle(std::move(t));
       return {};
     }
-    p.template emit<telemetry::events::transaction_assembled>(
-        telemetry::keys::commit_lsn = t.commit_lsn(), telemetry::keys::change_count = t.change_count(),
-        telemetry::keys::byte_size = t.byte_size());
-    const auto started = std::chrono::steady_clock::now();
-    result<lsn> stored = fail(errc::sink_failed);
-    try {
-      stored = p.sink_.handle_transaction(std::as_const(t));
-    } catch (...) {
-      p.sink_exception_ = std::current_exception();
-      stored = fail(errc::sink_failed);
+    p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
+                                                              telemetry::keys::change_count = t.change_count(),
+                                                              telemetry::keys::byte_size = t.byte_size());
+    if constexpr (batches) {
+      return collect(std::move(t));
+    } else {
+      return deliver(std::move(t));
     }
-    const auto took = std::chrono::steady_clock::now() - started;
-    if (!stored || *stored != t.commit_lsn()) {
-      const auto cause = !stored ? stored.error() : make_error_code(errc::sink_failed);
-      p.template emit<telemetry::events::sink_failed>(
-          telemetry::keys::duration = took, telemetry::keys::commit_lsn = t.commit_lsn(),
-          telemetry::keys::reason = halt_reason::sink_failed, telemetry::keys::error_class = errc::sink_failed);
-      halt h = detail::to_halt(halt_reason::sink_failed, cause);
-      h.at = t.commit_lsn();
-      return stop_with(std::move(h));
+  }
+
+  // One transaction to handle_transaction; the checkpoint is the sink's, or written to the store.
+  auto deliver(transaction&& t) -> result<void> {
+    if constexpr (batches) {
+      static_cast<void>(t);
+      return {};
+    } else {
+      const auto started = clock::now();
+      auto stored = call_sink([&]() -> result<void> {
+        if constexpr (detail::has_handle_transaction<Sink>) {
+          auto r = p.sink_.handle_transaction(std::as_const(t));
+          if (!r) return unexpected(r.error());
+          if (*r != t.commit_lsn()) return fail(errc::sink_failed);  // it persisted something else
+          return {};
+        } else {
+          return p.sink_.handle_transaction(std::as_const(t));
+        }
+      });
+      const auto took = clock::now() - started;
+      if (!stored) return sink_failed(t.commit_lsn(), took, stored.error());
+      p.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
+                                                         telemetry::keys::commit_lsn = t.commit_lsn());
+      const lsn commit = t.commit_lsn();
+      const lsn end = t.end_lsn();
+      asm_.recycle(std::move(t));
+      if constexpr (lib_owned) {
+        if (!unwritten) {
+          unwritten = unwritten_checkpoint{commit, commit, end, 0};
+          if (p.policy_.batch) due = clock::now() + p.policy_.batch->max_delay;
+        }
+        unwritten->commit = commit;
+        unwritten->end = end;
+        ++unwritten->transactions;
+        if (!p.policy_.batch || unwritten->transactions >= p.policy_.batch->max_transactions) {
+          return flush(telemetry::kind::batch_full);
+        }
+      } else {
+        persisted(commit, end);
+      }
+      return {};
     }
-    p.checkpoint_ = t.commit_lsn();
-    advance(t.end_lsn());
-    p.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
-                                                      telemetry::keys::commit_lsn = t.commit_lsn());
-    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = t.commit_lsn());
-    asm_.recycle(std::move(t));
+  }
+
+  // sink_owned_batches: adds a transaction to the batch, handing the batch over when it is full.
+  auto collect(transaction&& t) -> result<void> {
+    if constexpr (!batches) {
+      static_cast<void>(t);
+      return {};
+    } else {
+      if (batch.empty()) due = clock::now() + p.policy_.max_delay;
+      batch_bytes += t.byte_size();
+      batch.push_back(std::move(t));
+      // Half the resident budget, in bytes held or in WAL spanned: the connection thread can go on
+      // reading while the sink works, and pacing never has to wait for the timer.
+      const auto cap = p.options_.max_inflight_bytes / 2;
+      const auto span = static_cast<std::size_t>(distance(batch.front().commit_lsn(), batch.back().end_lsn()));
+      if (batch.size() >= p.policy_.max_transactions || batch_bytes >= cap || span >= cap) {
+        return flush(telemetry::kind::batch_full);
+      }
+      return {};
+    }
+  }
+
+  // Hands over what is held: the batch to handle_batch, or the unwritten checkpoint to the store.
+  auto flush(telemetry::kind why) -> result<void> {
+    due.reset();
+    if constexpr (batches) {
+      if (batch.empty()) return {};
+      const auto started = clock::now();
+      auto stored = call_sink([&] { return p.sink_.handle_batch(std::span<const transaction>{batch}); });
+      const auto took = clock::now() - started;
+      const lsn last = batch.back().commit_lsn();
+      if (!stored || *stored != last) {
+        return sink_failed(batch.front().commit_lsn(), took,
+                           stored ? make_error_code(errc::sink_failed) : stored.error());
+      }
+      std::size_t changes = 0;
+      for (const auto& t : batch) changes += t.change_count();
+      p.template emit<telemetry::events::sink_batch_committed>(
+          telemetry::keys::duration = took, telemetry::keys::commit_lsn = last, telemetry::keys::change_count = changes,
+          telemetry::keys::kind = why);
+      persisted(last, batch.back().end_lsn());
+      for (auto& t : batch) asm_.recycle(std::move(t));
+      batch.clear();
+      batch_bytes = 0;
+      return {};
+    } else if constexpr (lib_owned) {
+      if (!unwritten) return {};
+      const auto w = *unwritten;
+      auto written = p.with_store_retries([&] { return p.policy_.store.write(*p.slot_name_, w.commit); });
+      if (!written) {
+        // Nothing past the last written checkpoint is acknowledged; it is delivered again later.
+        if (!p.halt_) return {};  // stop() interrupted the retries: the session is ending anyway
+        failed = std::exchange(p.halt_, std::nullopt);
+        return fail(errc::halted);
+      }
+      unwritten.reset();
+      p.template emit<telemetry::events::checkpoint_store_written>(telemetry::keys::slot_name = *p.slot_name_,
+                                                                   telemetry::keys::commit_lsn = w.commit);
+      if (p.policy_.batch) {
+        p.template emit<telemetry::events::checkpoint_store_batch_flushed>(
+            telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::commit_lsn = w.commit,
+            telemetry::keys::change_count = w.transactions,
+            telemetry::keys::byte_size = static_cast<std::uint64_t>(distance(w.first_commit, w.end)));
+      }
+      persisted(w.commit, w.end);
+      return {};
+    } else {
+      static_cast<void>(why);
+      return {};
+    }
+  }
+
+  // Flushes what is held when its delay is up.
+  auto tick(clock::time_point now) -> result<void> {
+    if (due && now >= *due) return flush(telemetry::kind::batch_timer);
     return {};
   }
 
   auto operator()(const logical_message& m) -> result<void> {
     p.template emit<telemetry::events::message_received>(telemetry::keys::commit_lsn = m.message_lsn,
-                                                        telemetry::keys::byte_size = m.content.size(),
-                                                        telemetry::keys::transactional = false);
+                                                         telemetry::keys::byte_size = m.content.size(),
+                                                         telemetry::keys::transactional = false);
     if constexpr (detail::has_handle_message<Sink>) {
       if (!p.options_.messages) return {};
-      result<void> handled = fail(errc::sink_failed);
-      try {
-        handled = p.sink_.handle_message(m, message_context{m.message_lsn});
-      } catch (...) {
-        p.sink_exception_ = std::current_exception();
-      }
+      // The sink sees events in commit order: what is held goes first.
+      if (auto r = flush(telemetry::kind::batch_drain); !r) return r;
+      auto handled = call_sink([&] { return p.sink_.handle_message(m, message_context{m.message_lsn}); });
       if (!handled) {
         halt h = detail::to_halt(halt_reason::sink_failed, handled.error());
         h.at = m.message_lsn;
@@ -435,24 +652,21 @@ struct pipeline<D, C, S, Sink>::applier {
     const table_ref table{c.schema, c.table};
     if (c.kind != schema_change_kind::destructive) {
       p.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
-                                                                telemetry::keys::kind = telemetry::kind::additive);
+                                                                 telemetry::keys::kind = telemetry::kind::additive);
       return {};
     }
+    // Whatever committed before the change is delivered before the sink hears of it.
+    if (auto r = flush(telemetry::kind::batch_drain); !r) return r;
     auto refuse = [&](halt_reason why, std::error_code cause) {
-      p.template emit<telemetry::events::schema_change_halted>(
-          telemetry::keys::table = table, telemetry::keys::kind = telemetry::kind::destructive,
-          telemetry::keys::reason = why);
+      p.template emit<telemetry::events::schema_change_halted>(telemetry::keys::table = table,
+                                                               telemetry::keys::kind = telemetry::kind::destructive,
+                                                               telemetry::keys::reason = why);
       halt h = detail::to_halt(why, cause);
       h.table = table_name{c.schema, c.table};
       return stop_with(std::move(h));
     };
     if constexpr (detail::has_handle_schema_change<Sink>) {
-      result<void> verdict = fail(errc::sink_failed);
-      try {
-        verdict = p.sink_.handle_schema_change(c);
-      } catch (...) {
-        p.sink_exception_ = std::current_exception();
-      }
+      auto verdict = call_sink([&] { return p.sink_.handle_schema_change(c); });
       if (!verdict) return refuse(halt_reason::schema_change_rejected, verdict.error());
       return {};
     } else {
@@ -461,8 +675,9 @@ struct pipeline<D, C, S, Sink>::applier {
   }
 
   auto operator()(const empty_commit& e) -> result<void> {
-    // Nothing published in it: a state mirror may move past it; an append log keeps its position.
-    if (detail::kind_of<Sink>() == sink_kind::state_mirror) advance(e.end_lsn);
+    // Nothing published in it: a state mirror may move past it (unless transactions before it still
+    // wait for their checkpoint); an append log keeps its position.
+    if (detail::kind_of<Sink>() == sink_kind::state_mirror && !holding()) advance(e.end_lsn);
     return {};
   }
   auto operator()(const prepared_event&) -> result<void> { return {}; }
@@ -474,22 +689,46 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream) -> session_end {
   emit<telemetry::events::connection_connected>();
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
-                                                 telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
-  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = pgoutput_streaming::off}}, {}};
+                                                  telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
+  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = pgoutput_streaming::off}}};
   detail::drain_eventfd(wake_fd_);
   std::thread connection{[&] { connection_loop(s, stream); }};
 
   std::uint64_t applied = 0;
+  const auto end_session = [&] {
+    s.end_requested.store(true);
+    wake();
+  };
+  // Tells the connection thread what is held, and whether it may advance an idle slot.
+  const auto publish = [&] {
+    const bool idle = a.asm_.idle() && !a.holding();
+    s.resident.store(a.resident_bytes());
+    s.applied.store((applied << 1U) | (idle ? 1U : 0U));
+    if (idle) wake();
+  };
   for (;;) {
-    // On stop(), finish what is in hand, then let the connection thread acknowledge it and end the
-    // copy: it goes on reporting until told, so a delivery in progress is never left unacknowledged.
+    // On stop(), hand over what is held and finish what is in hand, then let the connection thread
+    // acknowledge it and end the copy: it goes on reporting until told, so a delivery in progress is
+    // never left unacknowledged.
     if (stopping_.load() && !s.end_requested.load()) {
-      s.end_requested.store(true);
-      wake();
+      if (!a.failed) static_cast<void>(a.flush(telemetry::kind::batch_drain));
+      end_session();
     }
-    auto item = s.queue.pop(std::chrono::milliseconds(100));
+    auto wait = std::chrono::milliseconds(100);
+    if (a.due) {
+      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*a.due - std::chrono::steady_clock::now()),
+                        std::chrono::milliseconds(0), wait);
+    }
+    auto item = s.queue.pop(wait);
+    bool flushed = false;
+    if (a.due && !a.failed && !s.end_requested.load()) {
+      static_cast<void>(a.tick(std::chrono::steady_clock::now()));
+      flushed = !a.holding();
+      if (a.failed) end_session();
+    }
     if (!item) {
       if (s.queue.closed()) break;
+      if (flushed) publish();
       continue;
     }
     applied = item->seq;
@@ -506,15 +745,15 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       a.failed = detail::to_halt(halt_reason::transaction_too_large);
     }
     if (a.failed) {
-      s.end_requested.store(true);
-      wake();
+      end_session();
       continue;
     }
-    s.resident.store(a.asm_.resident_bytes());
-    s.applied.store((applied << 1U) | (a.asm_.idle() ? 1U : 0U));
-    if (a.asm_.idle()) wake();  // the connection thread may now advance an idle slot
+    publish();
   }
   connection.join();
+  // The connection ended by itself (a restart, a lost connection): what is held is complete and
+  // committed, so it is handed over now rather than received again.
+  if (!a.failed && a.holding()) static_cast<void>(a.flush(telemetry::kind::batch_drain));
 
   if (a.failed) {
     halt_with(std::move(*a.failed));
@@ -522,7 +761,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   }
   if (s.too_slow_lag) {
     emit<telemetry::events::connection_disconnected>(telemetry::keys::lag_bytes = *s.too_slow_lag,
-                                                    telemetry::keys::reason = halt_reason::sink_too_slow);
+                                                     telemetry::keys::reason = halt_reason::sink_too_slow);
     halt h = detail::to_halt(halt_reason::sink_too_slow);
     h.lag_bytes = *s.too_slow_lag;
     halt_with(std::move(h));
@@ -560,9 +799,11 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
     if (!force && flush == reported && clock::now() < next_status) return {};
     if (flush > reported && reported.is_valid() && flush != lsn{durable_.load()}) {
       emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
-                                                  telemetry::keys::kind = telemetry::kind::idle);
+                                                   telemetry::keys::kind = telemetry::kind::idle);
     }
-    const standby_status_update u{std::max(received, flush), flush, flush, std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), false};
+    const standby_status_update u{
+        std::max(received, flush), flush, flush,
+        std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), false};
     auto sent = stream.send(encode_status_update(u));
     if (!sent) return sent;
     reported = flush;
@@ -592,8 +833,8 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
       }
       // Pacing: leave the socket unread so TCP holds the walsender back; keep reporting.
       const auto until_status = std::chrono::duration_cast<std::chrono::milliseconds>(next_status - clock::now());
-      if (detail::poll_readable(wake_fd_, std::clamp(until_status, std::chrono::milliseconds(0),
-                                                     std::chrono::milliseconds(100)))) {
+      if (detail::poll_readable(
+              wake_fd_, std::clamp(until_status, std::chrono::milliseconds(0), std::chrono::milliseconds(100)))) {
         detail::drain_eventfd(wake_fd_);
       }
       continue;

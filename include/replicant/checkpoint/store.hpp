@@ -1,0 +1,68 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_CHECKPOINT_STORE_HPP
+#define REPLICANT_CHECKPOINT_STORE_HPP
+
+/// @file
+/// replicant::checkpoint_store: where the library keeps a slot's checkpoint in lib mode, and how
+/// its faults are told apart.
+
+#include <replicant/error.hpp>
+#include <replicant/identifier.hpp>
+#include <replicant/lsn.hpp>
+#include <replicant/result.hpp>
+
+#include <concepts>
+#include <optional>
+#include <system_error>
+
+namespace replicant {
+
+/**
+ * A durable place for one commit LSN per replication slot, written by the library after the sink
+ * returned (see @ref replicant::lib_owned_checkpoint).
+ *
+ * | Expression | Type | Semantics |
+ * |---|---|---|
+ * | `s.read(slot)` | `result<std::optional<lsn>>` | The commit LSN last written for `slot`, or `std::nullopt` if none was ever written. Called at every (re)connect. |
+ * | `s.write(slot, at)` | `result<void>` | Makes `at` the checkpoint of `slot`, durably: once it returned, a crash of this process, of the machine or of the store's server does not lose it. |
+ *
+ * where `s` is an lvalue of `S`, `slot` a `const slot_name&` and `at` an `lsn`.
+ *
+ * An error is **transient** (retried `max_retries` times, `retry_backoff` apart, then the pipeline
+ * halts `checkpoint_store_failed`) unless is_permanent_store_fault() says otherwise, in which case the
+ * pipeline halts at once. A store reconnects by itself on the next call after a transient fault.
+ * No error may carry a value or a path: error codes only.
+ *
+ * @par Laws
+ * After `write(slot, at)` returned success, `read(slot)` returns `at` until the next write, across
+ * process restarts. Writes of other slots do not change it.
+ *
+ * @par Exemplar
+ * @code
+ * struct my_store {
+ *   auto read(const replicant::slot_name& slot) -> replicant::result<std::optional<replicant::lsn>>;
+ *   auto write(const replicant::slot_name& slot, replicant::lsn at) -> replicant::result<void>;
+ * };
+ * static_assert(replicant::checkpoint_store<my_store>);
+ * @endcode
+ */
+template <class S>
+concept checkpoint_store = requires(S& s, const slot_name& slot, lsn at) {
+  { s.read(slot) } -> std::same_as<result<std::optional<lsn>>>;
+  { s.write(slot, at) } -> std::same_as<result<void>>;
+};
+
+/**
+ * Whether a checkpoint-store fault is permanent (retrying cannot help): the store holds data of
+ * another shape or slot (`errc::store_mismatch`), or it was configured wrongly
+ * (`errc::invalid_options`, `errc::invalid_identifier`). Everything else (a lost connection, a
+ * server error, a failed file operation, a full disk) is transient.
+ */
+[[nodiscard]] inline auto is_permanent_store_fault(std::error_code ec) noexcept -> bool {
+  return ec == errc::store_mismatch || ec == errc::invalid_options || ec == errc::invalid_identifier;
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_CHECKPOINT_STORE_HPP

@@ -1,0 +1,146 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TEST_SUPPORT_LIVE_PIPELINE_HPP
+#define REPLICANT_TEST_SUPPORT_LIVE_PIPELINE_HPP
+
+// What the live pipeline tests share: a database with a published table and the options to stream
+// it, a pipeline running on its own thread, and a telemetry recorder.
+
+#include "support/pg_cluster.hpp"
+
+#include <replicant/lsn.hpp>
+#include <replicant/options.hpp>
+#include <replicant/telemetry.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace replicant::test {
+
+/// Polls @p cond every 20 ms until it holds or @p timeout passed; returns whether it held.
+inline auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = std::chrono::seconds(30))
+    -> bool {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+/// Records every telemetry event as text, to check sequences and that no value leaks.
+struct event_log {
+  replicant::telemetry::dispatcher dispatcher;
+  std::mutex mutex;
+  std::vector<std::string> lines;
+
+  event_log() {
+    dispatcher.attach([this](const replicant::telemetry::event_record& e) {
+      const std::lock_guard lock{mutex};
+      lines.push_back(replicant::telemetry::to_string(e));
+    });
+  }
+  event_log(const event_log&) = delete;
+  auto operator=(const event_log&) -> event_log& = delete;
+
+  /// How many events contain @p text.
+  auto count(std::string_view text) -> std::size_t {
+    const std::lock_guard lock{mutex};
+    std::size_t n = 0;
+    for (const auto& l : lines) n += l.find(text) != std::string::npos ? 1U : 0U;
+    return n;
+  }
+  /// Whether any event contains @p text.
+  auto contains(std::string_view text) -> bool { return count(text) > 0; }
+};
+
+/// A fresh database on the live server with `items (id int PRIMARY KEY, label text, qty int)` in
+/// publication `pub`, a slot name of its own, and pipeline options streaming it from now on with
+/// short timers. The slot is dropped afterwards if nothing uses it.
+struct published_database {
+  pg_cluster& pg = live_server();
+  std::string db = pg.unique_name("pipe");
+  std::string slot = pg.unique_name("slot");
+  replicant::pipeline_options options;
+
+  published_database() {
+    pg.create_database(db);
+    pg.sql("CREATE TABLE items (id int PRIMARY KEY, label text, qty int); "
+           "CREATE PUBLICATION pub FOR TABLE items",
+           db);
+    options.conninfo = pg.dsn(db);
+    options.slot = slot;
+    options.publications = {"pub"};
+    options.go_forward_only = true;
+    options.status_interval = std::chrono::seconds(1);
+    options.reconnect_delay = std::chrono::milliseconds(50);
+    options.max_reconnect_delay = std::chrono::milliseconds(500);
+  }
+  ~published_database() {
+    try {
+      pg.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot +
+             "' AND NOT active");
+    } catch (...) {
+    }
+  }
+  published_database(const published_database&) = delete;
+  auto operator=(const published_database&) -> published_database& = delete;
+
+  /// Runs @p s in the database.
+  auto sql(const std::string& s) { return pg.sql(s, db); }
+
+  [[nodiscard]] auto slot_exists() -> bool {
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "1";
+  }
+  [[nodiscard]] auto slot_active() -> bool {
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active") == "1";
+  }
+  /// The slot's acknowledged position.
+  [[nodiscard]] auto confirmed_flush() -> replicant::lsn {
+    return replicant::parse_lsn(
+               pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
+        .value();
+  }
+
+  static auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = std::chrono::seconds(30))
+      -> bool {
+    return test::wait_until(cond, timeout);
+  }
+};
+
+/// Runs a pipeline (constructed from the given arguments) on its own thread for a scope.
+template <class Pipeline>
+struct running {
+  Pipeline pipeline;
+  std::error_code ec;
+  std::thread thread;
+
+  template <class... Args>
+  explicit running(Args&&... args) : pipeline(std::forward<Args>(args)...), thread([this] { pipeline.run(ec); }) {}
+  /// Stops the pipeline and returns how run() ended.
+  auto stop() -> std::error_code {
+    pipeline.stop();
+    if (thread.joinable()) thread.join();
+    return ec;
+  }
+  /// Waits for the pipeline to halt by itself.
+  auto join() -> std::error_code {
+    if (thread.joinable()) thread.join();
+    return ec;
+  }
+  ~running() { stop(); }
+  running(const running&) = delete;
+  auto operator=(const running&) -> running& = delete;
+};
+
+}  // namespace replicant::test
+
+#endif  // REPLICANT_TEST_SUPPORT_LIVE_PIPELINE_HPP
