@@ -77,6 +77,9 @@ enum class halt_reason {
   /// would silently skip tables, so the pipeline stops instead.
   /// Action: create or restore the publication, or correct its name, then restart.
   publication_missing,
+  /// The slot does not exist and the options forbid creating it (`create_slot = false`).
+  /// Action: create the slot (or let the pipeline create it), or correct its name, then restart.
+  slot_missing,
   /// Replication commands failed before the first frame arrived on `max_command_retries` connect
   /// cycles in a row (no free slot, the slot is in use by another consumer, an unexpected result).
   /// Action: read the SQLSTATE; free a slot or raise `max_replication_slots`, stop the other
@@ -225,6 +228,7 @@ inline constexpr std::array halt_reasons = {
     halt_reason::spill_io_failed,
     halt_reason::slot_invalidated,
     halt_reason::publication_missing,
+    halt_reason::slot_missing,
     halt_reason::command_error_limit,
     halt_reason::session_identity_rejected,
     halt_reason::slot_origin_rejected,
@@ -286,6 +290,7 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::spill_io_failed: return "spill_io_failed";
     case halt_reason::slot_invalidated: return "slot_invalidated";
     case halt_reason::publication_missing: return "publication_missing";
+    case halt_reason::slot_missing: return "slot_missing";
     case halt_reason::command_error_limit: return "command_error_limit";
     case halt_reason::session_identity_rejected: return "session_identity_rejected";
     case halt_reason::slot_origin_rejected: return "slot_origin_rejected";
@@ -372,6 +377,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::slot_invalidated:
       return "recreate the slot and re-synchronise the sink; give slots more room (max_slot_wal_keep_size)";
     case halt_reason::publication_missing: return "create or restore the publication, or correct its name, then restart";
+    case halt_reason::slot_missing: return "create the slot, allow the pipeline to create it, or correct its name";
     case halt_reason::command_error_limit:
       return "read the SQLSTATE; free a replication slot or stop the slot's other consumer, then restart";
     case halt_reason::session_identity_rejected:
@@ -431,6 +437,7 @@ class halt_category_impl final : public std::error_category {
       case halt_reason::spill_io_failed: return "writing or reading a spill file failed";
       case halt_reason::slot_invalidated: return "the server invalidated the replication slot";
       case halt_reason::publication_missing: return "a requested publication does not exist";
+      case halt_reason::slot_missing: return "the slot does not exist and may not be created";
       case halt_reason::command_error_limit: return "replication commands kept failing before streaming began";
       case halt_reason::session_identity_rejected: return "the sink rejected the replication session's identity";
       case halt_reason::slot_origin_rejected: return "the sink rejected the slot's start position";

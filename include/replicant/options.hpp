@@ -46,7 +46,8 @@ struct pipeline_options {
   /// libpq connection string (keyword/value or URI). `replication=database` is added by the library,
   /// as are the session settings that make value text deterministic.
   std::string conninfo;
-  /// The logical replication slot (`[a-z0-9_]{1,63}`). Created if it does not exist.
+  /// The logical replication slot (`[a-z0-9_]{1,63}`). Created if it does not exist, unless
+  /// `create_slot` is off.
   std::string slot;
   /// The publications to stream (one or more, each a plain identifier). Every one must exist.
   std::vector<std::string> publications;
@@ -56,6 +57,10 @@ struct pipeline_options {
   bool go_forward_only = false;
   /// Start-mode guard: back-fill the existing rows first (not yet supported: rejected at start).
   bool snapshot = false;
+
+  /// Create the slot when it does not exist (persistent, pgoutput, no snapshot). Off: a missing
+  /// slot halts `slot_missing`, for deployments where slots are provisioned by someone else.
+  bool create_slot = true;
 
   /// Ask pgoutput for logical decoding messages (`pg_logical_emit_message`). Needs a sink with
   /// `handle_message` for the non-transactional ones.

@@ -299,6 +299,27 @@ BOOST_AUTO_TEST_CASE(a_new_slot_needs_a_start_mode) {
   f.options.go_forward_only = false;
   running r{sink, f.options};
   BOOST_TEST(r.join() == halt_reason::go_forward_required);
+  BOOST_TEST(!f.slot_exists(), "a refused start leaves no slot behind");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_slot_halts_when_creating_it_is_not_allowed) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  f.options.create_slot = false;
+  {
+    running r{sink, f.options, &events.dispatcher};
+    BOOST_TEST(r.join() == halt_reason::slot_missing);
+  }
+  BOOST_TEST(!f.slot_exists());
+  BOOST_TEST(events.contains("reason=slot_missing"));
+  // Once someone else made it, the same options stream from it.
+  f.sql("SELECT pg_create_logical_replication_slot('" + f.slot + "', 'pgoutput')");
+  running r{sink, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST(sink.wait_for_rows(1));
+  BOOST_TEST(!r.stop());
 }
 
 BOOST_AUTO_TEST_CASE(start_time_rejections_happen_before_connecting) {

@@ -51,6 +51,7 @@ BOOST_AUTO_TEST_CASE(covers_every_halt_and_rejection_of_the_reference) {
                                 "sink_too_slow",
                                 "slot_invalidated",
                                 "publication_missing",
+                                "slot_missing",
                                 "command_error_limit",
                                 "session_identity_rejected",
                                 "slot_origin_rejected",

@@ -174,6 +174,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     auto stream = connect(s);
     if (halt_) {
       if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
+          halt_->reason == halt_reason::slot_missing ||
           halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted) {
         emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
                                                              telemetry::keys::reason = halt_->reason);
@@ -361,8 +362,22 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     return fail(errc::halted);
   }
 
+  // The checkpoint (the sink's or the store's), then the start-mode guard.
+  auto checkpoint = read_checkpoint();
+  if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
+  checkpoint_ = *checkpoint;
+  if (!checkpoint_ && !options_.go_forward_only) {
+    halt_with(detail::to_halt(halt_reason::go_forward_required));
+    return fail(errc::halted);
+  }
+
   // Create the slot if absent (persistent: an error on this connection would drop a temporary one).
+  // After the guard, so that a refused start leaves nothing behind.
   const auto slot_ident = quote_identifier(options_.slot).value();
+  if (!slot_exists && !options_.create_slot) {
+    halt_with(detail::to_halt(halt_reason::slot_missing));
+    return fail(errc::halted);
+  }
   if (!slot_exists) {
     std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL pgoutput (SNAPSHOT 'nothing'";
     if (options_.failover) create += ", FAILOVER";
@@ -375,15 +390,6 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
       s.slot_created = true;
       if (auto at = parse_lsn(created->get(0, 1))) s.origin = *at;
     }
-  }
-
-  // The checkpoint (the sink's or the store's), then the start-mode guard.
-  auto checkpoint = read_checkpoint();
-  if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
-  checkpoint_ = *checkpoint;
-  if (!checkpoint_ && !options_.go_forward_only) {
-    halt_with(detail::to_halt(halt_reason::go_forward_required));
-    return fail(errc::halted);
   }
 
   if constexpr (detail::has_handle_slot_origin<Sink>) {
