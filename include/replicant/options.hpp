@@ -77,6 +77,14 @@ struct pipeline_options {
   /// What to do when that budget is full.
   overload_policy overload = overload_policy::pace;
 
+  /// On TCP, let the connection thread sleep until this many bytes have arrived (`SO_RCVLOWAT`), so
+  /// that one wakeup carries many messages and the walsender is not woken for each of them either.
+  /// 0 (the default) wakes for every arrival. Ignored on unix sockets.
+  std::size_t receive_low_water_bytes = 0;
+  /// With `receive_low_water_bytes`, the longest a smaller arrival may wait to be read: the latency
+  /// it can add to a quiet stream, and to the reply to a keepalive.
+  std::chrono::milliseconds receive_max_delay = std::chrono::milliseconds(5);
+
   /// How often a status update goes to the server even when nothing changed.
   std::chrono::milliseconds status_interval = std::chrono::seconds(10);
   /// Failed connect cycles before the stream started that are tolerated before halting
@@ -107,7 +115,8 @@ struct pipeline_options {
   }
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
-      o.protocol_version > 4) {
+      o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) ||
+      (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0)) {
     return fail(halt_reason::config_invalid);
   }
   if (o.go_forward_only && o.snapshot) return fail(halt_reason::conflicting_start_mode);

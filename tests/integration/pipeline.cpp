@@ -163,6 +163,21 @@ BOOST_AUTO_TEST_CASE(delivers_committed_transactions_in_order_and_acknowledges_t
   BOOST_TEST(!events.contains(secret));
 }
 
+BOOST_AUTO_TEST_CASE(a_receive_low_water_mark_still_delivers_small_transactions) {
+  fixture f;
+  memory_sink sink;
+  f.options.receive_low_water_bytes = 1U << 20U;  // far more than the workload: only the delay reads it
+  f.options.receive_max_delay = 20ms;
+  running r{sink, f.options};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  for (int i = 1; i <= 3; ++i) {
+    f.sql("INSERT INTO items VALUES (" + std::to_string(i) + ", 'a', 1)");
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(static_cast<std::size_t>(i)));
+  }
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.confirmed_flush() > sink.commits.back(); }));
+  BOOST_TEST(!r.stop());
+}
+
 BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_without_loss_or_duplicates) {
   fixture f;
   memory_sink sink;

@@ -424,7 +424,8 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   if (options_.messages) start += ", messages 'true'";
   if (options_.binary) start += ", binary 'true'";
   start += ")";
-  auto started = pq::replication_stream::start(std::move(conn), start);
+  const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes)};
+  auto started = pq::replication_stream::start(std::move(conn), start, stream_options);
   if (!started) return server_failed(started.error());  // a failed start leaves conn as it was
   s.queue.clear();
   return started;
@@ -794,6 +795,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
   bool maybe_buffered = false;
   auto next_status = clock::now();
   constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
+  const bool low_water = options_.receive_low_water_bytes > 0;
 
   const auto report = [&](bool force) -> result<void> {
     lsn flush{durable_.load()};
@@ -847,8 +849,12 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
     }
 
     if (!maybe_buffered) {
-      const auto until_status = std::chrono::duration_cast<std::chrono::milliseconds>(next_status - clock::now());
-      auto w = stream.wait(wake_fd_, std::max(until_status, std::chrono::milliseconds(0)));
+      auto timeout = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(next_status - clock::now()),
+                              std::chrono::milliseconds(0));
+      // With a low-water mark the socket is reported readable only once that much has arrived:
+      // look anyway after the delay, so a small message (or a keepalive) waits no longer.
+      if (low_water) timeout = std::min(timeout, options_.receive_max_delay);
+      auto w = stream.wait(wake_fd_, timeout);
       if (!w) {
         s.error = w.error();
         break;
@@ -857,7 +863,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
         detail::drain_eventfd(wake_fd_);
         continue;
       }
-      if (*w == pq::wait_outcome::timed_out) continue;
+      if (*w == pq::wait_outcome::timed_out && !low_water) continue;
     }
 
     const std::size_t room = options_.max_inflight_bytes - held;
