@@ -85,6 +85,11 @@ struct pipeline_options {
   /// it can add to a quiet stream, and to the reply to a keepalive.
   std::chrono::milliseconds receive_max_delay = std::chrono::milliseconds(5);
 
+  /// How often, while streaming, the publications are checked to still exist (on an ordinary
+  /// connection of their own). PostgreSQL 18 skips a dropped publication with a warning rather than
+  /// ending the stream; this bounds how long such a drop goes unnoticed. 0 turns the check off.
+  std::chrono::milliseconds publication_check_interval = std::chrono::seconds(10);
+
   /// How often a status update goes to the server even when nothing changed.
   std::chrono::milliseconds status_interval = std::chrono::seconds(10);
   /// Failed connect cycles before the stream started that are tolerated before halting
@@ -115,7 +120,7 @@ struct pipeline_options {
   }
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
-      o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) ||
+      o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 ||
       (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0)) {
     return fail(halt_reason::config_invalid);
   }

@@ -146,6 +146,8 @@ class pipeline {
   auto connection_loop(session& s, pq::replication_stream& stream) -> void;
   auto halt_with(halt h) -> void;
   auto read_checkpoint() -> result<std::optional<lsn>>;
+  auto publications_exist(pq::connection& conn) -> result<bool>;
+  auto publications_still_exist() -> bool;
   template <class Op>
   auto with_store_retries(Op op) -> decltype(op());
   auto wake() noexcept -> void;
@@ -161,6 +163,7 @@ class pipeline {
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
+  std::optional<pq::connection> probe_;  // the periodic publication check's own session
   int stop_fd_ = -1;  // readable once stop() was called; never drained
   int wake_fd_ = -1;  // wakes the connection thread (new durable position, stop)
   std::atomic<bool> stopping_{false};

@@ -370,6 +370,24 @@ BOOST_AUTO_TEST_CASE(a_dropped_publication_halts_on_reconnect) {
   BOOST_TEST(r.join() == halt_reason::publication_missing);
 }
 
+BOOST_AUTO_TEST_CASE(a_publication_dropped_while_streaming_halts_without_a_reconnect) {
+  // PostgreSQL 15-17 end the stream at the next change; 18 skips the publication with a warning,
+  // which the periodic check catches.
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  f.options.publication_check_interval = 200ms;
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  f.sql("DROP PUBLICATION pub");
+  f.sql("INSERT INTO items VALUES (2, 'b', 2)");
+  BOOST_TEST(r.join() == halt_reason::publication_missing);
+  BOOST_TEST(events.contains("reason=publication_missing"));
+  BOOST_TEST(sink.snapshot().size() == 1U);
+}
+
 BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_nothing_past_it_is_acknowledged) {
   fixture f;
   memory_sink sink;

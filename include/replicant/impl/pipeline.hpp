@@ -141,6 +141,7 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
   sink_exception_ = nullptr;
   try {
     run_loop();
+    probe_.reset();
   } catch (const std::bad_alloc&) {
     halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
   }
@@ -264,6 +265,44 @@ auto pipeline<D, C, S, Sink>::read_checkpoint() -> result<std::optional<lsn>> {
   }
 }
 
+// Whether every requested publication exists, asked on @p conn (a walsender or an ordinary session).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::publications_exist(pq::connection& conn) -> result<bool> {
+  std::string pubs;
+  for (const auto& p : options_.publications) {
+    if (!pubs.empty()) pubs += ", ";
+    pubs += quote_literal(p).value();
+  }
+  auto found = conn.exec("SELECT count(DISTINCT pubname) FROM pg_publication WHERE pubname IN (" + pubs + ")");
+  if (!found) return unexpected(found.error());
+  std::vector<std::string_view> names(options_.publications.begin(), options_.publications.end());
+  std::sort(names.begin(), names.end());
+  const auto distinct = static_cast<std::int64_t>(std::unique(names.begin(), names.end()) - names.begin());
+  return detail::read_int(found->get(0, 0)).value_or(-1) == distinct;
+}
+
+// The periodic publication check while streaming, on an ordinary connection of its own (kept open
+// between checks). PostgreSQL 18 skips a dropped publication with a warning instead of ending the
+// stream, so without this a drop would silently narrow what the sink receives. Returns false only
+// when a publication is known to be missing; a failed check is left to the next one.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::publications_still_exist() -> bool {
+  if (!probe_) {
+    pq::connect_options copts;
+    copts.timeout = options_.connect_timeout;
+    copts.cancel_fd = stop_fd_;
+    auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
+    if (!opened) return true;
+    probe_.emplace(std::move(*opened));
+  }
+  auto found = publications_exist(*probe_);
+  if (!found) {
+    probe_.reset();
+    return true;
+  }
+  return *found;
+}
+
 // The connect chain: each step value-free on failure. A transient failure returns its error code
 // (the caller reconnects); a decision to stop for good sets halt_.
 template <class D, class C, class S, class Sink>
@@ -344,20 +383,9 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   }
 
   // Every requested publication must exist: a missing one would silently narrow the stream.
-  std::string pubs;
-  for (const auto& p : options_.publications) {
-    if (!pubs.empty()) pubs += ", ";
-    pubs += quote_literal(p).value();
-  }
-  auto found = conn.exec("SELECT count(DISTINCT pubname) FROM pg_publication WHERE pubname IN (" + pubs + ")");
+  auto found = publications_exist(conn);
   if (!found) return server_failed(found.error());
-  std::size_t distinct = 0;
-  {
-    std::vector<std::string_view> names(options_.publications.begin(), options_.publications.end());
-    std::sort(names.begin(), names.end());
-    distinct = static_cast<std::size_t>(std::unique(names.begin(), names.end()) - names.begin());
-  }
-  if (detail::read_int(found->get(0, 0)).value_or(-1) != static_cast<std::int64_t>(distinct)) {
+  if (!*found) {
     halt_with(detail::to_halt(halt_reason::publication_missing));
     return fail(errc::halted);
   }
@@ -702,6 +730,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   std::thread connection{[&] { connection_loop(s, stream); }};
 
   std::uint64_t applied = 0;
+  const bool check_publications = options_.publication_check_interval.count() > 0;
+  auto next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
   const auto end_session = [&] {
     s.end_requested.store(true);
     wake();
@@ -732,6 +762,16 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       static_cast<void>(a.tick(std::chrono::steady_clock::now()));
       flushed = !a.holding();
       if (a.failed) end_session();
+    }
+    if (check_publications && std::chrono::steady_clock::now() >= next_publication_check && !a.failed &&
+        !s.end_requested.load()) {
+      if (!publications_still_exist()) {
+        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                             telemetry::keys::reason = halt_reason::publication_missing);
+        a.failed = detail::to_halt(halt_reason::publication_missing);
+        end_session();
+      }
+      next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
     }
     if (!item) {
       if (s.queue.closed()) break;

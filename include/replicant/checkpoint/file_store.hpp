@@ -1,0 +1,178 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_CHECKPOINT_FILE_STORE_HPP
+#define REPLICANT_CHECKPOINT_FILE_STORE_HPP
+
+/// @file
+/// replicant::file_checkpoint_store: a slot's checkpoint in a local file, replaced crash-safely.
+
+#include <replicant/checkpoint/store.hpp>
+#include <replicant/detail/durable_file.hpp>
+#include <replicant/error.hpp>
+#include <replicant/identifier.hpp>
+#include <replicant/lsn.hpp>
+#include <replicant/result.hpp>
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace replicant {
+
+namespace detail {
+
+// The first line of a checkpoint file. The number is the format version: a file whose first line
+// differs (another version, another program's file) is never guessed at.
+inline constexpr std::string_view checkpoint_file_magic = "replicant-checkpoint 1";
+
+// A checkpoint file is about 100 bytes; anything much larger is not one, and is not read whole.
+inline constexpr std::size_t checkpoint_file_limit = 4096;
+
+// Takes the next '\n'-terminated line off @p text; nothing when no terminator is left.
+inline auto take_line(std::string_view& text) noexcept -> std::optional<std::string_view> {
+  const auto end = text.find('\n');
+  if (end == std::string_view::npos) return std::nullopt;
+  const auto line = text.substr(0, end);
+  text.remove_prefix(end + 1);
+  return line;
+}
+
+// Takes "<key> <value>" off @p text and returns the value, or nothing if the line is not that.
+inline auto take_field(std::string_view& text, std::string_view key) noexcept -> std::optional<std::string_view> {
+  const auto line = take_line(text);
+  if (!line || line->size() <= key.size() || line->substr(0, key.size()) != key || (*line)[key.size()] != ' ') {
+    return std::nullopt;
+  }
+  return line->substr(key.size() + 1);
+}
+
+// The file's bytes for @p slot at @p at.
+inline auto format_checkpoint_file(const slot_name& slot, lsn at) -> std::string {
+  std::string out{checkpoint_file_magic};
+  out += "\nslot ";
+  out += slot.view();
+  out += "\ncommit_lsn ";
+  out += to_string(at);
+  out += '\n';
+  return out;
+}
+
+// Parses a whole checkpoint file written for @p slot. Anything but exactly the three lines that
+// format_checkpoint_file() writes, for this slot, is `store_mismatch`.
+inline auto parse_checkpoint_file(std::string_view text, const slot_name& slot) noexcept -> result<lsn> {
+  if (take_line(text) != checkpoint_file_magic) return fail(errc::store_mismatch);
+  if (take_field(text, "slot") != slot.view()) return fail(errc::store_mismatch);
+  const auto at = take_field(text, "commit_lsn");
+  if (!at || !text.empty()) return fail(errc::store_mismatch);
+  auto parsed = parse_lsn(*at);
+  if (!parsed) return fail(errc::store_mismatch);
+  return *parsed;
+}
+
+}  // namespace detail
+
+/**
+ * A @ref replicant::checkpoint_store that keeps one slot's checkpoint in one local file.
+ *
+ * For a pipeline whose sink writes somewhere without transactions (files, object storage, an API)
+ * and that runs next to a disk that outlives the process. The file is small text, meant to be
+ * readable by people and by `grep`:
+ *
+ * ```
+ * replicant-checkpoint 1
+ * slot orders_cdc
+ * commit_lsn 16/B374D848
+ * ```
+ *
+ * **Writes are crash-safe.** The new content goes to `<file>.tmp` in the same directory, is
+ * fsynced, renamed over the file, and the directory is fsynced. A crash at any point leaves either
+ * the previous checkpoint or the new one, never a torn file; once write() returned, the new one
+ * survives a power loss (on storage that honours fsync).
+ *
+ * **Reads never start over silently.** A missing file means "no checkpoint yet" (`std::nullopt`).
+ * A file of another slot, of another format version or that does not parse is
+ * `errc::store_mismatch`, a permanent fault: the pipeline halts rather than replay or skip history.
+ *
+ * @par Errors
+ * Error codes only; the path is never part of one. `errc::io_failed` (transient) for any failed
+ * file operation: a missing or unwritable directory, a full disk (`ENOSPC`), an exceeded file size
+ * limit (`EFBIG`), an I/O error (`EIO`), an unreadable file (`EACCES`). `errc::store_mismatch`
+ * (permanent) as above. `errc::invalid_options` (permanent) for an empty path or one without a
+ * file name.
+ *
+ * @par Example
+ * @code
+ * replicant::file_checkpoint_store store{"/var/lib/orders-export/checkpoint"};
+ * auto slot = replicant::slot_name::make("orders_cdc").value();
+ * if (auto w = store.write(slot, replicant::lsn{0x16'B374'D848}); !w) return w.error();
+ * auto at = store.read(slot);   // result<std::optional<lsn>>: 16/B374D848
+ * @endcode
+ *
+ * @par Thread safety
+ * One thread at a time per object, and one writer per file: two stores writing the same file
+ * share the temporary file name and can corrupt each other's write.
+ *
+ * @see replicant::checkpoint_store, replicant::postgres_checkpoint_store
+ */
+class file_checkpoint_store {
+ public:
+  /**
+   * A store keeping its checkpoint in @p file. Nothing is touched until the first call.
+   *
+   * The directory must exist when write() is called; it is not created, because a missing
+   * directory is more often a missing mount than a fresh install.
+   * @throws std::bad_alloc only.
+   */
+  explicit file_checkpoint_store(std::filesystem::path file) : file_(std::move(file)) {
+    if (file_.empty() || !file_.has_filename()) return;  // refused by every call
+    temp_ = file_;
+    temp_ += ".tmp";
+    directory_ = file_.parent_path();
+    if (directory_.empty()) directory_ = ".";
+  }
+
+  /**
+   * The checkpoint last written for @p slot, or `std::nullopt` when the file does not exist.
+   * @return the LSN, nothing, `errc::store_mismatch` (another slot's file, another format, garbage),
+   *         `errc::io_failed` (the file exists but cannot be read) or `errc::invalid_options`.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto read(const slot_name& slot) const -> result<std::optional<lsn>> {
+    if (temp_.empty()) return fail(errc::invalid_options);
+    auto bytes = detail::read_small_file(file_, detail::checkpoint_file_limit);
+    if (!bytes) return unexpected(bytes.error());
+    if (!*bytes) return std::optional<lsn>{};
+    if ((*bytes)->size() > detail::checkpoint_file_limit) return fail(errc::store_mismatch);
+    auto at = detail::parse_checkpoint_file(**bytes, slot);
+    if (!at) return unexpected(at.error());
+    return std::optional<lsn>{*at};
+  }
+
+  /**
+   * Makes @p at the checkpoint of @p slot, durably, replacing the file whatever it held.
+   * @return nothing, `errc::io_failed` (the previous file is then intact, and no temporary file is
+   *         left behind when it could be removed) or `errc::invalid_options`.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto write(const slot_name& slot, lsn at) -> result<void> {
+    if (temp_.empty()) return fail(errc::invalid_options);
+    return detail::replace_file_durably(file_, temp_, directory_, detail::format_checkpoint_file(slot, at));
+  }
+
+  /// The checkpoint file. Never throws.
+  [[nodiscard]] auto path() const noexcept -> const std::filesystem::path& { return file_; }
+
+ private:
+  std::filesystem::path file_;
+  std::filesystem::path temp_;       // <file>.tmp; empty when the path was refused
+  std::filesystem::path directory_;  // fsynced after the rename
+};
+
+static_assert(checkpoint_store<file_checkpoint_store>);
+
+}  // namespace replicant
+
+#endif  // REPLICANT_CHECKPOINT_FILE_STORE_HPP

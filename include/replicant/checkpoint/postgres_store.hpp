@@ -1,0 +1,326 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_CHECKPOINT_POSTGRES_STORE_HPP
+#define REPLICANT_CHECKPOINT_POSTGRES_STORE_HPP
+
+/// @file
+/// replicant::postgres_checkpoint_store: checkpoints as rows of a PostgreSQL table, one per slot.
+
+#include <replicant/checkpoint/store.hpp>
+#include <replicant/error.hpp>
+#include <replicant/identifier.hpp>
+#include <replicant/lsn.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/result.hpp>
+
+#include <bit>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace replicant {
+
+/**
+ * Where a @ref replicant::postgres_checkpoint_store keeps its checkpoints.
+ *
+ * @par Example
+ * @code
+ * replicant::postgres_store_options store{.conninfo = "host=db.internal dbname=etl user=replicant"};
+ * @endcode
+ */
+struct postgres_store_options {
+  /// A libpq connection string (keyword/value or URI) for the server holding the table. It may be
+  /// another server than the replication source; it may hold a password, so it never appears in an
+  /// error. The session settings replicant pins (see @ref replicant::pq::connection) apply.
+  std::string conninfo;
+  /// The table, a plain identifier (`[A-Za-z_][A-Za-z0-9_$]*`, at most 63 bytes) resolved through
+  /// the session's `search_path` like any unqualified name; choose the schema with
+  /// `options='-c search_path=...'` in @ref conninfo. Used quoted, so its case is kept. Created on
+  /// first use when it does not exist.
+  std::string table = "replicant_checkpoints";
+  /// Give up connecting after this long; the call then fails `errc::connection_failed`, and the
+  /// pipeline's retry budget decides what happens next. Must be positive.
+  std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
+};
+
+namespace detail {
+
+// SQLSTATEs that mean "the table is not of the shape we use", whatever the probe said: a column or
+// type changed under us, or the upsert finds no unique index on slot_name to resolve conflicts by.
+// Everything else a server reports is treated as transient.
+[[nodiscard]] inline auto is_store_shape_sqlstate(std::string_view state) noexcept -> bool {
+  return state == "42703"      // undefined_column
+         || state == "42804"   // datatype_mismatch
+         || state == "42P10"   // invalid_column_reference: no unique index matches ON CONFLICT (slot_name)
+         || state == "42809"   // wrong_object_type: the name is a view, sequence, ...
+         || state == "23502";  // not_null_violation: an extra NOT NULL column the upsert cannot fill
+}
+
+// Another session created the table between our probe and our CREATE TABLE IF NOT EXISTS.
+// IF NOT EXISTS does not make concurrent creators safe: the loser fails on a catalog's unique
+// index (23505, e.g. the row type's name), on the primary key's constraint name (42710), or finds
+// the relation after all (42P07).
+[[nodiscard]] inline auto is_concurrent_create_sqlstate(std::string_view state) noexcept -> bool {
+  return state == "23505" || state == "42710" || state == "42P07";
+}
+
+}  // namespace detail
+
+/**
+ * A @ref replicant::checkpoint_store that keeps each slot's checkpoint as one row of a PostgreSQL
+ * table:
+ *
+ * ```sql
+ * CREATE TABLE replicant_checkpoints (slot_name text PRIMARY KEY, commit_lsn bigint NOT NULL)
+ * ```
+ *
+ * For a pipeline whose sink writes somewhere without transactions: the library writes the commit
+ * LSN here after the sink returned, so a crash repeats at most the one transaction in between.
+ * `commit_lsn` holds the LSN's 64 bits as a `bigint` (PostgreSQL has no unsigned type): every LSN
+ * round-trips exactly, and those below 2^63 (all of them in practice) read as themselves in SQL.
+ *
+ * **Lazy, self-healing connection.** Nothing happens at construction. The first call connects
+ * (`session_kind::normal`), pins `synchronous_commit = on` for the session (so a write is durable
+ * when it returns, whatever the server's or role's default; with synchronous standbys configured it
+ * also waits for them) and `client_min_messages = error` (server notices quote names, and libpq
+ * would print them), then looks the table up through `search_path`. A missing table is created; an
+ * existing one must have the shape above (extra nullable or defaulted columns are fine), be a
+ * permanent (logged) table, and have a unique index on `slot_name` alone, or the call fails
+ * `errc::store_mismatch`. The check is remembered for the life of the connection. After *any*
+ * failure the connection is dropped, so the next call starts afresh: that is how a store outage
+ * heals, without a retry loop in here (the pipeline owns retries, backoff and halting).
+ *
+ * A role that may not create tables can use a table created beforehand: the store creates only
+ * when the lookup finds nothing.
+ *
+ * @par Errors
+ * Error codes only; neither the connection string, the table name nor any server message is ever
+ * part of one (last_sqlstate() keeps the SQLSTATE).
+ * | code | when | permanent? |
+ * |---|---|---|
+ * | `errc::invalid_identifier` | the table name is not a plain identifier (found before connecting) | yes |
+ * | `errc::invalid_options` | unparseable connection string, non-positive timeout | yes |
+ * | `errc::store_mismatch` | the table has another shape, or a stored value is not a checkpoint | yes |
+ * | `errc::connection_failed` | the server cannot be reached, or the connection was lost | no |
+ * | `errc::checkpoint_store_failed` | the server refused a command (permissions, read-only, shutdown, ...) | no |
+ *
+ * @par Example
+ * @code
+ * replicant::postgres_checkpoint_store store{{.conninfo = "host=db.internal dbname=etl"}};
+ * auto slot = replicant::slot_name::make("orders_cdc").value();
+ * if (auto w = store.write(slot, replicant::lsn{0x16'B374'D848}); !w) {
+ *   if (replicant::is_permanent_store_fault(w.error())) return w.error();  // fix the configuration
+ *   // transient: call again later
+ * }
+ * @endcode
+ *
+ * @par Thread safety
+ * One thread at a time per object (it owns one libpq connection). Any number of stores, in any
+ * number of processes, may share a table: each slot is its own row, and concurrent first uses
+ * creating the table are handled.
+ *
+ * @see replicant::checkpoint_store, replicant::file_checkpoint_store
+ */
+class postgres_checkpoint_store {
+ public:
+  /**
+   * A store described by @p options. Never connects, and never fails: a bad table name or timeout
+   * is reported by every read() and write(), as a permanent fault, so that it reaches the
+   * pipeline's halting path like any other store fault.
+   * @throws std::bad_alloc only.
+   */
+  explicit postgres_checkpoint_store(postgres_store_options options) : options_(std::move(options)) {
+    if (!identifier::validate(options_.table)) {
+      config_error_ = make_error_code(errc::invalid_identifier);
+      return;
+    }
+    if (options_.connect_timeout <= std::chrono::milliseconds::zero()) {
+      config_error_ = make_error_code(errc::invalid_options);
+      return;
+    }
+    // A validated plain identifier always quotes, and its quoted form holds no quote or backslash
+    // that a literal would need to escape.
+    quoted_table_ = quote_identifier(options_.table).value();
+    table_literal_ = quote_literal(quoted_table_).value();
+  }
+
+  postgres_checkpoint_store(const postgres_checkpoint_store&) = delete;
+  auto operator=(const postgres_checkpoint_store&) -> postgres_checkpoint_store& = delete;
+  /// Takes over @p other's options and connection; @p other may then only be destroyed or
+  /// assigned to. Never throws.
+  postgres_checkpoint_store(postgres_checkpoint_store&& other) noexcept = default;
+  /// Closes this store's connection and takes over @p other's, as the move constructor. Never throws.
+  auto operator=(postgres_checkpoint_store&& other) noexcept -> postgres_checkpoint_store& = default;
+  /// Closes the connection, if any. Never throws.
+  ~postgres_checkpoint_store() = default;
+
+  /**
+   * The checkpoint last written for @p slot, or `std::nullopt` when the table has no row for it.
+   * Connects, and creates or checks the table, first if needed (see the class comment).
+   * @return the LSN, nothing, or an error from the class comment's table; a row whose value is
+   *         NULL or not an integer is `errc::store_mismatch`.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto read(const slot_name& slot) -> result<std::optional<lsn>> {
+    if (auto s = ready(); !s) return unexpected(s.error());
+    auto rows = run("SELECT commit_lsn FROM " + quoted_table_ + " WHERE slot_name = " + slot_literal(slot));
+    if (!rows) return unexpected(rows.error());
+    if (rows->rows() == 0) return std::optional<lsn>{};
+    // More than one row cannot happen under the unique index the probe demanded; a second row
+    // would mean the shape changed under us.
+    if (rows->rows() != 1 || rows->columns() != 1) return mismatch();
+    const auto text = rows->get_optional(0, 0);
+    if (!text) return mismatch();
+    std::int64_t stored = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), stored);
+    if (ec != std::errc{} || end != text->data() + text->size()) return mismatch();
+    return std::optional<lsn>{lsn{std::bit_cast<std::uint64_t>(stored)}};
+  }
+
+  /**
+   * Makes @p at the checkpoint of @p slot, durably (`synchronous_commit = on`): one upsert,
+   * `INSERT ... ON CONFLICT (slot_name) DO UPDATE`, in its own transaction.
+   * It sets the value as given; keeping checkpoints monotonic is the caller's job.
+   * @return nothing, or an error from the class comment's table.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto write(const slot_name& slot, lsn at) -> result<void> {
+    if (auto s = ready(); !s) return unexpected(s.error());
+    const auto stored = std::bit_cast<std::int64_t>(at.value());
+    auto done =
+        run("INSERT INTO " + quoted_table_ + " (slot_name, commit_lsn) VALUES (" + slot_literal(slot) + ", " +
+            std::to_string(stored) + ") ON CONFLICT (slot_name) DO UPDATE SET commit_lsn = EXCLUDED.commit_lsn");
+    if (!done) return unexpected(done.error());
+    return {};
+  }
+
+  /// The SQLSTATE of the last server error a call ran into (e.g. `"42501"`, insufficient
+  /// privilege), empty when the last call got none. For diagnosis: it carries no value. Never throws.
+  [[nodiscard]] auto last_sqlstate() const noexcept -> std::string_view { return last_sqlstate_; }
+
+  /// Whether the store holds an open connection whose table has been checked. False before the
+  /// first call and after a failed one. Never throws.
+  [[nodiscard]] auto is_connected() const noexcept -> bool { return conn_.has_value() && checked_; }
+
+ private:
+  // Fails the current call: the connection goes (the next call reconnects and checks again).
+  auto drop(std::error_code ec) noexcept -> unexpected<std::error_code> {
+    conn_.reset();
+    checked_ = false;
+    return unexpected<std::error_code>(ec);
+  }
+  auto mismatch() noexcept -> unexpected<std::error_code> { return drop(make_error_code(errc::store_mismatch)); }
+
+  // The slot as an SQL literal. A slot name is [a-z0-9_] only, so quoting cannot fail.
+  [[nodiscard]] static auto slot_literal(const slot_name& slot) -> std::string {
+    return "'" + std::string{slot.view()} + "'";
+  }
+
+  // Runs one command on the open connection and classifies its failure. Nothing of the server's
+  // message is kept, only the SQLSTATE.
+  auto run(const std::string& sql) -> result<pq::query_result> {
+    auto r = conn_->exec(sql);
+    last_sqlstate_ = conn_->last_error().sqlstate;
+    if (r) return r;
+    if (r.error() != errc::server_error) return drop(make_error_code(errc::connection_failed));
+    return drop(make_error_code(detail::is_store_shape_sqlstate(last_sqlstate_) ? errc::store_mismatch
+                                                                                : errc::checkpoint_store_failed));
+  }
+
+  // Connects, pins the session and makes sure the table is there and of our shape, as needed.
+  auto ready() -> result<void> {
+    last_sqlstate_.clear();
+    if (config_error_) return unexpected(config_error_);
+    if (conn_ && checked_) return {};
+    conn_.reset();
+    auto c = pq::connection::open(options_.conninfo, pq::session_kind::normal, {.timeout = options_.connect_timeout});
+    if (!c) return drop(c.error() == errc::invalid_options ? c.error() : make_error_code(errc::connection_failed));
+    conn_.emplace(std::move(*c));
+    // SET, not the `options` connection parameter: it comes after everything the connection
+    // string, the role or the database may set, so it always wins. Notices and warnings are not
+    // sent at all: they quote names ("relation ... already exists, skipping"), and libpq's default
+    // handler prints them to stderr.
+    if (auto s = run("SET synchronous_commit = on; SET client_min_messages = error"); !s) {
+      return unexpected(s.error());
+    }
+    auto found = probe();
+    if (!found) return unexpected(found.error());
+    if (!*found) {
+      if (auto created = create(); !created) return unexpected(created.error());
+      found = probe();
+      if (!found) return unexpected(found.error());
+      if (!*found) return drop(make_error_code(errc::checkpoint_store_failed));  // created, yet not visible
+    }
+    checked_ = true;
+    return {};
+  }
+
+  // CREATE TABLE IF NOT EXISTS, where losing a race to another creator counts as success.
+  auto create() -> result<void> {
+    auto r = conn_->exec("CREATE TABLE IF NOT EXISTS " + quoted_table_ +
+                         " (slot_name text PRIMARY KEY, commit_lsn bigint NOT NULL)");
+    last_sqlstate_ = conn_->last_error().sqlstate;
+    if (r) return {};
+    if (r.error() == errc::server_error && detail::is_concurrent_create_sqlstate(last_sqlstate_)) {
+      last_sqlstate_.clear();
+      return {};  // the connection is still usable: the failed statement was its own transaction
+    }
+    if (r.error() != errc::server_error) return drop(make_error_code(errc::connection_failed));
+    return drop(make_error_code(errc::checkpoint_store_failed));
+  }
+
+  // Looks the table up as an unqualified name would resolve (search_path, via to_regclass) and
+  // checks its shape in the catalogs: true when usable, false when absent, store_mismatch when of
+  // another shape. Catalog objects are schema-qualified so that a hostile search_path cannot
+  // substitute them.
+  auto probe() -> result<bool> {
+    auto r =
+        run("SELECT c.relkind::text, c.relpersistence::text,"
+            " (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
+            "   WHERE a.attrelid = c.oid AND a.attname = 'slot_name' AND a.attnum > 0 AND NOT a.attisdropped),"
+            " (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
+            "   WHERE a.attrelid = c.oid AND a.attname = 'commit_lsn' AND a.attnum > 0 AND NOT a.attisdropped),"
+            // ON CONFLICT (slot_name) needs a valid, immediate, non-partial unique index on exactly it.
+            " EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a"
+            "   ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]"
+            "   WHERE i.indrelid = c.oid AND i.indisunique AND i.indimmediate AND i.indisvalid"
+            "   AND i.indpred IS NULL AND i.indexprs IS NULL AND i.indnkeyatts = 1 AND a.attname = 'slot_name'),"
+            // A further NOT NULL column without a default would make every insert fail.
+            " EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a"
+            "   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attnotnull"
+            "   AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''"
+            "   AND a.attname NOT IN ('slot_name', 'commit_lsn'))"
+            " FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(" +
+            table_literal_ + ")");
+    if (!r) return unexpected(r.error());
+    if (r->rows() == 0) return false;
+    const bool usable = r->rows() == 1 &&
+                        r->columns() == 6
+                        // An ordinary or partitioned table; logged, since an unlogged or temporary
+                        // one forgets its rows in a crash, which breaks the store's one promise.
+                        && (r->get(0, 0) == "r" || r->get(0, 0) == "p") && r->get(0, 1) == "p" &&
+                        r->get(0, 2) == "text" && r->get(0, 3) == "bigint" && r->get(0, 4) == "t" &&
+                        r->get(0, 5) == "f";
+    if (!usable) return mismatch();
+    return true;
+  }
+
+  postgres_store_options options_;
+  std::error_code config_error_;        // a bad table name or timeout, reported by every call
+  std::string quoted_table_;            // "name", for SQL
+  std::string table_literal_;           // '"name"', for to_regclass
+  std::optional<pq::connection> conn_;  // empty before the first call and after a failure
+  bool checked_ = false;                // conn_ is pinned and the table probed
+  std::string last_sqlstate_;
+};
+
+static_assert(checkpoint_store<postgres_checkpoint_store>);
+
+}  // namespace replicant
+
+#endif  // REPLICANT_CHECKPOINT_POSTGRES_STORE_HPP
