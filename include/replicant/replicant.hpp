@@ -39,7 +39,12 @@
 // The replication pipeline and its policies
 #include <replicant/sink.hpp>
 #include <replicant/options.hpp>
+#include <replicant/checkpoint/file_store.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
+#include <replicant/checkpoint/store.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/pipeline.hpp>
 

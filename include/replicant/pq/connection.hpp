@@ -229,6 +229,9 @@ inline auto connection::open(std::string_view conninfo, session_kind kind, const
   // Connect asynchronously so that a stop request (cancel_fd) or the timeout can interrupt it.
   connection c{PQconnectStartParams(key_ptrs.data(), value_ptrs.data(), 0)};
   if (!c.conn_ || PQstatus(c.conn_.get()) == CONNECTION_BAD) return fail(errc::connection_failed);
+  // libpq prints server notices and warnings to stderr by default; their text can name objects or
+  // carry whatever a server-side function put in it, so none of it may reach our output.
+  PQsetNoticeProcessor(c.conn_.get(), [](void*, const char*) {}, nullptr);
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
     if (st == PGRES_POLLING_FAILED) return fail(errc::connection_failed);
