@@ -177,6 +177,17 @@ class assembler {
     return !current_ && streams_.empty() && prepared_.empty() && !decoder_.in_stream();
   }
 
+  /// The earliest PREPARE among the prepared transactions held, if any. An acknowledgement must not
+  /// pass it: the server re-sends a prepared transaction's changes only if its PREPARE lies at or
+  /// after the acknowledged position, and would otherwise send only its COMMIT PREPARED.
+  [[nodiscard]] auto oldest_prepare_lsn() const noexcept -> std::optional<lsn> {
+    std::optional<lsn> oldest;
+    for (const auto& [xid, p] : prepared_) {
+      if (!oldest || p.prepare_lsn < *oldest) oldest = p.prepare_lsn;
+    }
+    return oldest;
+  }
+
   /// Number of streamed transactions in progress.
   [[nodiscard]] auto open_streams() const noexcept -> std::size_t { return streams_.size(); }
 
@@ -195,7 +206,8 @@ class assembler {
     // Streamed only: schema changes seen inside the stream, reported at commit.
     std::vector<std::shared_ptr<const schema_change>> schema_changes;
     const relation_info* last_relation = nullptr;
-    std::string gid;  // two-phase only
+    std::string gid;    // two-phase only
+    lsn prepare_lsn{};  // two-phase only: where its PREPARE was decoded
   };
 
   [[nodiscard]] auto start_transaction() -> open_txn {
@@ -406,6 +418,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           open_txn o = std::move(*current_);
           current_.reset();
           const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
+          o.prepare_lsn = m.prepare_lsn;
           prepared_.insert_or_assign(m.xid, std::move(o));
           return handler(e);
         } else if constexpr (std::is_same_v<M, stream_prepare_message>) {
@@ -418,6 +431,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
             o.txn.xid_ = m.xid;
           }
           o.gid = std::string{m.gid};
+          o.prepare_lsn = m.prepare_lsn;
           const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
           prepared_.insert_or_assign(m.xid, std::move(o));
           return handler(e);

@@ -27,6 +27,7 @@ namespace replicant {
 
 struct schema_change;
 struct logical_message;
+struct prepared_event;
 
 namespace detail {
 
@@ -85,6 +86,13 @@ concept has_handle_message = requires(S& s, const logical_message& m, const mess
   { s.handle_message(m, ctx) } -> std::same_as<result<void>>;
 };
 
+/// Atom (optional hook, with `two_phase`): `s.handle_prepare(event)` returns `result<void>`; it sees
+/// each PREPARE (the transaction itself is delivered at COMMIT PREPARED). An error halts.
+template <class S>
+concept has_handle_prepare = requires(S& s, const prepared_event& e) {
+  { s.handle_prepare(e) } -> std::same_as<result<void>>;
+};
+
 // A member of that name exists, whatever its signature: tells "absent" from "misdeclared".
 template <class S>
 concept names_checkpoint = requires {
@@ -110,6 +118,8 @@ template <class S>
 concept names_handle_message = requires {
   &S::handle_message;
 };
+template <class S>
+concept names_handle_prepare = requires { &S::handle_prepare; };
 
 // The sink's declared kind; state_mirror when it declares none.
 template <class S>
@@ -225,6 +235,8 @@ constexpr auto check_hooks() -> bool {
   static_assert(!names_handle_message<S> || has_handle_message<S>,
                 "replicant: Sink::handle_message must be `result<void> handle_message(const logical_message&, const "
                 "message_context&)`");
+  static_assert(!names_handle_prepare<S> || has_handle_prepare<S>,
+                "replicant: Sink::handle_prepare must be `result<void> handle_prepare(const prepared_event&)`");
   static_cast<void>(kind_of<S>());
   return true;
 }

@@ -67,6 +67,19 @@ struct pipeline_options {
   bool messages = false;
   /// Create the slot with `FAILOVER` so it is synced to standbys (PostgreSQL 17+; refused below).
   bool failover = false;
+  /// Receive large transactions while they are still in progress (pgoutput `streaming`: `on` with
+  /// protocol 2-3, `parallel` with protocol 4 on PostgreSQL 16+), so the server does not spill them
+  /// to its own disk and delivery follows the commit at once. They are held until they commit and
+  /// count against `max_inflight_bytes`.
+  bool streaming = false;
+  /// With `streaming`, the most transactions in progress held at once; one more halts
+  /// `transaction_too_large`.
+  std::size_t max_concurrent_txns = 64;
+  /// Decode two-phase transactions (protocol 3+): a prepared transaction is delivered once, when
+  /// COMMIT PREPARED arrives, and never after ROLLBACK PREPARED. The slot keeps two-phase decoding
+  /// for good once streamed with it. While a prepared transaction is outstanding, the slot is not
+  /// acknowledged past its PREPARE (the server would otherwise not send its changes again).
+  bool two_phase = false;
   /// Ask pgoutput for binary column values (`binary 'true'`): faster for some types, same values.
   bool binary = false;
   /// pgoutput protocol version; 0 picks the highest the server speaks (3 on 15, 4 on 16+).
@@ -121,7 +134,9 @@ struct pipeline_options {
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
       o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 ||
-      (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0)) {
+      (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0) ||
+      (o.streaming && (o.max_concurrent_txns == 0 || (o.protocol_version != 0 && o.protocol_version < 2))) ||
+      (o.two_phase && o.protocol_version != 0 && o.protocol_version < 3)) {
     return fail(halt_reason::config_invalid);
   }
   if (o.go_forward_only && o.snapshot) return fail(halt_reason::conflicting_start_mode);

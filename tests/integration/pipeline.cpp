@@ -37,71 +37,8 @@ namespace {
 
 constexpr std::string_view secret = "s3cr3t-VALUE-4711";
 
-// One delivered row, reduced to what the tests compare.
-struct seen {
-  std::string op;
-  std::string id;
-  lsn commit;
-};
-
-// A sink that keeps everything in memory, with its checkpoint: what a real sink stores atomically.
-// Its behaviour can be switched per test (fail, throw, veto, slow down).
-struct memory_sink {
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::vector<seen> rows;
-  std::vector<lsn> commits;
-  std::optional<lsn> stored;
-  std::function<result<void>(const replicant::transaction&)> before_store;  // may fail or throw
-  std::function<result<void>(const replicant::schema_change&)> on_schema_change;
-  int messages = 0;
-
-  auto checkpoint() -> result<std::optional<lsn>> {
-    const std::lock_guard lock{mutex};
-    return stored;
-  }
-
-  auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
-    if (before_store) {
-      if (auto r = before_store(t); !r) return replicant::unexpected(r.error());
-    }
-    const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();  // the dedup a real sink does
-    for (const auto& c : t.changes()) {
-      const auto row = c.op() == replicant::change_op::delete_ ? c.old() : c.record();
-      const auto id = row.value("id");
-      std::string text = "?";
-      if (id && id->holds<std::int64_t>()) text = std::to_string(id->get<std::int64_t>());
-      rows.push_back({std::string{replicant::to_string(c.op())}, text, t.commit_lsn()});
-    }
-    commits.push_back(t.commit_lsn());
-    stored = t.commit_lsn();
-    changed.notify_all();
-    return t.commit_lsn();
-  }
-
-  auto handle_schema_change(const replicant::schema_change& c) -> result<void> {
-    if (on_schema_change) return on_schema_change(c);
-    return replicant::fail(replicant::errc::sink_failed);
-  }
-
-  auto handle_message(const replicant::logical_message&, const replicant::message_context&) -> result<void> {
-    const std::lock_guard lock{mutex};
-    ++messages;
-    changed.notify_all();
-    return {};
-  }
-
-  auto wait_for_rows(std::size_t n, std::chrono::seconds timeout = 30s) -> bool {
-    std::unique_lock lock{mutex};
-    return changed.wait_for(lock, timeout, [&] { return rows.size() >= n; });
-  }
-
-  auto snapshot() -> std::vector<seen> {
-    const std::lock_guard lock{mutex};
-    return rows;
-  }
-};
+using replicant::test::memory_sink;
+using replicant::test::seen;
 
 // The same, declaring itself an append log: its slot never moves past what it stored.
 struct append_sink : memory_sink {

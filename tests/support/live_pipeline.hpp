@@ -10,12 +10,17 @@
 
 #include <replicant/lsn.hpp>
 #include <replicant/options.hpp>
+#include <replicant/schema_change.hpp>
 #include <replicant/telemetry.hpp>
+#include <replicant/transaction.hpp>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -35,6 +40,72 @@ inline auto wait_until(const std::function<bool()>& cond, std::chrono::seconds t
   }
   return false;
 }
+
+// One delivered row, reduced to what the tests compare.
+struct seen {
+  std::string op;
+  std::string id;
+  replicant::lsn commit;
+};
+
+// A sink that keeps everything in memory, with its checkpoint: what a real sink stores atomically.
+// Its behaviour can be switched per test (fail, throw, veto, slow down).
+struct memory_sink {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<seen> rows;
+  std::vector<replicant::lsn> commits;
+  std::optional<replicant::lsn> stored;
+  std::function<replicant::result<void>(const replicant::transaction&)> before_store;  // may fail or throw
+  std::function<replicant::result<void>(const replicant::schema_change&)> on_schema_change;
+  int messages = 0;
+
+  auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> {
+    const std::lock_guard lock{mutex};
+    return stored;
+  }
+
+  auto handle_transaction(const replicant::transaction& t) -> replicant::result<replicant::lsn> {
+    if (before_store) {
+      if (auto r = before_store(t); !r) return replicant::unexpected(r.error());
+    }
+    const std::lock_guard lock{mutex};
+    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();  // the dedup a real sink does
+    for (const auto& c : t.changes()) {
+      const auto tuple = c.op() == replicant::change_op::delete_ ? c.old() : c.record();
+      const auto id = tuple.value("id");
+      std::string text = "?";
+      if (id && id->holds<std::int64_t>()) text = std::to_string(id->get<std::int64_t>());
+      rows.push_back({std::string{replicant::to_string(c.op())}, text, t.commit_lsn()});
+    }
+    commits.push_back(t.commit_lsn());
+    stored = t.commit_lsn();
+    changed.notify_all();
+    return t.commit_lsn();
+  }
+
+  auto handle_schema_change(const replicant::schema_change& c) -> replicant::result<void> {
+    if (on_schema_change) return on_schema_change(c);
+    return replicant::fail(replicant::errc::sink_failed);
+  }
+
+  auto handle_message(const replicant::logical_message&, const replicant::message_context&) -> replicant::result<void> {
+    const std::lock_guard lock{mutex};
+    ++messages;
+    changed.notify_all();
+    return {};
+  }
+
+  auto wait_for_rows(std::size_t n, std::chrono::seconds timeout = std::chrono::seconds(30)) -> bool {
+    std::unique_lock lock{mutex};
+    return changed.wait_for(lock, timeout, [&] { return rows.size() >= n; });
+  }
+
+  auto snapshot() -> std::vector<seen> {
+    const std::lock_guard lock{mutex};
+    return rows;
+  }
+};
 
 /// Records every telemetry event as text, to check sequences and that no value leaks.
 struct event_log {

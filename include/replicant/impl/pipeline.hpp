@@ -38,6 +38,7 @@ struct pipeline_session {
   bool slot_created = false;
   std::uint32_t server_version = 0;
   std::uint32_t protocol = 0;  // the pgoutput protocol START_REPLICATION asked for
+  pgoutput_streaming streaming = pgoutput_streaming::off;  // and the streaming mode
 };
 
 inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
@@ -347,6 +348,11 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     halt_with(detail::to_halt(halt_reason::failover_unsupported, make_error_code(errc::unsupported_server)));
     return fail(errc::halted);
   }
+  if (options_.failover && options_.two_phase && s.server_version < 180000) {
+    // PostgreSQL 17 refuses a slot that is both; 18 allows it.
+    halt_with(detail::to_halt(halt_reason::two_phase_failover_conflict, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
 
   // Recovery check, then the slot's state with the columns this version has.
   auto recovery = conn.exec("SELECT pg_is_in_recovery()");
@@ -409,6 +415,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   if (!slot_exists) {
     std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL pgoutput (SNAPSHOT 'nothing'";
     if (options_.failover) create += ", FAILOVER";
+    if (options_.two_phase) create += ", TWO_PHASE";
     create += ")";
     auto created = conn.exec(create);
     if (!created) {
@@ -446,10 +453,21 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     if (!names.empty()) names += ',';
     names += quote_identifier(p).value();
   }
-  std::string start = "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(checkpoint_.value_or(lsn{})) +
+  // The server starts after the greater of this position and the slot's acknowledged one. The
+  // checkpoint saves re-sending what the sink has; with two-phase decoding it may lie past the
+  // PREPARE of a transaction still outstanding, whose changes would then never be sent again, so
+  // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
+  const lsn start_at = options_.two_phase ? lsn{} : checkpoint_.value_or(lsn{});
+  std::string start = "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) +
                       " (proto_version '" + std::to_string(s.protocol) + "', publication_names " +
                       quote_literal(names).value();
   if (options_.messages) start += ", messages 'true'";
+  s.streaming = !options_.streaming                                ? pgoutput_streaming::off
+                : s.protocol >= 4 && s.server_version >= 160000 ? pgoutput_streaming::parallel
+                                                                  : pgoutput_streaming::on;
+  if (s.streaming == pgoutput_streaming::parallel) start += ", streaming 'parallel'";
+  if (s.streaming == pgoutput_streaming::on) start += ", streaming 'on'";
+  if (options_.two_phase) start += ", two_phase 'on'";
   if (options_.binary) start += ", binary 'true'";
   start += ")";
   const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes)};
@@ -484,6 +502,8 @@ struct pipeline<D, C, S, Sink>::applier {
   std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
 
   auto advance(lsn to) -> void {
+    // Never past an outstanding PREPARE: the server would then send only its COMMIT PREPARED.
+    if (const auto prepared = asm_.oldest_prepare_lsn()) to = std::min(to, *prepared);
     if (to.value() > p.durable_.load()) {
       p.durable_.store(to.value());
       p.wake();
@@ -715,8 +735,23 @@ struct pipeline<D, C, S, Sink>::applier {
     if (detail::kind_of<Sink>() == sink_kind::state_mirror && !holding()) advance(e.end_lsn);
     return {};
   }
-  auto operator()(const prepared_event&) -> result<void> { return {}; }
-  auto operator()(const rollback_prepared_event&) -> result<void> { return {}; }
+  auto operator()(const prepared_event& e) -> result<void> {
+    if constexpr (detail::has_handle_prepare<Sink>) {
+      auto seen = call_sink([&] { return p.sink_.handle_prepare(e); });
+      if (!seen) {
+        halt h = detail::to_halt(halt_reason::sink_failed, seen.error());
+        h.at = e.prepare_lsn;
+        return stop_with(std::move(h));
+      }
+    } else {
+      static_cast<void>(e);
+    }
+    return {};
+  }
+  auto operator()(const rollback_prepared_event& e) -> result<void> {
+    // Nothing to deliver; as for an empty commit, a state mirror may move past it.
+    return (*this)(empty_commit{e.end_lsn});
+  }
   auto operator()(const stream_abort_event&) -> result<void> { return {}; }
 };
 
@@ -725,7 +760,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   emit<telemetry::events::connection_connected>();
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
-  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = pgoutput_streaming::off}}};
+  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
   detail::drain_eventfd(wake_fd_);
   std::thread connection{[&] { connection_loop(s, stream); }};
 
@@ -788,7 +823,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       if (w) h.at = w->data_start;
       a.failed = std::move(h);
     }
-    if (!a.failed && a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes) {
+    if (!a.failed && (a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes ||
+                      a.asm_.open_streams() > options_.max_concurrent_txns)) {
       a.failed = detail::to_halt(halt_reason::transaction_too_large);
     }
     if (a.failed) {

@@ -1,0 +1,258 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// Streaming of in-progress transactions and two-phase decoding against a real server, once per
+// PostgreSQL major. The server of this program streams every transaction it can (a 64 kB
+// logical_decoding_work_mem, and debug_logical_replication_streaming = immediate on 16+) and allows
+// prepared transactions.
+#include <replicant/pipeline.hpp>
+
+#define BOOST_TEST_MODULE replicant.integration.large_transactions
+#include <boost/test/unit_test.hpp>
+
+#include "support/live_pipeline.hpp"
+#include "support/pg_cluster.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace utf = boost::unit_test;
+using namespace std::chrono_literals;
+using replicant::halt_reason;
+using replicant::lsn;
+using replicant::result;
+using replicant::test::live_server;
+using replicant::test::memory_sink;
+using replicant::test::running;
+using replicant::test::wait_until;
+
+namespace {
+
+// The live server, configured once for this program.
+struct streaming_server : replicant::test::live_server_fixture {
+  streaming_server() {
+    auto& pg = live_server();
+    pg.set("max_prepared_transactions", "10");
+    pg.set("logical_decoding_work_mem", "64kB");
+    if (pg.major() >= 16) pg.set("debug_logical_replication_streaming", "immediate");
+    pg.restart();
+  }
+};
+
+// A sink that also sees each PREPARE.
+struct two_phase_sink : memory_sink {
+  std::vector<std::string> prepared;
+  auto handle_prepare(const replicant::prepared_event& e) -> result<void> {
+    const std::lock_guard lock{mutex};
+    prepared.emplace_back(e.gid);
+    return {};
+  }
+};
+
+using plain_pipeline =
+    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, memory_sink>;
+using two_phase_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                               replicant::no_spill, two_phase_sink>;
+
+// The ids delivered, in delivery order.
+auto ids(memory_sink& sink) -> std::vector<int> {
+  std::vector<int> out;
+  for (const auto& r : sink.snapshot()) out.push_back(std::stoi(r.id));
+  return out;
+}
+
+auto range(int first, int last) -> std::vector<int> {
+  std::vector<int> out;
+  for (int i = first; i <= last; ++i) out.push_back(i);
+  return out;
+}
+
+auto insert_range(int first, int last) -> std::string {
+  return "INSERT INTO items SELECT g, repeat('x', 200), 1 FROM generate_series(" + std::to_string(first) + ", " +
+         std::to_string(last) + ") g";
+}
+
+// Transactions the server streamed on this slot so far (pg_stat_replication_slots).
+auto streamed(replicant::test::published_database& f) -> long {
+  return std::stol(f.pg.scalar("SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '" +
+                               f.slot + "'"));
+}
+
+}  // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(streaming_server);
+
+BOOST_AUTO_TEST_SUITE(streaming, *utf::label("integration"))
+
+BOOST_AUTO_TEST_CASE(delivers_exactly_the_committed_changes_of_streamed_transactions) {
+  replicant::test::published_database f;
+  f.options.streaming = true;
+  memory_sink sink;
+  running<plain_pipeline> r{sink, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+
+  // A subtransaction rolled back in the middle, another one kept.
+  f.sql("BEGIN; " + insert_range(1, 500) + "; SAVEPOINT a; " + insert_range(501, 1000) + "; ROLLBACK TO a; " +
+        "SAVEPOINT b; " + insert_range(1001, 1500) + "; RELEASE b; COMMIT");
+  // A streamed transaction that aborts as a whole delivers nothing.
+  f.sql("BEGIN; " + insert_range(2001, 3000) + "; ROLLBACK");
+  f.sql("INSERT INTO items VALUES (5000, 'small', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1001));
+  std::this_thread::sleep_for(300ms);
+  auto expected = range(1, 500);
+  const auto kept = range(1001, 1500);
+  expected.insert(expected.end(), kept.begin(), kept.end());
+  expected.push_back(5000);
+  BOOST_TEST(ids(sink) == expected, boost::test_tools::per_element());
+  BOOST_TEST(sink.commits.size() == 2U);
+  BOOST_TEST(streamed(f) >= 1);
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.confirmed_flush() > sink.commits.back(); }));
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(interleaved_streamed_transactions_commit_in_commit_order) {
+  replicant::test::published_database f;
+  f.options.streaming = true;
+  memory_sink sink;
+  running<plain_pipeline> r{sink, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+
+  replicant::test::pg_connection a{f.pg.dsn(f.db)};
+  replicant::test::pg_connection b{f.pg.dsn(f.db)};
+  a.exec("BEGIN");
+  b.exec("BEGIN");
+  a.exec(insert_range(1, 400));
+  b.exec(insert_range(1001, 1400));
+  a.exec(insert_range(401, 800));
+  b.exec("SAVEPOINT s");
+  b.exec(insert_range(1401, 1800));
+  b.exec("ROLLBACK TO s");
+  b.exec("COMMIT");  // b commits first
+  a.exec("COMMIT");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1200));
+  auto expected = range(1001, 1400);
+  const auto later = range(1, 800);
+  expected.insert(expected.end(), later.begin(), later.end());
+  BOOST_TEST(ids(sink) == expected, boost::test_tools::per_element());
+  BOOST_TEST(std::is_sorted(sink.commits.begin(), sink.commits.end()));
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(too_many_transactions_in_progress_halts) {
+  replicant::test::published_database f;
+  f.options.streaming = true;
+  f.options.max_concurrent_txns = 1;
+  memory_sink sink;
+  running<plain_pipeline> r{sink, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  replicant::test::pg_connection a{f.pg.dsn(f.db)};
+  replicant::test::pg_connection b{f.pg.dsn(f.db)};
+  a.exec("BEGIN");
+  b.exec("BEGIN");
+  a.exec(insert_range(1, 400));
+  b.exec(insert_range(1001, 1400));
+  a.exec(insert_range(401, 800));  // makes sure the first is streamed again while the second is open
+  BOOST_TEST(r.join() == halt_reason::transaction_too_large);
+  a.exec("ROLLBACK");
+  b.exec("ROLLBACK");
+  BOOST_TEST(sink.snapshot().empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(two_phase, *utf::label("integration"))
+
+BOOST_AUTO_TEST_CASE(delivers_a_prepared_transaction_at_commit_prepared_and_never_after_rollback) {
+  replicant::test::published_database f;
+  f.options.two_phase = true;
+  two_phase_sink sink;
+  running<two_phase_pipeline> r{sink, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+
+  f.sql("BEGIN; INSERT INTO items VALUES (1, 'p', 1); PREPARE TRANSACTION 'g1'");
+  f.sql("BEGIN; INSERT INTO items VALUES (2, 'r', 1); PREPARE TRANSACTION 'g2'");
+  BOOST_TEST_REQUIRE(wait_until([&] {
+    const std::lock_guard lock{sink.mutex};
+    return sink.prepared.size() == 2U;
+  }));
+  f.sql("INSERT INTO items VALUES (3, 'plain', 1)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  // The slot waits before the first PREPARE, although a later transaction was stored.
+  std::this_thread::sleep_for(1500ms);  // more than a status interval
+  const auto prepare_held = f.confirmed_flush();
+  BOOST_TEST(prepare_held < sink.commits.back());
+
+  f.sql("ROLLBACK PREPARED 'g2'");
+  f.sql("COMMIT PREPARED 'g1'");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
+  std::this_thread::sleep_for(300ms);
+  BOOST_TEST((ids(sink) == std::vector<int>{3, 1}));
+  BOOST_TEST((sink.prepared == std::vector<std::string>{"g1", "g2"}));
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.confirmed_flush() > sink.commits.back(); }));
+  BOOST_TEST(f.pg.scalar("SELECT two_phase FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'") == "t");
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(a_transaction_prepared_before_a_restart_is_delivered_after_it) {
+  replicant::test::published_database f;
+  f.options.two_phase = true;
+  two_phase_sink sink;
+  {
+    running<two_phase_pipeline> r{sink, f.options};
+    BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+    f.sql("BEGIN; INSERT INTO items VALUES (1, 'p', 1); PREPARE TRANSACTION 'g3'");
+    f.sql("INSERT INTO items VALUES (2, 'plain', 1)");
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+    BOOST_TEST(!r.stop());
+  }
+  f.sql("COMMIT PREPARED 'g3'");
+  running<two_phase_pipeline> r{sink, f.options};
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
+  std::this_thread::sleep_for(300ms);
+  BOOST_TEST((ids(sink) == std::vector<int>{2, 1}));
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(a_streamed_prepared_transaction_is_delivered_once) {
+  replicant::test::published_database f;
+  f.options.two_phase = true;
+  f.options.streaming = true;
+  two_phase_sink sink;
+  running<two_phase_pipeline> r{sink, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  f.sql("BEGIN; " + insert_range(1, 1000) + "; PREPARE TRANSACTION 'g4'");
+  BOOST_TEST_REQUIRE(wait_until([&] {
+    const std::lock_guard lock{sink.mutex};
+    return !sink.prepared.empty();
+  }));
+  BOOST_TEST(sink.snapshot().empty());
+  f.sql("COMMIT PREPARED 'g4'");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(1000));
+  std::this_thread::sleep_for(300ms);
+  BOOST_TEST(ids(sink) == range(1, 1000), boost::test_tools::per_element());
+  BOOST_TEST(sink.commits.size() == 1U);
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(two_phase_with_failover_is_refused_where_the_server_refuses_it) {
+  replicant::test::published_database f;
+  f.options.two_phase = true;
+  f.options.failover = true;
+  memory_sink sink;
+  running<plain_pipeline> r{sink, f.options};
+  if (f.pg.major() < 17) {
+    BOOST_TEST(r.join() == halt_reason::failover_unsupported);
+  } else if (f.pg.major() == 17) {
+    BOOST_TEST(r.join() == halt_reason::two_phase_failover_conflict);
+  } else {
+    BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+    BOOST_TEST(!r.stop());
+  }
+  if (f.pg.major() <= 17) BOOST_TEST(!f.slot_exists());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
