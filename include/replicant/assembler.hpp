@@ -9,6 +9,7 @@
 #include <replicant/change.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/error.hpp>
+#include <replicant/halt.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
 #include <replicant/schema_change.hpp>
@@ -142,8 +143,26 @@ class assembler {
     decoder_.reset();
   }
 
+  /**
+   * Turns on spilling to disk (the `disk_spill` policy): after each push, while the transactions in
+   * progress hold more than `settings.threshold_bytes`, the largest one moves the changes it holds
+   * to its spill file. push() then fails with `halt_reason::spill_exhausted` once the spill files
+   * together would exceed `settings.max_bytes`, and with `errc::io_failed` when a file cannot be
+   * written.
+   */
+  auto enable_spill(detail::spill_settings settings) -> void { spill_.emplace(std::move(settings)); }
+
+  /// Bytes the transactions in progress have spilled to disk.
+  [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t {
+    std::uint64_t n = current_ ? current_->txn.spilled_bytes() : 0;
+    for (const auto& [xid, st] : streams_) n += st.txn.spilled_bytes();
+    for (const auto& [xid, p] : prepared_) n += p.txn.spilled_bytes();
+    return n;
+  }
+
   /// Takes back a delivered transaction so the next one can reuse its memory.
   auto recycle(transaction&& t) noexcept -> void {
+    t.spill_.reset();  // closes the spill file, which vanishes with it
     t.changes_.clear();
     t.messages_.clear();
     t.relations_.clear();
@@ -239,8 +258,58 @@ class assembler {
     if (decoder_.in_stream()) o.change_xids.push_back(xid.value_or(*decoder_.stream_xid()));
   }
 
+  // Moves the changes o holds in memory to its spill file, and its remaining bytes (messages, the
+  // origin's name) to a fresh arena, so that what it holds in memory drops to almost nothing.
+  auto spill(open_txn& o) -> result<void> {
+    transaction& t = o.txn;
+    if (!t.spill_) {
+      auto created = detail::spill_file::create(*spill_);
+      if (!created) return unexpected(created.error());
+      t.spill_.emplace(std::move(*created));
+    }
+    for (const change& c : t.changes_) {
+      std::uint32_t index = 0;
+      for (std::size_t i = t.relations_.size(); i-- > 0;) {
+        if (t.relations_[i].get() == &c.relation()) {
+          index = static_cast<std::uint32_t>(i);
+          break;
+        }
+      }
+      if (auto a = t.spill_->append(c, index); !a) return a;
+    }
+    t.changes_.clear();
+    detail::frame_arena fresh;
+    for (auto& m : t.messages_) {
+      const auto prefix = fresh.copy(std::as_bytes(std::span{m.prefix.data(), m.prefix.size()}));
+      m.prefix = detail::as_chars(prefix);
+      m.content = fresh.copy(m.content);
+    }
+    if (t.origin_) {
+      const auto name = fresh.copy(std::as_bytes(std::span{t.origin_->name.data(), t.origin_->name.size()}));
+      t.origin_->name = detail::as_chars(name);
+    }
+    t.arena_ = std::move(fresh);
+    if (spilled_bytes() > spill_->max_bytes) return fail(halt_reason::spill_exhausted);
+    return {};
+  }
+
+  // Spills the largest transactions in progress until they hold no more than the threshold.
+  auto spill_over() -> result<void> {
+    while (resident_bytes() > spill_->threshold_bytes) {
+      open_txn* largest = current_ ? &*current_ : nullptr;
+      const auto consider = [&](open_txn& o) {
+        if (largest == nullptr || o.txn.byte_size() > largest->txn.byte_size()) largest = &o;
+      };
+      for (auto& [xid, st] : streams_) consider(st);
+      for (auto& [xid, p] : prepared_) consider(p);
+      if (largest == nullptr || largest->txn.changes_.empty()) return {};  // nothing left to move
+      if (auto r = spill(*largest); !r) return r;
+    }
+    return {};
+  }
+
   // Removes the part of a streamed transaction that belongs to subtransaction subxid.
-  static auto cut_subtransaction(open_txn& o, transaction_id subxid) -> std::size_t {
+  static auto cut_subtransaction(open_txn& o, transaction_id subxid) -> result<std::size_t> {
     const auto first_change = static_cast<std::size_t>(
         std::find(o.change_xids.begin(), o.change_xids.end(), subxid) - o.change_xids.begin());
     const auto first_message = static_cast<std::size_t>(
@@ -262,13 +331,19 @@ class assembler {
     const auto truncate = [](auto& items, std::size_t keep) {
       items.erase(items.begin() + static_cast<std::ptrdiff_t>(std::min(keep, items.size())), items.end());
     };
-    const std::size_t before = o.txn.changes_.size();
-    truncate(o.txn.changes_, change_cut);
+    const std::size_t before = o.txn.change_count();
+    const std::size_t spilled = o.txn.spill_ ? o.txn.spill_->records() : 0U;
+    if (change_cut >= spilled) {
+      truncate(o.txn.changes_, change_cut - spilled);
+    } else {
+      o.txn.changes_.clear();
+      if (auto r = o.txn.spill_->truncate(change_cut); !r) return unexpected(r.error());
+    }
     truncate(o.change_xids, change_cut);
     truncate(o.txn.messages_, message_cut);
     truncate(o.message_xids, message_cut);
     truncate(o.message_positions, message_cut);
-    return before - o.txn.changes_.size();
+    return before - o.txn.change_count();
   }
 
   template <class Handler>
@@ -280,6 +355,9 @@ class assembler {
     o.txn.commit_lsn_ = commit_lsn;
     o.txn.end_lsn_ = end_lsn;
     o.txn.commit_time_ = commit_time;
+    if (o.txn.spill_) {
+      if (auto f = o.txn.spill_->flush(); !f) return f;  // the reader sees the file only
+    }
     if (o.txn.empty()) {
       const empty_commit e{end_lsn};
       recycle(std::move(o.txn));
@@ -293,6 +371,7 @@ class assembler {
   std::unordered_map<transaction_id, open_txn> streams_;
   std::unordered_map<transaction_id, open_txn> prepared_;
   std::optional<transaction> spare_;
+  std::optional<detail::spill_settings> spill_;
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -314,7 +393,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
   auto decoded = decoder_.decode(bytes);
   if (!decoded) return unexpected(decoded.error());
 
-  return std::visit(
+  auto done = std::visit(
       [&](auto& m) -> result<void> {
         using M = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<M, begin_message> || std::is_same_v<M, begin_prepare_message>) {
@@ -378,7 +457,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           o->txn.messages_.push_back(out);
           if (decoder_.in_stream()) {
             o->message_xids.push_back(m.xid.value_or(*decoder_.stream_xid()));
-            o->message_positions.push_back(o->txn.changes_.size());
+            o->message_positions.push_back(o->txn.change_count());
           }
           return {};
         } else if constexpr (std::is_same_v<M, stream_start_message>) {
@@ -409,7 +488,9 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
               recycle(std::move(it->second.txn));
               streams_.erase(it);
             } else {
-              e.dropped_changes = cut_subtransaction(it->second, m.subxid);
+              auto cut = cut_subtransaction(it->second, m.subxid);
+              if (!cut) return unexpected(cut.error());
+              e.dropped_changes = *cut;
             }
           }
           return handler(std::as_const(e));
@@ -453,6 +534,8 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
         }
       },
       *decoded);
+  if (done && spill_) return spill_over();
+  return done;
 }
 
 }  // namespace replicant

@@ -228,6 +228,11 @@ class change {
   [[nodiscard]] auto record() const noexcept -> row { return record_.empty() ? row{} : row{*relation_, record_}; }
   /// The old key or row (update, delete) when the server sent one; empty otherwise.
   [[nodiscard]] auto old() const noexcept -> row { return old_.empty() ? row{} : row{*relation_, old_}; }
+  /// The new row as the server sent it (a TupleData view), for code that stores or forwards changes
+  /// without decoding them; empty when there is none.
+  [[nodiscard]] constexpr auto record_tuple() const noexcept -> const pgoutput::tuple_data& { return record_; }
+  /// The old key or row as the server sent it; empty when there is none.
+  [[nodiscard]] constexpr auto old_tuple() const noexcept -> const pgoutput::tuple_data& { return old_; }
   /// Whether `old()` holds the replica-identity key (non-key columns NULL) or the whole old row.
   [[nodiscard]] constexpr auto old_kind() const noexcept -> pgoutput::old_tuple_kind { return old_kind_; }
 

@@ -22,6 +22,7 @@
 #include <replicant/pq/replication_stream.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
+#include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/telemetry.hpp>
 #include <replicant/transaction.hpp>
@@ -62,7 +63,7 @@ namespace replicant {
  * transactions being assembled). When full, the connection thread stops reading the socket, so TCP
  * makes the walsender wait, and keeps sending status updates (`overload_policy::pace`); or it halts
  * `sink_too_slow` (`overload_policy::halt`). A single transaction larger than the budget halts
- * `transaction_too_large` under `no_spill`.
+ * `transaction_too_large` under `no_spill`, and is held partly on disk under `disk_spill`.
  *
  * **Faults.** A lost connection or a server restart reconnects with exponential backoff. Errors of
  * the commands before streaming starts (a slot in use elsewhere, slots exhausted) count against
@@ -73,7 +74,8 @@ namespace replicant {
  * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint (the sink, per
  * transaction), @ref sink_owned_batches (the sink, per atomic batch) or @ref lib_owned_checkpoint
  * (the library, in a @ref checkpoint_store). It decides which sink members are required.
- * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill.
+ * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill (halt) or
+ * @ref disk_spill (hold them partly on disk).
  * @tparam Sink the user's sink: a @ref replicant::sink, @ref replicant::batch_sink or
  * @ref replicant::lib_mode_sink, as the checkpoint policy asks (see docs/pipeline.md).
  *
@@ -95,8 +97,8 @@ template <class Decoder, class CheckpointPolicy, class SpillPolicy, class Sink>
 class pipeline {
   static_assert(std::same_as<Decoder, pgoutput_decoder>,
                 "replicant: pipeline: only pgoutput_decoder is available as the Decoder so far");
-  static_assert(std::same_as<SpillPolicy, no_spill>,
-                "replicant: pipeline: only no_spill is available as the SpillPolicy so far");
+  static_assert(std::same_as<SpillPolicy, no_spill> || std::same_as<SpillPolicy, disk_spill>,
+                "replicant: pipeline: SpillPolicy must be no_spill or disk_spill");
   static_assert(detail::check_sink<Sink, CheckpointPolicy>());
 
  public:
@@ -106,7 +108,12 @@ class pipeline {
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
       : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
   /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
-  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options, telemetry::dispatcher* events = nullptr);
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options, telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<SpillPolicy>
+      : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
+  /// As above, with the spill policy's settings too (the spill directory and its bound).
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+           telemetry::dispatcher* events = nullptr);
   pipeline(const pipeline&) = delete;
   auto operator=(const pipeline&) -> pipeline& = delete;
   /// Stops a running pipeline and waits for its threads.
@@ -160,6 +167,7 @@ class pipeline {
 
   Sink& sink_;
   CheckpointPolicy policy_;
+  [[no_unique_address]] SpillPolicy spill_;
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;

@@ -45,6 +45,7 @@
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/checkpoint/store.hpp>
+#include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/pipeline.hpp>
 

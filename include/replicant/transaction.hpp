@@ -11,14 +11,19 @@
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/detail/frame_arena.hpp>
+#include <replicant/detail/spill_file.hpp>
+#include <replicant/error.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/relation.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace replicant {
@@ -52,28 +57,112 @@ struct origin_info {
 };
 
 /**
+ * Thrown while iterating the changes of a transaction spilled to disk (@ref disk_spill) when its
+ * spill file cannot be read back. The pipeline turns it into the halt `spill_io_failed`; a sink
+ * that lets it pass (and so does not commit a partial transaction) loses nothing. Value-free.
+ */
+class spill_error : public std::system_error {
+ public:
+  /// An error for @p code (`errc::io_failed` or `errc::decode_failure`).
+  explicit spill_error(std::error_code code) : std::system_error(code) {}
+};
+
+/**
  * The changes of one transaction, in the order they were made.
  *
- * Treat it as a **single-pass input range**: iterate it once, during the callback. Today every
- * transaction is held in memory and may be iterated again, but a transaction spilled to disk
- * (the `disk_spill` policy) is read back as it is iterated, so code that relies on a second pass
- * or on keeping iterators will not work with spilling.
+ * A **single-pass input range**: iterate it once, during the callback. For a transaction held in
+ * memory that is all there is to it. For one spilled to disk (the `disk_spill` policy) the changes
+ * are read back from its spill file as the iteration goes, each one valid only until the iterator
+ * moves on; the in-memory tail follows. Iterating again reads the file again. A failed read throws
+ * @ref spill_error.
  */
 class change_range {
  public:
-  /// The iterator type.
-  using iterator = std::span<const change>::iterator;
+  /// An input iterator over the changes.
+  class iterator {
+   public:
+    using value_type = change;
+    using reference = const change&;
+    using difference_type = std::ptrdiff_t;
+    using iterator_concept = std::input_iterator_tag;
+    using iterator_category = std::input_iterator_tag;
+
+    iterator() = default;
+    /// The current change.
+    [[nodiscard]] auto operator*() const noexcept -> const change& { return from_disk_ ? *from_disk_->current_ : *at_; }
+    /// Its address.
+    [[nodiscard]] auto operator->() const noexcept -> const change* { return &**this; }
+    /// Moves to the next change. @throws spill_error when a spill file cannot be read back.
+    auto operator++() -> iterator& {
+      if (from_disk_ != nullptr) {
+        if (!from_disk_->read_next()) from_disk_ = nullptr;  // on to the changes held in memory
+      } else {
+        ++at_;
+      }
+      return *this;
+    }
+    /// As the prefix form.
+    auto operator++(int) -> void { ++*this; }
+    /// Equal when at the same place.
+    [[nodiscard]] friend auto operator==(const iterator& a, const iterator& b) noexcept -> bool {
+      return a.from_disk_ == b.from_disk_ && a.at_ == b.at_;
+    }
+
+   private:
+    friend class change_range;
+    iterator(const change* at, const change_range* from_disk) noexcept : at_(at), from_disk_(from_disk) {}
+    const change* at_ = nullptr;
+    const change_range* from_disk_ = nullptr;
+  };
+
   /// Changes held in memory.
   explicit change_range(std::span<const change> changes) noexcept : changes_(changes) {}
-  [[nodiscard]] auto begin() const noexcept -> iterator { return changes_.begin(); }
-  [[nodiscard]] auto end() const noexcept -> iterator { return changes_.end(); }
-  /// Number of changes (known up front even for a spilled transaction).
-  [[nodiscard]] auto size() const noexcept -> std::size_t { return changes_.size(); }
+  /// Changes spilled to @p spill (with the relations their records refer to), then @p changes.
+  change_range(std::span<const change> changes, const detail::spill_file* spill,
+               std::span<const std::shared_ptr<const relation_info>> relations) noexcept
+      : changes_(changes), spill_(spill), relations_(relations) {}
+
+  /// The first change. @throws spill_error when a spill file cannot be read back.
+  [[nodiscard]] auto begin() const -> iterator {
+    if (spill_ != nullptr && spill_->records() > 0) {
+      cursor_ = detail::spill_cursor{spill_->descriptor(), spill_->bytes(), spill_->records()};
+      if (read_next()) return iterator{changes_.data(), this};
+    }
+    return iterator{changes_.data(), nullptr};
+  }
+  /// Past the last change.
+  [[nodiscard]] auto end() const noexcept -> iterator { return iterator{changes_.data() + changes_.size(), nullptr}; }
+  /// Number of changes (known up front, also for a spilled transaction).
+  [[nodiscard]] auto size() const noexcept -> std::size_t {
+    return changes_.size() + (spill_ != nullptr ? spill_->records() : 0U);
+  }
   /// True when there are none.
-  [[nodiscard]] auto empty() const noexcept -> bool { return changes_.empty(); }
+  [[nodiscard]] auto empty() const noexcept -> bool { return size() == 0; }
 
  private:
+  // Reads the next spilled change into current_; false after the last one.
+  auto read_next() const -> bool {
+    auto more = cursor_.next(record_);
+    if (!more) throw spill_error(more.error());
+    if (!*more) return false;
+    if (record_.relation_index >= relations_.size() || !relations_[record_.relation_index]) {
+      throw spill_error(make_error_code(errc::decode_failure));
+    }
+    const relation_info& relation = *relations_[record_.relation_index];
+    if (record_.op == change_op::truncate) {
+      current_.emplace(change::truncation(relation, record_.cascade, record_.restart_identity));
+    } else {
+      current_.emplace(record_.op, relation, record_.new_tuple, record_.old_kind, record_.old_tuple);
+    }
+    return true;
+  }
+
   std::span<const change> changes_;
+  const detail::spill_file* spill_ = nullptr;
+  std::span<const std::shared_ptr<const relation_info>> relations_{};
+  mutable detail::spill_cursor cursor_{};
+  mutable detail::spill_cursor::record record_{};
+  mutable std::optional<change> current_{};
 };
 
 /**
@@ -108,15 +197,22 @@ class transaction {
   /// Where it came from, when the source server received it through replication itself.
   [[nodiscard]] auto origin() const noexcept -> const std::optional<origin_info>& { return origin_; }
   /// The changes, in order (see @ref change_range for the single-pass rule).
-  [[nodiscard]] auto changes() const noexcept -> change_range { return change_range{changes_}; }
+  [[nodiscard]] auto changes() const noexcept -> change_range {
+    if (spill_) return change_range{changes_, &*spill_, relations_};
+    return change_range{changes_};
+  }
   /// The transactional logical messages (with the `messages` option), in order.
   [[nodiscard]] auto messages() const noexcept -> std::span<const logical_message> { return messages_; }
   /// Number of changes.
-  [[nodiscard]] auto change_count() const noexcept -> std::size_t { return changes_.size(); }
-  /// Bytes received for it: what it costs in memory, and a size for telemetry.
+  [[nodiscard]] auto change_count() const noexcept -> std::size_t {
+    return changes_.size() + (spill_ ? spill_->records() : 0U);
+  }
+  /// Bytes it holds in memory: what counts against the resident budget, and a size for telemetry.
   [[nodiscard]] auto byte_size() const noexcept -> std::size_t { return arena_.size(); }
+  /// Bytes of it spilled to disk (the `disk_spill` policy); 0 for a transaction held in memory.
+  [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t { return spill_ ? spill_->bytes() : 0U; }
   /// True when it has neither changes nor messages.
-  [[nodiscard]] auto empty() const noexcept -> bool { return changes_.empty() && messages_.empty(); }
+  [[nodiscard]] auto empty() const noexcept -> bool { return change_count() == 0 && messages_.empty(); }
 
  private:
   friend class assembler;
@@ -131,6 +227,7 @@ class transaction {
   // Keeps alive every relation description a change points at (one entry per switch of table).
   std::vector<std::shared_ptr<const relation_info>> relations_;
   detail::frame_arena arena_;
+  std::optional<detail::spill_file> spill_;  // the changes before changes_, when spilled
 };
 
 }  // namespace replicant

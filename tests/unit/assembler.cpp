@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <iterator>
 #include <vector>
 
 namespace pg = replicant::test;
@@ -136,12 +137,12 @@ BOOST_AUTO_TEST_CASE(delivers_a_committed_transaction_with_ordered_changes) {
   BOOST_TEST(ins.unchanged().empty());
   BOOST_TEST(ins.old().empty());
 
-  const auto& upd = *(t.changes().begin() + 1);
+  const auto& upd = *std::next(t.changes().begin(), 1);
   BOOST_TEST(text_of(upd.record(), "customer") == "ada l.");
   BOOST_TEST((upd.unchanged() == std::vector<std::string_view>{"note"}));
   BOOST_TEST(upd.record().value("note").error() == errc::column_unchanged);
 
-  const auto& del = *(t.changes().begin() + 2);
+  const auto& del = *std::next(t.changes().begin(), 2);
   BOOST_TEST(del.record().empty());
   BOOST_TEST((del.old_kind() == replicant::pgoutput::old_tuple_kind::key));
   BOOST_TEST(text_of(del.old(), "id") == "2");

@@ -90,8 +90,10 @@ template <class D, class C, class S, class Sink>
 struct pipeline<D, C, S, Sink>::session : detail::pipeline_session {};
 
 template <class D, class C, class S, class Sink>
-pipeline<D, C, S, Sink>::pipeline(Sink& sink, C checkpoint, pipeline_options options, telemetry::dispatcher* events)
-    : sink_(sink), policy_(std::move(checkpoint)), options_(std::move(options)), events_(events) {
+pipeline<D, C, S, Sink>::pipeline(Sink& sink, C checkpoint, S spill, pipeline_options options,
+                                  telemetry::dispatcher* events)
+    : sink_(sink), policy_(std::move(checkpoint)), spill_(std::move(spill)), options_(std::move(options)),
+      events_(events) {
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
@@ -500,6 +502,7 @@ struct pipeline<D, C, S, Sink>::applier {
   std::size_t batch_bytes = 0;
   std::optional<unwritten_checkpoint> unwritten{};
   std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
+  std::error_code spill_failed{};           // a spilled transaction could not be read back
 
   auto advance(lsn to) -> void {
     // Never past an outstanding PREPARE: the server would then send only its COMMIT PREPARED.
@@ -522,6 +525,11 @@ struct pipeline<D, C, S, Sink>::applier {
   [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return asm_.resident_bytes() + batch_bytes; }
 
   auto sink_failed(lsn at, clock::duration took, std::error_code cause) -> result<void> {
+    if (spill_failed) {
+      halt h = detail::to_halt(halt_reason::spill_io_failed, spill_failed);
+      h.at = at;
+      return stop_with(std::move(h));
+    }
     p.template emit<telemetry::events::sink_failed>(telemetry::keys::duration = took, telemetry::keys::commit_lsn = at,
                                                     telemetry::keys::reason = halt_reason::sink_failed,
                                                     telemetry::keys::error_class = errc::sink_failed);
@@ -542,6 +550,9 @@ struct pipeline<D, C, S, Sink>::applier {
   auto call_sink(Call call) -> decltype(call()) {
     try {
       return call();
+    } catch (const spill_error& e) {
+      spill_failed = e.code();
+      return fail(errc::sink_failed);
     } catch (...) {
       p.sink_exception_ = std::current_exception();
       return fail(errc::sink_failed);
@@ -761,6 +772,13 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
+  if constexpr (std::same_as<S, disk_spill>) {
+    detail::spill_settings spill{spill_.directory(), "replicant-" + options_.slot + "-", options_.max_inflight_bytes / 4,
+                                 spill_.max_spill_bytes != 0 ? spill_.max_spill_bytes
+                                                             : std::uint64_t{16} * options_.max_inflight_bytes};
+    detail::sweep_spill_files(spill.dir, spill.prefix);  // left by a process of this slot that died
+    a.asm_.enable_spill(std::move(spill));
+  }
   detail::drain_eventfd(wake_fd_);
   std::thread connection{[&] { connection_loop(s, stream); }};
 
@@ -819,13 +837,23 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
     result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
     if (!pushed && !a.failed) {
-      halt h = detail::to_halt(halt_reason::decode_failure, pushed.error());
+      // The spill policy's own faults have halts of their own; anything else is bad input.
+      const auto why = pushed.error() == halt_reason::spill_exhausted ? halt_reason::spill_exhausted
+                       : pushed.error() == errc::io_failed            ? halt_reason::spill_io_failed
+                                                                      : halt_reason::decode_failure;
+      halt h = detail::to_halt(why, pushed.error());
       if (w) h.at = w->data_start;
       a.failed = std::move(h);
     }
-    if (!a.failed && (a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes ||
-                      a.asm_.open_streams() > options_.max_concurrent_txns)) {
+    if (!a.failed && a.asm_.open_streams() > options_.max_concurrent_txns) {
       a.failed = detail::to_halt(halt_reason::transaction_too_large);
+    }
+    if constexpr (std::same_as<S, no_spill>) {
+      // What is held cannot shrink before it commits, and no more can be read: held for good.
+      if (!a.failed && (a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes ||
+                        a.asm_.resident_bytes() >= options_.max_inflight_bytes)) {
+        a.failed = detail::to_halt(halt_reason::transaction_too_large);
+      }
     }
     if (a.failed) {
       end_session();

@@ -10,8 +10,9 @@ namespace replicant {
 
 /**
  * Spill policy: no spilling. A transaction is held in memory until it commits; one larger than
- * the resident budget (`max_inflight_bytes`) halts the pipeline with `transaction_too_large`
- * instead of growing without bound.
+ * the resident budget (`max_inflight_bytes`), or transactions in progress that fill it together,
+ * halt the pipeline with `transaction_too_large` instead of growing without bound (or waiting for
+ * ever). See @ref disk_spill for the alternative.
  */
 struct no_spill {};
 

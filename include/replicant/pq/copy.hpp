@@ -1,0 +1,262 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PQ_COPY_HPP
+#define REPLICANT_PQ_COPY_HPP
+
+/// @file
+/// replicant::pq::copy_out: the rows of one `COPY ... TO STDOUT`, read one at a time from a
+/// replicant::pq::connection, with value-free failures. One of the headers that include <libpq-fe.h>.
+
+#include <replicant/error.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/result.hpp>
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace replicant::pq {
+
+/**
+ * Reads the data rows of one `COPY ... TO STDOUT` command.
+ *
+ * The server sends each row as one CopyData message (PROTOCOL.md §6.2); @ref next hands them out
+ * in order, as they are, then reports the end once the command's final status has been read. This
+ * is the cheapest way to read a table: nothing is materialised, and memory stays at one row.
+ *
+ * Waiting blocks the calling thread (with `poll`, so a cancel descriptor can interrupt it). While
+ * a copy is in progress the connection can run nothing else; destroying an unfinished reader
+ * cancels the command and drains what the server still sends, so the connection can be used again
+ * (see @ref abandon).
+ *
+ * Failures are value-free, as everywhere in pq/: a server error keeps only its SQLSTATE (in the
+ * connection's `last_error()`), never the message text, which can quote row values.
+ *
+ * @par Example
+ * @code
+ * auto copy = replicant::pq::copy_out::start(conn, "COPY (SELECT id, name FROM ONLY public.t) TO STDOUT");
+ * if (!copy) return copy.error();
+ * for (;;) {
+ *   auto row = copy->next();
+ *   if (!row) return row.error();
+ *   if (!*row) break;                 // the end; the command succeeded
+ *   consume(**row);                   // one text-format row, with its trailing newline
+ * }
+ * @endcode
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe; and the connection is in use until the reader is
+ * finished or destroyed.
+ */
+class copy_out {
+ public:
+  /**
+   * Sends @p command, which must start a `COPY ... TO STDOUT`, on @p conn.
+   *
+   * @param conn an idle connection; it must outlive the reader.
+   * @param command one `COPY { table | (query) } TO STDOUT` statement.
+   * @param cancel_fd a descriptor that, once readable, makes a waiting @ref next give up with
+   *        `errc::cancelled` (-1: none).
+   * @return the reader; `errc::server_error` (SQLSTATE in `conn.last_error()`),
+   *         `errc::connection_failed`, or `errc::protocol_violation` when the command did not start
+   *         a copy out (it was another kind of statement).
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] static auto start(connection& conn, const std::string& command, int cancel_fd = -1)
+      -> result<copy_out> {
+    auto r = conn.exec(command);
+    if (!r) return unexpected(r.error());
+    // Another kind of statement ran to completion: not what the caller meant. (A `COPY ... FROM
+    // STDIN` would leave the connection waiting for data; the commands replicant builds never are.)
+    if (PQresultStatus(r->native_handle()) != PGRES_COPY_OUT) return fail(errc::protocol_violation);
+    return copy_out{conn, cancel_fd};
+  }
+
+  copy_out(const copy_out&) = delete;
+  auto operator=(const copy_out&) -> copy_out& = delete;
+
+  /// Takes over @p other's copy; @p other is left finished. Never throws.
+  copy_out(copy_out&& other) noexcept
+      : conn_(std::exchange(other.conn_, nullptr)),
+        row_(std::exchange(other.row_, nullptr)),
+        cancel_fd_(other.cancel_fd_),
+        active_(std::exchange(other.active_, false)) {}
+
+  /// Abandons the current copy (see @ref abandon) and takes over @p other's. Never throws.
+  auto operator=(copy_out&& other) noexcept -> copy_out& {
+    if (this != &other) {
+      static_cast<void>(abandon());
+      release_row();
+      conn_ = std::exchange(other.conn_, nullptr);
+      row_ = std::exchange(other.row_, nullptr);
+      cancel_fd_ = other.cancel_fd_;
+      active_ = std::exchange(other.active_, false);
+    }
+    return *this;
+  }
+
+  /// Abandons an unfinished copy (see @ref abandon). Never throws.
+  ~copy_out() {
+    static_cast<void>(abandon());
+    release_row();
+  }
+
+  /**
+   * The next row, as the server sent it (text format: the fields and a trailing newline).
+   *
+   * @return the row, a view valid until the next call or the reader's destruction; or no row once
+   *         the copy ended and the server reported success. Errors: `errc::server_error` (the
+   *         command failed midway, e.g. an expression raised an error; SQLSTATE in the
+   *         connection's `last_error()`), `errc::connection_failed`, `errc::cancelled` (the cancel
+   *         descriptor fired; the copy is abandoned). After the end or an error, every call returns
+   *         no row.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto next() -> result<std::optional<std::string_view>> {
+    release_row();
+    if (!active_) return std::optional<std::string_view>{};
+    PGconn* const h = conn_->native_handle();
+    for (;;) {
+      char* buffer = nullptr;
+      const int n = PQgetCopyData(h, &buffer, 1);
+      if (n > 0) {
+        row_ = buffer;
+        return std::optional<std::string_view>{std::string_view{buffer, static_cast<std::size_t>(n)}};
+      }
+      if (n == 0) {
+        // Nothing complete is buffered: wait for the socket, or for a stop request.
+        const auto forever = std::chrono::steady_clock::time_point::max();
+        if (auto w = detail::wait_for(conn_->socket(), POLLIN, cancel_fd_, forever); !w) {
+          if (w.error() == errc::cancelled) {
+            static_cast<void>(abandon());
+            return fail(errc::cancelled);
+          }
+          active_ = false;
+          return unexpected(w.error());
+        }
+        if (PQconsumeInput(h) == 0) {
+          active_ = false;
+          return fail(errc::connection_failed);
+        }
+        continue;
+      }
+      // -1: the copy is over (successfully or not: the final result says); -2: libpq failed.
+      active_ = false;
+      if (auto done = finish(std::chrono::steady_clock::time_point::max()); !done) return unexpected(done.error());
+      if (n == -2) return fail(conn_->is_open() ? errc::server_error : errc::connection_failed);
+      return std::optional<std::string_view>{};
+    }
+  }
+
+  /// True until @ref next reported the end or an error.
+  [[nodiscard]] auto active() const noexcept -> bool { return active_; }
+
+  /**
+   * Stops an unfinished copy: asks the server to cancel the command, then reads and discards what
+   * it still sends, for at most five seconds. Nothing happens when the copy already ended.
+   *
+   * @return true when the connection is idle and usable again; false when it is lost or the
+   *         server did not finish in time (then close the connection).
+   * @par Exceptions
+   * Never throws.
+   */
+  auto abandon() noexcept -> bool {
+    release_row();
+    if (!active_) return conn_ == nullptr || conn_->is_open();
+    active_ = false;
+    PGconn* const h = conn_->native_handle();
+    // PQcancel opens its own short connection to deliver the request; its error text is not kept.
+    if (PGcancel* cancel = PQgetCancel(h)) {
+      char ignored[256];
+      static_cast<void>(PQcancel(cancel, ignored, static_cast<int>(sizeof ignored)));
+      PQfreeCancel(cancel);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (;;) {
+      char* buffer = nullptr;
+      const int n = PQgetCopyData(h, &buffer, 1);
+      if (n > 0) {
+        PQfreemem(buffer);
+        continue;
+      }
+      if (n < 0) break;
+      if (!detail::wait_for(conn_->socket(), POLLIN, -1, deadline) || PQconsumeInput(h) == 0) return false;
+    }
+    // The cancellation ends the command with an error (57014) unless the copy had already
+    // finished; either way this is not a failure the caller asked about, so it is not kept.
+    const bool usable = finish(deadline).has_value() || conn_->is_open();
+    conn_->remember_error(nullptr);
+    return usable && PQtransactionStatus(h) != PQTRANS_ACTIVE;
+  }
+
+ private:
+  copy_out(connection& conn, int cancel_fd) noexcept : conn_(&conn), cancel_fd_(cancel_fd), active_(true) {}
+
+  auto release_row() noexcept -> void {
+    if (row_ != nullptr) PQfreemem(row_);
+    row_ = nullptr;
+  }
+
+  // Reads the results that follow the end of the copy data (the command's status, then null).
+  [[nodiscard]] auto finish(std::chrono::steady_clock::time_point deadline) -> result<void> {
+    PGconn* const h = conn_->native_handle();
+    bool failed = false;
+    for (;;) {
+      while (PQisBusy(h) != 0) {
+        if (auto w = detail::wait_for(conn_->socket(), POLLIN, -1, deadline); !w) return unexpected(w.error());
+        if (PQconsumeInput(h) == 0) return fail(errc::connection_failed);
+      }
+      PGresult* res = PQgetResult(h);
+      if (res == nullptr) break;
+      if (PQresultStatus(res) != PGRES_COMMAND_OK && !failed) {
+        conn_->remember_error(res);
+        failed = true;
+      }
+      PQclear(res);
+    }
+    if (!conn_->is_open()) return fail(errc::connection_failed);
+    if (failed) return fail(errc::server_error);
+    return {};
+  }
+
+  connection* conn_ = nullptr;
+  char* row_ = nullptr;
+  int cancel_fd_ = -1;
+  bool active_ = false;
+};
+
+namespace detail {
+
+// Runs @p sql and discards its results without touching the connection's last_error(): for the
+// clean-up after a failure (a ROLLBACK), whose SQLSTATE the caller must still be able to read.
+// Waits at most five seconds. Returns whether every result was a success. Never throws.
+inline auto exec_quietly(connection& conn, const char* sql) noexcept -> bool {
+  PGconn* const h = conn.native_handle();
+  if (!conn.is_open() || PQsendQuery(h, sql) == 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int f; (f = PQflush(h)) != 0;) {
+    if (f < 0 || !wait_for(conn.socket(), POLLIN | POLLOUT, -1, deadline) || PQconsumeInput(h) == 0) return false;
+  }
+  bool ok = true;
+  for (;;) {
+    while (PQisBusy(h) != 0) {
+      if (!wait_for(conn.socket(), POLLIN, -1, deadline) || PQconsumeInput(h) == 0) return false;
+    }
+    PGresult* res = PQgetResult(h);
+    if (res == nullptr) break;
+    ok = ok && PQresultStatus(res) == PGRES_COMMAND_OK;
+    PQclear(res);
+  }
+  return ok && conn.is_open();
+}
+
+}  // namespace detail
+
+}  // namespace replicant::pq
+
+#endif  // REPLICANT_PQ_COPY_HPP
