@@ -103,6 +103,11 @@ struct pipeline_options {
   /// ending the stream; this bounds how long such a drop goes unnoticed. 0 turns the check off.
   std::chrono::milliseconds publication_check_interval = std::chrono::seconds(10);
 
+  /// A connection on which nothing at all arrives for this long (not even the reply to a status
+  /// update that asks for one, sent halfway) is given up and reconnected: it catches a server or a
+  /// network that went silent without closing the connection. 0 turns the check off.
+  std::chrono::milliseconds receive_timeout = std::chrono::seconds(60);
+
   /// How often a status update goes to the server even when nothing changed.
   std::chrono::milliseconds status_interval = std::chrono::seconds(10);
   /// Failed connect cycles before the stream started that are tolerated before halting
@@ -133,7 +138,7 @@ struct pipeline_options {
   }
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
-      o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 ||
+      o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 || o.receive_timeout.count() < 0 ||
       (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0) ||
       (o.streaming && (o.max_concurrent_txns == 0 || (o.protocol_version != 0 && o.protocol_version < 2))) ||
       (o.two_phase && o.protocol_version != 0 && o.protocol_version < 3)) {

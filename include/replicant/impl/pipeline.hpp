@@ -900,6 +900,11 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
   auto next_status = clock::now();
   constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
   const bool low_water = options_.receive_low_water_bytes > 0;
+  // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
+  // gone, or the network in between is; halfway there it is asked for a reply.
+  const bool watch_liveness = options_.receive_timeout.count() > 0;
+  auto last_heard = clock::now();
+  bool pinged = false;
 
   const auto report = [&](bool force) -> result<void> {
     lsn flush{durable_.load()};
@@ -908,16 +913,18 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
       if ((applied & 1U) != 0 && (applied >> 1U) >= keepalive_seq) flush = keepalive_end;
     }
     flush = std::max(flush, reported);  // never report a lower position than before
-    if (!force && flush == reported && clock::now() < next_status) return {};
     if (flush > reported && reported.is_valid() && flush != lsn{durable_.load()}) {
       emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
                                                    telemetry::keys::kind = telemetry::kind::idle);
     }
+    const bool ping = watch_liveness && !pinged && clock::now() - last_heard > options_.receive_timeout / 2;
+    if (!force && !ping && flush == reported && clock::now() < next_status) return {};
     const standby_status_update u{
         std::max(received, flush), flush, flush,
-        std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), false};
+        std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), ping};
     auto sent = stream.send(encode_status_update(u));
     if (!sent) return sent;
+    pinged = pinged || ping;
     reported = flush;
     next_status = clock::now() + options_.status_interval;
     return {};
@@ -932,6 +939,10 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
       break;
     }
     reply_now = false;
+    if (watch_liveness && clock::now() - last_heard > options_.receive_timeout) {
+      s.error = make_error_code(errc::connection_failed);  // reconnect
+      break;
+    }
 
     const std::size_t held = s.queue.bytes() + s.resident.load();
     if (stopping_.load()) {
@@ -943,7 +954,10 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
         s.too_slow_lag = distance(lsn{durable_.load()}, received);
         break;
       }
-      // Pacing: leave the socket unread so TCP holds the walsender back; keep reporting.
+      // Pacing: leave the socket unread so TCP holds the walsender back; keep reporting. Silence
+      // is ours now, not the server's.
+      last_heard = clock::now();
+      pinged = false;
       const auto until_status = std::chrono::duration_cast<std::chrono::milliseconds>(next_status - clock::now());
       if (detail::poll_readable(
               wake_fd_, std::clamp(until_status, std::chrono::milliseconds(0), std::chrono::milliseconds(100)))) {
@@ -958,6 +972,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
       // With a low-water mark the socket is reported readable only once that much has arrived:
       // look anyway after the delay, so a small message (or a keepalive) waits no longer.
       if (low_water) timeout = std::min(timeout, options_.receive_max_delay);
+      if (watch_liveness) timeout = std::min(timeout, options_.receive_timeout / 4);
       auto w = stream.wait(wake_fd_, timeout);
       if (!w) {
         s.error = w.error();
@@ -974,6 +989,8 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
     bool bad_frame = false;
     auto got = stream.receive(
         [&](pq::frame&& f) {
+          last_heard = clock::now();
+          pinged = false;
           const auto bytes = f.bytes();
           if (bytes.empty()) {
             bad_frame = true;

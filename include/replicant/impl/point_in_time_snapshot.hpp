@@ -334,8 +334,7 @@ auto point_in_time_snapshot::deliver(Handler& on_batch, std::size_t table, bool 
 
 template <snapshot_batch_handler Handler>
 auto point_in_time_snapshot::read(Handler&& on_batch) -> result<snapshot_summary> {
-  REPLICANT_ASSERT(in_transaction_);
-  if (!in_transaction_) return fail(errc::invalid_options);
+  if (!in_transaction_) return fail(errc::invalid_options);  // read already, or aborted
   // Whatever ends this call early (an error, the handler's exception) leaves no open transaction.
   struct rollback_guard {
     point_in_time_snapshot* self;

@@ -58,7 +58,7 @@ struct exported_snapshot {
  * @par Exceptions
  * Never throws.
  */
-[[nodiscard]] constexpr auto validate_snapshot_name(std::string_view name) noexcept -> result<void> {
+[[nodiscard]] inline auto validate_snapshot_name(std::string_view name) noexcept -> result<void> {
   if (name.empty()) return fail(identifier_error::empty);
   if (name.size() > 64) return fail(identifier_error::too_long);
   for (const char c : name) {
