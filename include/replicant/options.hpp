@@ -29,6 +29,15 @@ enum class overload_policy {
   halt,
 };
 
+/// Which transactions to receive by where they came from (pgoutput `origin`, PostgreSQL 16+).
+enum class origin_filter {
+  /// All of them (the server's default).
+  any,
+  /// Only those made on the server itself, not those it received through replication: what a
+  /// consumer of a bidirectional setup needs so as not to send changes back where they came from.
+  none,
+};
+
 /**
  * The runtime options of a pipeline. Everything but the connection string, the slot and the
  * publications has a default.
@@ -67,6 +76,9 @@ struct pipeline_options {
   bool messages = false;
   /// Create the slot with `FAILOVER` so it is synced to standbys (PostgreSQL 17+; refused below).
   bool failover = false;
+  /// Filter transactions by origin (PostgreSQL 16+; on 15 asking for it halts
+  /// `origin_unsupported`). None: the server's default, which is `any`.
+  std::optional<origin_filter> origin{};
   /// Receive large transactions while they are still in progress (pgoutput `streaming`: `on` with
   /// protocol 2-3, `parallel` with protocol 4 on PostgreSQL 16+), so the server does not spill them
   /// to its own disk and delivery follows the commit at once. They are held until they commit and

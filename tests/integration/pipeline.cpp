@@ -444,6 +444,48 @@ BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budge
   BOOST_TEST(events.contains("replicant.connection.command_error_halt"));
 }
 
+BOOST_AUTO_TEST_CASE(transactions_can_be_filtered_by_origin) {
+  fixture f;
+  // Marks the session's transactions as replicated from elsewhere, as an apply worker would.
+  const auto from_elsewhere = [&](int id) {
+    f.sql("SELECT pg_replication_origin_session_setup('elsewhere'); INSERT INTO items VALUES (" + std::to_string(id) +
+          ", 'o', 1); SELECT pg_replication_origin_session_reset()");
+  };
+  f.sql("SELECT pg_replication_origin_create('elsewhere')");
+  for (const auto filter : {replicant::origin_filter::none, replicant::origin_filter::any}) {
+    BOOST_TEST_CONTEXT("origin " << (filter == replicant::origin_filter::none ? "none" : "any")) {
+      f.sql("DELETE FROM items");
+      memory_sink sink;
+      event_log events;
+      auto o = f.options;
+      o.origin = filter;
+      o.slot = f.slot + (filter == replicant::origin_filter::none ? "_n" : "_a");
+      running r{sink, o, &events.dispatcher};
+      if (f.pg.major() < 16) {
+        BOOST_TEST(r.join() == halt_reason::origin_unsupported);
+        BOOST_TEST(events.contains("reason=origin_unsupported"));
+        continue;
+      }
+      BOOST_TEST_REQUIRE(fixture::wait_until([&] {
+        return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + o.slot + "' AND active") ==
+               "1";
+      }));
+      from_elsewhere(1);
+      f.sql("INSERT INTO items VALUES (2, 'local', 1)");
+      if (filter == replicant::origin_filter::none) {
+        BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+        std::this_thread::sleep_for(300ms);
+        BOOST_TEST((ids(sink.snapshot()) == std::vector<std::string>{"insert:2"}));
+      } else {
+        BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
+        BOOST_TEST((ids(sink.snapshot()) == std::vector<std::string>{"insert:1", "insert:2"}));
+      }
+      BOOST_TEST(!r.stop());
+      f.pg.sql("SELECT pg_drop_replication_slot('" + o.slot + "')");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(failover_is_refused_below_postgresql_17) {
   fixture f;
   memory_sink sink;

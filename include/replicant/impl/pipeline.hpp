@@ -178,7 +178,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     auto stream = connect(s);
     if (halt_) {
       if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
-          halt_->reason == halt_reason::slot_missing ||
+          halt_->reason == halt_reason::slot_missing || halt_->reason == halt_reason::origin_unsupported ||
           halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted) {
         emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
                                                              telemetry::keys::reason = halt_->reason);
@@ -350,6 +350,10 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     halt_with(detail::to_halt(halt_reason::failover_unsupported, make_error_code(errc::unsupported_server)));
     return fail(errc::halted);
   }
+  if (options_.origin && s.server_version < 160000) {
+    halt_with(detail::to_halt(halt_reason::origin_unsupported, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
   if (options_.failover && options_.two_phase && s.server_version < 180000) {
     // PostgreSQL 17 refuses a slot that is both; 18 allows it.
     halt_with(detail::to_halt(halt_reason::two_phase_failover_conflict, make_error_code(errc::unsupported_server)));
@@ -470,6 +474,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   if (s.streaming == pgoutput_streaming::parallel) start += ", streaming 'parallel'";
   if (s.streaming == pgoutput_streaming::on) start += ", streaming 'on'";
   if (options_.two_phase) start += ", two_phase 'on'";
+  if (options_.origin) start += options_.origin == origin_filter::none ? ", origin 'none'" : ", origin 'any'";
   if (options_.binary) start += ", binary 'true'";
   start += ")";
   const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes)};
