@@ -160,9 +160,16 @@ class assembler {
     return n;
   }
 
+  /// Changes and bytes moved to spill files since the assembler was made (only ever grow): what a
+  /// caller compares before and after a push to report spilling.
+  [[nodiscard]] auto spill_totals() const noexcept -> std::pair<std::uint64_t, std::uint64_t> {
+    return {spilled_changes_total_, spilled_bytes_total_};
+  }
+
   /// Takes back a delivered transaction so the next one can reuse its memory.
   auto recycle(transaction&& t) noexcept -> void {
     t.spill_.reset();  // closes the spill file, which vanishes with it
+    t.streamed_ = false;
     t.changes_.clear();
     t.messages_.clear();
     t.relations_.clear();
@@ -267,6 +274,8 @@ class assembler {
       if (!created) return unexpected(created.error());
       t.spill_.emplace(std::move(*created));
     }
+    const auto bytes_before = t.spill_->bytes();
+    spilled_changes_total_ += t.changes_.size();
     for (const change& c : t.changes_) {
       std::uint32_t index = 0;
       for (std::size_t i = t.relations_.size(); i-- > 0;) {
@@ -277,6 +286,7 @@ class assembler {
       }
       if (auto a = t.spill_->append(c, index); !a) return a;
     }
+    spilled_bytes_total_ += t.spill_->bytes() - bytes_before;
     t.changes_.clear();
     detail::frame_arena fresh;
     for (auto& m : t.messages_) {
@@ -372,6 +382,8 @@ class assembler {
   std::unordered_map<transaction_id, open_txn> prepared_;
   std::optional<transaction> spare_;
   std::optional<detail::spill_settings> spill_;
+  std::uint64_t spilled_changes_total_ = 0;
+  std::uint64_t spilled_bytes_total_ = 0;
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -478,6 +490,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           }
           open_txn o = std::move(it->second);
           streams_.erase(it);
+          o.txn.streamed_ = true;
           return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
         } else if constexpr (std::is_same_v<M, stream_abort_message>) {
           auto it = streams_.find(m.xid);
@@ -513,6 +526,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           }
           o.gid = std::string{m.gid};
           o.prepare_lsn = m.prepare_lsn;
+          o.txn.streamed_ = true;
           const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
           prepared_.insert_or_assign(m.xid, std::move(o));
           return handler(e);

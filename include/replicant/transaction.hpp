@@ -213,6 +213,8 @@ class transaction {
   [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t { return spill_ ? spill_->bytes() : 0U; }
   /// True when it has neither changes nor messages.
   [[nodiscard]] auto empty() const noexcept -> bool { return change_count() == 0 && messages_.empty(); }
+  /// True when the server sent it while it was still in progress (the `streaming` option).
+  [[nodiscard]] auto streamed() const noexcept -> bool { return streamed_; }
 
  private:
   friend class assembler;
@@ -228,6 +230,7 @@ class transaction {
   std::vector<std::shared_ptr<const relation_info>> relations_;
   detail::frame_arena arena_;
   std::optional<detail::spill_file> spill_;  // the changes before changes_, when spilled
+  bool streamed_ = false;
 };
 
 }  // namespace replicant

@@ -99,7 +99,8 @@ BOOST_AUTO_TEST_CASE(delivers_exactly_the_committed_changes_of_streamed_transact
   replicant::test::published_database f;
   f.options.streaming = true;
   memory_sink sink;
-  running<plain_pipeline> r{sink, f.options};
+  replicant::test::event_log events;
+  running<plain_pipeline> r{sink, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
 
   // A subtransaction rolled back in the middle, another one kept.
@@ -117,6 +118,8 @@ BOOST_AUTO_TEST_CASE(delivers_exactly_the_committed_changes_of_streamed_transact
   BOOST_TEST(ids(sink) == expected, boost::test_tools::per_element());
   BOOST_TEST(sink.commits.size() == 2U);
   BOOST_TEST(streamed(f) >= 1);
+  BOOST_TEST(events.contains("replicant.stream.committed"));
+  BOOST_TEST(events.contains("replicant.stream.aborted"));
   BOOST_TEST_REQUIRE(wait_until([&] { return f.confirmed_flush() > sink.commits.back(); }));
   BOOST_TEST(!r.stop());
 }
@@ -326,10 +329,11 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
       f.options.max_inflight_bytes = 4U << 20U;
       replicant::test::temp_dir dir{"replicant-spill-live"};
       counting_sink sink;
+      replicant::test::event_log events;
       const auto before = peak_rss_bytes();
       {
         running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = dir.path()},
-                                  f.options};
+                                  f.options, &events.dispatcher};
         BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
         f.sql(insert_range(1, rows));
         BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= static_cast<std::uint64_t>(rows); },
@@ -346,6 +350,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
       // Bounded by the budget (frames queued plus what is held), not by the transaction's size.
       BOOST_TEST(grew < 64U << 20U);
       BOOST_TEST(std::filesystem::is_empty(dir.path()));
+      BOOST_TEST(events.contains("replicant.stream.spilled"));
     }
   }
 }
@@ -355,11 +360,14 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   f.options.max_inflight_bytes = 1U << 20U;
   replicant::test::temp_dir dir{"replicant-spill-live"};
   counting_sink sink;
+  replicant::test::event_log events;
   running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{},
-                            replicant::disk_spill{.dir = dir.path(), .max_spill_bytes = 2U << 20U}, f.options};
+                            replicant::disk_spill{.dir = dir.path(), .max_spill_bytes = 2U << 20U}, f.options,
+                            &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));  // about 10 MB
   BOOST_TEST(r.join() == halt_reason::spill_exhausted);
+  BOOST_TEST(events.contains("replicant.stream.spill_exhausted"));
   BOOST_TEST(sink.count() == 0U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()));
 }

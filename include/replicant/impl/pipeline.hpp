@@ -572,9 +572,15 @@ struct pipeline<D, C, S, Sink>::applier {
       asm_.recycle(std::move(t));
       return {};
     }
+    const auto bytes = t.byte_size() + t.spilled_bytes();
+    if (t.streamed()) {
+      p.template emit<telemetry::events::stream_committed>(telemetry::keys::commit_lsn = t.commit_lsn(),
+                                                          telemetry::keys::byte_size = bytes,
+                                                          telemetry::keys::change_count = t.change_count());
+    }
     p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
                                                               telemetry::keys::change_count = t.change_count(),
-                                                              telemetry::keys::byte_size = t.byte_size());
+                                                              telemetry::keys::byte_size = bytes);
     if constexpr (batches) {
       return collect(std::move(t));
     } else {
@@ -768,7 +774,10 @@ struct pipeline<D, C, S, Sink>::applier {
     // Nothing to deliver; as for an empty commit, a state mirror may move past it.
     return (*this)(empty_commit{e.end_lsn});
   }
-  auto operator()(const stream_abort_event&) -> result<void> { return {}; }
+  auto operator()(const stream_abort_event& e) -> result<void> {
+    p.template emit<telemetry::events::stream_aborted>(telemetry::keys::change_count = e.dropped_changes);
+    return {};
+  }
 };
 
 template <class D, class C, class S, class Sink>
@@ -840,7 +849,16 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     if (a.failed || s.end_requested.load()) continue;  // draining: nothing more is delivered
     auto frame = parse_copy_data(item->frame.bytes());
     const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
+    const auto spilled_before = a.asm_.spill_totals();
     result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
+    if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
+      emit<telemetry::events::stream_spilled>(telemetry::keys::byte_size = spilled.second - spilled_before.second,
+                                              telemetry::keys::change_count = spilled.first - spilled_before.first);
+    }
+    if (!pushed && pushed.error() == halt_reason::spill_exhausted) {
+      emit<telemetry::events::stream_spill_exhausted>(telemetry::keys::byte_size = a.asm_.spilled_bytes(),
+                                                      telemetry::keys::reason = halt_reason::spill_exhausted);
+    }
     if (!pushed && !a.failed) {
       // The spill policy's own faults have halts of their own; anything else is bad input.
       const auto why = pushed.error() == halt_reason::spill_exhausted ? halt_reason::spill_exhausted

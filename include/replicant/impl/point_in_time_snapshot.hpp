@@ -225,7 +225,7 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
   auto attributes = conn_->exec(
       "SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod,"
       " c.relreplident = 'f' OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i"
-      "   WHERE i.indrelid = c.oid AND i.indislive AND i.indisvalid AND i.indisunique"
+      "   WHERE i.indrelid = c.oid AND i.indislive AND i.indisvalid AND i.indisunique AND i.indimmediate"
       "     AND i.indpred IS NULL AND a.attnum = ANY(i.indkey)"
       "     AND CASE c.relreplident WHEN 'd' THEN i.indisprimary WHEN 'i' THEN i.indisreplident ELSE false END)"
       " FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid"
