@@ -128,7 +128,8 @@ inline auto append_big_endian(std::vector<std::byte>& out, std::uint64_t v) -> v
   std::size_t from = 0;
   for (;;) {
     const std::size_t tab = line.find('\t', from);
-    const std::string_view field = line.substr(from, tab == std::string_view::npos ? std::string_view::npos : tab - from);
+    const std::string_view field =
+        line.substr(from, tab == std::string_view::npos ? std::string_view::npos : tab - from);
     if (++seen > columns) return malformed();
     if (field == "\\N") {
       out.push_back(copy_null_kind);

@@ -9,6 +9,7 @@
 
 #include <replicant/pq/replication_stream.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace replicant::detail {
 
@@ -27,25 +29,36 @@ class frame_queue {
     pq::frame frame;
   };
 
-  auto push(item&& i) -> void {
+  // Appends the frames of one read, waking the consumer once for all of them (a wakeup per frame
+  // costs more than decoding it).
+  auto push(std::vector<item>& batch) -> void {
+    if (batch.empty()) return;
+    std::size_t n = 0;
     {
       const std::lock_guard lock{mutex_};
-      bytes_ += i.frame.size();
-      items_.push_back(std::move(i));
+      for (auto& i : batch) {
+        n += i.frame.size();
+        items_.push_back(std::move(i));
+      }
     }
+    bytes_.fetch_add(n);
+    batch.clear();
     ready_.notify_one();
   }
 
-  // The next frame, or nothing after the timeout or once closed and drained.
-  auto pop(std::chrono::milliseconds timeout) -> std::optional<item> {
+  // Moves everything queued into `out` (which must be empty), waiting up to `timeout` for
+  // something to arrive; false after the timeout or once closed and drained. The frames' bytes stay
+  // counted until release(): the consumer holds them until it has applied them.
+  auto pop_all(std::chrono::milliseconds timeout, std::deque<item>& out) -> bool {
     std::unique_lock lock{mutex_};
     ready_.wait_for(lock, timeout, [&] { return !items_.empty() || closed_; });
-    if (items_.empty()) return std::nullopt;
-    item i = std::move(items_.front());
-    items_.pop_front();
-    bytes_ -= i.frame.size();
-    return i;
+    if (items_.empty()) return false;
+    out.swap(items_);
+    return true;
   }
+
+  // The consumer is done with `n` bytes of popped frames.
+  auto release(std::size_t n) noexcept -> void { bytes_.fetch_sub(n); }
 
   // No more frames will come; wakes the consumer.
   auto close() -> void {
@@ -61,15 +74,13 @@ class frame_queue {
     return closed_;
   }
 
-  [[nodiscard]] auto bytes() const -> std::size_t {
-    const std::lock_guard lock{mutex_};
-    return bytes_;
-  }
+  // Bytes queued or popped and not yet released.
+  [[nodiscard]] auto bytes() const noexcept -> std::size_t { return bytes_.load(); }
 
   auto clear() -> void {
     const std::lock_guard lock{mutex_};
     items_.clear();
-    bytes_ = 0;
+    bytes_.store(0);
     closed_ = false;
   }
 
@@ -77,7 +88,7 @@ class frame_queue {
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<item> items_;
-  std::size_t bytes_ = 0;
+  std::atomic<std::size_t> bytes_{0};
   bool closed_ = false;
 };
 

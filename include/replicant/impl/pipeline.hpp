@@ -15,6 +15,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <deque>
 #include <string_view>
 #include <utility>
 
@@ -508,13 +509,14 @@ struct pipeline<D, C, S, Sink>::applier {
   std::optional<unwritten_checkpoint> unwritten{};
   std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
   std::error_code spill_failed{};           // a spilled transaction could not be read back
+  bool advanced = false;                    // the durable position moved since the last wake
 
   auto advance(lsn to) -> void {
     // Never past an outstanding PREPARE: the server would then send only its COMMIT PREPARED.
     if (const auto prepared = asm_.oldest_prepare_lsn()) to = std::min(to, *prepared);
     if (to.value() > p.durable_.load()) {
       p.durable_.store(to.value());
-      p.wake();
+      advanced = true;  // the connection thread is woken once per batch of frames, not per transaction
     }
   }
 
@@ -799,55 +801,27 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   std::uint64_t applied = 0;
   const bool check_publications = options_.publication_check_interval.count() > 0;
   auto next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
+  auto last_wake = std::chrono::steady_clock::now();
   const auto end_session = [&] {
     s.end_requested.store(true);
     wake();
   };
-  // Tells the connection thread what is held, and whether it may advance an idle slot.
-  const auto publish = [&] {
+  // Tells the connection thread what is held and whether it may advance an idle slot; wakes it when
+  // there is something to report, at most every few milliseconds within one batch of frames.
+  const auto publish = [&](bool batch_done) {
     const bool idle = a.asm_.idle() && !a.holding();
     s.resident.store(a.resident_bytes());
     s.applied.store((applied << 1U) | (idle ? 1U : 0U));
-    if (idle) wake();
+    const auto now = std::chrono::steady_clock::now();
+    if ((a.advanced || idle) && (batch_done || now - last_wake >= std::chrono::milliseconds(5))) {
+      a.advanced = false;
+      last_wake = now;
+      wake();
+    }
   };
-  for (;;) {
-    // On stop(), hand over what is held and finish what is in hand, then let the connection thread
-    // acknowledge it and end the copy: it goes on reporting until told, so a delivery in progress is
-    // never left unacknowledged.
-    if (stopping_.load() && !s.end_requested.load()) {
-      if (!a.failed) static_cast<void>(a.flush(telemetry::kind::batch_drain));
-      end_session();
-    }
-    auto wait = std::chrono::milliseconds(100);
-    if (a.due) {
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*a.due - std::chrono::steady_clock::now()),
-                        std::chrono::milliseconds(0), wait);
-    }
-    auto item = s.queue.pop(wait);
-    bool flushed = false;
-    if (a.due && !a.failed && !s.end_requested.load()) {
-      static_cast<void>(a.tick(std::chrono::steady_clock::now()));
-      flushed = !a.holding();
-      if (a.failed) end_session();
-    }
-    if (check_publications && std::chrono::steady_clock::now() >= next_publication_check && !a.failed &&
-        !s.end_requested.load()) {
-      if (!publications_still_exist()) {
-        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
-                                                             telemetry::keys::reason = halt_reason::publication_missing);
-        a.failed = detail::to_halt(halt_reason::publication_missing);
-        end_session();
-      }
-      next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
-    }
-    if (!item) {
-      if (s.queue.closed()) break;
-      if (flushed) publish();
-      continue;
-    }
-    applied = item->seq;
-    if (a.failed || s.end_requested.load()) continue;  // draining: nothing more is delivered
-    auto frame = parse_copy_data(item->frame.bytes());
+  // Decodes one frame and delivers whatever it completes.
+  const auto apply = [&](const detail::frame_queue::item& item) {
+    auto frame = parse_copy_data(item.frame.bytes());
     const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
     const auto spilled_before = a.asm_.spill_totals();
     result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
@@ -878,11 +852,61 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
         a.failed = detail::to_halt(halt_reason::transaction_too_large);
       }
     }
-    if (a.failed) {
+  };
+  std::deque<detail::frame_queue::item> batch;
+  for (;;) {
+    // On stop(), hand over what is held and finish what is in hand, then let the connection thread
+    // acknowledge it and end the copy: it goes on reporting until told, so a delivery in progress is
+    // never left unacknowledged.
+    if (stopping_.load() && !s.end_requested.load()) {
+      if (!a.failed) static_cast<void>(a.flush(telemetry::kind::batch_drain));
       end_session();
+    }
+    auto wait = std::chrono::milliseconds(100);
+    if (a.due) {
+      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*a.due - std::chrono::steady_clock::now()),
+                        std::chrono::milliseconds(0), wait);
+    }
+    batch.clear();
+    const bool got = s.queue.pop_all(wait, batch);
+    bool flushed = false;
+    if (a.due && !a.failed && !s.end_requested.load()) {
+      static_cast<void>(a.tick(std::chrono::steady_clock::now()));
+      flushed = !a.holding();
+      if (a.failed) end_session();
+    }
+    if (check_publications && std::chrono::steady_clock::now() >= next_publication_check && !a.failed &&
+        !s.end_requested.load()) {
+      if (!publications_still_exist()) {
+        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                             telemetry::keys::reason = halt_reason::publication_missing);
+        a.failed = detail::to_halt(halt_reason::publication_missing);
+        end_session();
+      }
+      next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
+    }
+    if (!got) {
+      if (s.queue.closed()) break;
+      if (flushed && !a.failed) publish(true);
       continue;
     }
-    publish();
+    for (const auto& item : batch) {
+      const auto size = item.frame.size();
+      // Draining (after a stop or a failure) nothing more is delivered, and nothing that was not
+      // applied may ever count as applied: the idle advance trusts `applied`.
+      const bool draining = a.failed || s.end_requested.load();
+      if (!draining) {
+        apply(item);
+        if (a.failed) {
+          end_session();
+        } else {
+          applied = item.seq;
+          publish(false);
+        }
+      }
+      s.queue.release(size);
+    }
+    if (!a.failed && !s.end_requested.load()) publish(true);
   }
   connection.join();
   // The connection ended by itself (a restart, a lost connection): what is held is complete and
@@ -923,6 +947,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
   auto next_status = clock::now();
   constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
   const bool low_water = options_.receive_low_water_bytes > 0;
+  std::vector<detail::frame_queue::item> received_frames;
   // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
   // gone, or the network in between is; halfway there it is asked for a reply.
   const bool watch_liveness = options_.receive_timeout.count() > 0;
@@ -1010,6 +1035,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
 
     const std::size_t room = options_.max_inflight_bytes - held;
     bool bad_frame = false;
+    received_frames.clear();
     auto got = stream.receive(
         [&](pq::frame&& f) {
           last_heard = clock::now();
@@ -1039,9 +1065,10 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
           auto x = parse_copy_data(bytes);
           if (const auto* w = x ? std::get_if<xlog_data>(&*x) : nullptr) received = std::max(received, w->wal_end);
           s.first_frame.store(true);
-          s.queue.push({++seq, std::move(f)});
+          received_frames.push_back({++seq, std::move(f)});
         },
         room);
+    s.queue.push(received_frames);  // one wakeup for everything this read brought
     if (!got) {
       s.error = got.error();
       s.sqlstate = stream.connection().last_error().sqlstate;

@@ -6,8 +6,9 @@
 // Out-of-line bodies of replicant::point_in_time_snapshot. Included at the bottom of
 // <replicant/snapshot/point_in_time.hpp>; including this file first works too.
 //
-// The catalog is read with two queries inside the imported snapshot, so the tables, their column
-// lists, row filters and shapes are those of the snapshot's moment, like the rows. Every text that
+// The catalog is read inside the imported snapshot (publications, then their tables, then the
+// tables' columns), so the tables, their column lists, row filters and shapes are those of the
+// snapshot's moment, like the rows. Every text that
 // comes back is a name, a number or server-written SQL (a row filter); none of it ever reaches an
 // error, and numbers that do not parse are a protocol_violation rather than a guess.
 
@@ -52,13 +53,6 @@ template <class T>
   return out;
 }
 
-// ROLLBACK on a connection whose transaction may or may not be open; the outcome does not matter
-// (a failed import leaves an aborted transaction, a lost connection takes it along). It leaves
-// last_error() alone, so the caller still sees the SQLSTATE of what failed.
-inline auto rollback_quietly(pq::connection& conn) noexcept -> void {
-  static_cast<void>(pq::detail::exec_quietly(conn, "ROLLBACK"));
-}
-
 }  // namespace detail
 
 inline point_in_time_snapshot::point_in_time_snapshot(point_in_time_snapshot&& other) noexcept
@@ -91,7 +85,7 @@ inline auto point_in_time_snapshot::operator=(point_in_time_snapshot&& other) no
 inline auto point_in_time_snapshot::abort() noexcept -> void {
   if (conn_ != nullptr && in_transaction_) {
     in_transaction_ = false;
-    detail::rollback_quietly(*conn_);
+    static_cast<void>(pq::detail::rollback_quietly(*conn_));
   }
 }
 
@@ -121,7 +115,7 @@ inline auto point_in_time_snapshot::import_snapshot(std::string_view name) -> re
   if (!r) {
     // The BEGIN may have succeeded before the import failed: end that transaction (keeping the
     // import's SQLSTATE in last_error()).
-    detail::rollback_quietly(*conn_);
+    static_cast<void>(pq::detail::rollback_quietly(*conn_));
     return unexpected(r.error());
   }
   in_transaction_ = true;
@@ -145,7 +139,8 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
 
   // pg_publication_tables silently lists nothing for a publication that does not exist, which
   // would make a snapshot that silently skips tables.
-  auto count = conn_->exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
+  auto count =
+      conn_->exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
   if (!count) return unexpected(count.error());
   const auto found = detail::parse_catalog_number<std::size_t>(count->get(0, 0));
   if (!found) return fail(errc::protocol_violation);
@@ -190,7 +185,8 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
     const auto oid = detail::parse_catalog_number<std::uint32_t>(rows->get(row, 0));
     const std::string_view kind = rows->get(row, 3);
     const std::string_view identity = rows->get(row, 4);
-    if (!oid || kind.size() != 1 || identity.size() != 1 || !detail::is_replica_identity(static_cast<std::uint8_t>(identity[0]))) {
+    if (!oid || kind.size() != 1 || identity.size() != 1 ||
+        !detail::is_replica_identity(static_cast<std::uint8_t>(identity[0]))) {
       return fail(errc::protocol_violation);
     }
     const std::string_view columns = rows->get(row, 6);  // NULL (no column at all) reads as empty
@@ -246,7 +242,8 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
     const auto modifier = detail::parse_catalog_number<std::int32_t>(attributes->get(row, 4));
     const std::string_view key = attributes->get(row, 5);
     if (!relid || !number || !type || !modifier || (key != "t" && key != "f")) return fail(errc::protocol_violation);
-    shapes[*relid].push_back(attribute{*number, column_info{std::string{attributes->get(row, 2)}, *type, *modifier, key == "t"}});
+    shapes[*relid].push_back(
+        attribute{*number, column_info{std::string{attributes->get(row, 2)}, *type, *modifier, key == "t"}});
   }
 
   tables_.reserve(pending.size());
@@ -262,7 +259,8 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
     std::string select_list;
     const std::vector<attribute>& shape = shapes[t.oid];
     for (const std::int16_t number : *published) {
-      const auto it = std::find_if(shape.begin(), shape.end(), [number](const attribute& a) { return a.number == number; });
+      const auto it =
+          std::find_if(shape.begin(), shape.end(), [number](const attribute& a) { return a.number == number; });
       if (it == shape.end()) return fail(errc::protocol_violation);
       const auto quoted = quote_identifier(it->column.name);
       if (!quoted) return unexpected(quoted.error());
@@ -277,8 +275,8 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
     // ONLY for an ordinary table: its inheritance children are published (and read) on their own.
     // A partitioned table is listed only under publish_via_partition_root, and then stands for all
     // of its partitions, converted to its own row type, as pgoutput sends them.
-    std::string command = "COPY (SELECT " + select_list + " FROM " + (t.kind == 'p' ? "" : "ONLY ") + *schema + "." +
-                          *table;
+    std::string command =
+        "COPY (SELECT " + select_list + " FROM " + (t.kind == 'p' ? "" : "ONLY ") + *schema + "." + *table;
     const bool filtered = !t.unfiltered && !t.filters.empty();
     if (filtered) {
       // A row is published when any of its publications' filters accepts it (pgoutput ORs them).

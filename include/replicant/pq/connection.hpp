@@ -100,9 +100,6 @@ struct connect_options {
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
   /// A file descriptor that, once readable, aborts the attempt with `errc::cancelled` (-1: none).
   int cancel_fd = -1;
-  /// Socket receive buffer to ask for on a replication connection (0 leaves the kernel default).
-  /// Large buffers let one wakeup drain many messages, which is what keeps the walsender cheap.
-  int receive_buffer_bytes = 4 * 1024 * 1024;
 };
 
 /**

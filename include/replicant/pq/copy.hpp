@@ -255,6 +255,19 @@ inline auto exec_quietly(connection& conn, const char* sql) noexcept -> bool {
   return ok && conn.is_open();
 }
 
+// Ends the transaction open on @p conn, if any, with ROLLBACK, leaving last_error() alone. Tries
+// twice: a cancel request sent just before (copy_out::abandon) can still reach the server late and
+// cancel the first attempt. Returns whether the connection is idle outside any transaction.
+// Never throws.
+inline auto rollback_quietly(connection& conn) noexcept -> bool {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!conn.is_open()) return false;
+    if (PQtransactionStatus(conn.native_handle()) == PQTRANS_IDLE) return true;
+    static_cast<void>(exec_quietly(conn, "ROLLBACK"));
+  }
+  return conn.is_open() && PQtransactionStatus(conn.native_handle()) == PQTRANS_IDLE;
+}
+
 }  // namespace detail
 
 }  // namespace replicant::pq

@@ -153,6 +153,9 @@ class replication_stream {
   /// Ends the stream cleanly: sends CopyDone and drains until the server has finished, leaving the
   /// connection ready for commands again. Errors here are reported but leave nothing to undo.
   [[nodiscard]] auto finish() -> result<void> {
+    // The server's last messages are small: with a low-water mark poll() would not see them.
+    const int one = 1;
+    static_cast<void>(::setsockopt(conn_.socket(), SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one));
     if (PQputCopyEnd(conn_.native_handle(), nullptr) < 0) return fail(errc::connection_failed);
     static_cast<void>(flush());
     // Drain what the server still sends until it ends the copy, then collect the command results.

@@ -111,8 +111,7 @@ struct snapshot_context {
  */
 template <class F>
 concept snapshot_batch_handler = std::invocable<F&, const snapshot_batch&, const snapshot_context&> &&
-                                 std::same_as<std::invoke_result_t<F&, const snapshot_batch&, const snapshot_context&>,
-                                              result<void>>;
+    std::same_as<std::invoke_result_t<F&, const snapshot_batch&, const snapshot_context&>, result<void>>;
 
 }  // namespace replicant
 
