@@ -5,7 +5,8 @@
 
 /// @file
 /// How replicant-tail reports what went wrong: a value-free @ref failure (the step, a code, the
-/// server's SQLSTATE, a fixed hint), `outcome<T>` (a value or a failure), and the exit statuses.
+/// server's SQLSTATE, a fixed hint), the mapping of a replication pipeline's halt onto it,
+/// `outcome<T>` (a value or a failure), and the exit statuses.
 
 #include "../common/cli.hpp"
 
@@ -14,6 +15,7 @@
 #include <replicant/identifier.hpp>
 #include <replicant/lsn.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,15 +51,24 @@ struct failure {
   std::error_code cause{};
   /// The WAL position concerned, e.g. where malformed data was received.
   std::optional<lsn> at{};
+  /// The attempt at which a retry budget ran out (replication commands, checkpoint file).
+  std::optional<std::uint32_t> attempts{};
   /// The command-line option concerned, e.g. `--slot`. Only ever a name of the shape
   /// `--[a-z0-9-]+`, never a value (see options.hpp).
   std::string option{};
 };
 
-/// Whether @p f should end the program with exit_refused (nothing was started) rather than
-/// exit_failure. Never throws.
+/**
+ * Whether @p f should end the program with exit_refused (nothing was started) rather than
+ * exit_failure: a bad command line or name, a start-time rejection of the pipeline (e.g.
+ * `go_forward_required`), and `slot_missing`, which the pipeline reports before it creates or
+ * starts anything and which the command line fixes (`--create-slot`). Never throws.
+ */
 [[nodiscard]] inline auto is_refusal(const failure& f) noexcept -> bool {
-  if (f.code.category() == halt_category()) return is_start_rejection(static_cast<halt_reason>(f.code.value()));
+  if (f.code.category() == halt_category()) {
+    const auto reason = static_cast<halt_reason>(f.code.value());
+    return is_start_rejection(reason) || reason == halt_reason::slot_missing;
+  }
   return f.code.category() == identifier_category() || f.code == errc::invalid_options;
 }
 
@@ -95,6 +106,11 @@ struct failure {
     out += "; at ";
     out += to_string(*f.at);
   }
+  if (f.attempts) {
+    out += "; after ";
+    out += std::to_string(*f.attempts);
+    out += *f.attempts == 1 ? " attempt" : " attempts";
+  }
   if (!f.sqlstate.empty()) {
     out += "; sqlstate ";
     out += replicant::detail::is_sqlstate(f.sqlstate) ? std::string_view{f.sqlstate} : std::string_view{"(malformed)"};
@@ -107,6 +123,98 @@ struct failure {
     out += operator_action(static_cast<halt_reason>(f.code.value()));
   }
   return out;
+}
+
+/**
+ * Advice for the SQLSTATEs that replication commands commonly fail with (PROTOCOL.md sections 1.8
+ * and 2.1), or nothing for others. Fixed text. Never throws.
+ */
+[[nodiscard]] constexpr auto sqlstate_hint(std::string_view sqlstate) noexcept -> std::string_view {
+  if (sqlstate == "55006") return "the slot is in use by another consumer";
+  if (sqlstate == "55000") return "the slot cannot be used; it may have been invalidated";
+  if (sqlstate == "0A000") return "the server refused an option; try a lower --proto-version";
+  if (sqlstate == "42704") return "the slot or a publication does not exist";
+  if (sqlstate == "42501") return "the role needs the REPLICATION attribute";
+  if (sqlstate == "53400") return "no replication slot is free: raise max_replication_slots or drop an unused slot";
+  return {};
+}
+
+namespace detail {
+
+// What replicant-tail was doing when the pipeline halted for @p reason, as the failure's step.
+[[nodiscard]] constexpr auto halt_step(halt_reason reason) noexcept -> std::string_view {
+  switch (reason) {
+    case halt_reason::sink_failed: return "writing the output";
+    case halt_reason::transaction_too_large: return "assembling a transaction";
+    case halt_reason::slot_invalidated:
+    case halt_reason::slot_missing:
+    case halt_reason::slot_synced_unpromoted: return "checking the slot";
+    case halt_reason::publication_missing: return "checking the publications";
+    case halt_reason::command_error_limit: return "starting replication";
+    case halt_reason::checkpoint_store_failed: return "keeping the checkpoint in";  // + " --checkpoint-file"
+    case halt_reason::decode_failure: return "reading the stream";
+    case halt_reason::decoder_unsupported_on_server:
+    case halt_reason::standby_unsupported: return "checking the server";
+    case halt_reason::go_forward_required: return "choosing where to start";
+    default: return is_start_rejection(reason) ? "starting" : "streaming";
+  }
+}
+
+// What to do about @p h in replicant-tail's terms (its options rather than the library's), or
+// nothing to fall back on the library's operator action.
+[[nodiscard]] inline auto halt_hint(const halt& h) noexcept -> std::string_view {
+  switch (h.reason) {
+    case halt_reason::go_forward_required:
+      return "there is no checkpoint yet: pass --go-forward-only to start at the slot's acknowledged position (a "
+             "slot made by --create-slot starts now); changes before it are never shown";
+    case halt_reason::slot_missing:
+      return "the slot does not exist: check --slot, or pass --create-slot --go-forward-only";
+    case halt_reason::publication_missing: return "create the publication, or correct --publication";
+    case halt_reason::command_error_limit: return h.sqlstate ? sqlstate_hint(*h.sqlstate) : std::string_view{};
+    case halt_reason::decoder_unsupported_on_server: return "replicant-tail needs PostgreSQL 15 or later";
+    case halt_reason::transaction_too_large:
+      return "one transaction is larger than replicant-tail's memory budget (64 MiB); it cannot be printed";
+    case halt_reason::checkpoint_store_failed:
+      if (h.cause == errc::store_mismatch) {
+        return "the file is not a checkpoint of this slot (another slot's, or not a checkpoint file): check "
+               "--checkpoint-file and --slot";
+      }
+      return "check that the file's directory exists and is writable, and that the disk has room";
+    case halt_reason::sink_failed:
+      if (h.cause == errc::decode_failure) return "a value could not be decoded; report it with the LSN";
+      return "check where standard output goes (disk space, permissions)";
+    default: return {};
+  }
+}
+
+}  // namespace detail
+
+/**
+ * The @ref failure that reports the halt @p h of replicant-tail's replication pipeline: the step,
+ * the halt reason as the code, its cause, position, SQLSTATE and attempts, and a hint in terms of
+ * replicant-tail's options. Value-free, as the halt is: no table name is carried over.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto from_halt(const halt& h) -> failure {
+  failure f{.step = detail::halt_step(h.reason),
+            .code = make_error_code(h.reason),
+            .hint = detail::halt_hint(h),
+            .sqlstate = h.sqlstate.value_or(std::string{}),
+            .cause = h.cause,
+            .at = h.at,
+            .attempts = h.attempts};
+  if (h.reason == halt_reason::checkpoint_store_failed) f.option = "--checkpoint-file";
+  return f;
+}
+
+/**
+ * Whether the halt @p h means that the reader of standard output went away (`replicant-tail | head`
+ * after its lines): the sink failed with `EPIPE`. That is how a reader says it has seen enough, so
+ * it ends the run normally; the transaction that could not be written was not checkpointed. Never
+ * throws.
+ */
+[[nodiscard]] inline auto is_closed_output(const halt& h) noexcept -> bool {
+  return h.reason == halt_reason::sink_failed && h.cause == std::errc::broken_pipe;
 }
 
 /**

@@ -6,8 +6,8 @@
 /// @file
 /// JSON rendering for replicant-tail: one JSON object per change of a committed transaction (the
 /// "JSON lines" format, docs/tail.md), written by hand so the example needs nothing beyond the
-/// library. Pure functions over replicant's transaction model, with no I/O, so that the same
-/// rendering serves the single-threaded CLI today and a sink on the replication pipeline later.
+/// library. Pure functions over replicant's transaction model, with no I/O: the sink (jsonl_sink.hpp)
+/// does the writing.
 ///
 /// Every string that reaches the output (values, column and table names, message prefixes) goes
 /// through append_json_string(), which escapes what JSON requires, also escapes what a terminal

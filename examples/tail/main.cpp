@@ -2,114 +2,112 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-tail: streams the committed changes of PostgreSQL publications to stdout as JSON lines,
-// one object per change, acknowledging the slot only up to what was durably written. Usage and
-// guarantees: docs/tail.md, or `replicant-tail --help`.
+// one object per change, acknowledging the slot only up to what was durably written. A thin
+// command line over replicant::pipeline with a library-owned checkpoint. Usage and guarantees:
+// docs/tail.md, or `replicant-tail --help`.
 
+#include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
 #include "failure.hpp"
 #include "jsonl_sink.hpp"
+#include "memory_store.hpp"
 #include "options.hpp"
 #include "output.hpp"
-#include "setup.hpp"
-#include "streamer.hpp"
+#include "probe.hpp"
+#include "status.hpp"
 
-#include <replicant/lsn.hpp>
-#include <replicant/pq/replication_stream.hpp>
+#include <replicant/checkpoint/file_store.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/pipeline.hpp>
+#include <replicant/spill/none.hpp>
+#include <replicant/telemetry.hpp>
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
-#include <exception>
 #include <new>
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <system_error>
 #include <utility>
 
 namespace {
 
 using namespace replicant::examples::tail;
+using replicant::examples::running_pipeline_scope;
 using replicant::examples::stop_signal;
 
-// Prints one line on stderr. Only fixed text, LSNs, versions and counts ever reach it.
-void say(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+// The checkpoint lives in a store the pipeline writes after the sink returned: the checkpoint file
+// (file_checkpoint_store), or memory when there is none (memory_checkpoint_store).
+template <class Store>
+using tail_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::lib_owned_checkpoint<Store>,
+                                          replicant::no_spill, jsonl_sink>;
+
+// Ctrl-C and SIGTERM stop the running pipeline, whichever store it has.
+constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<tail_pipeline<replicant::file_checkpoint_store>,
+                                                                        tail_pipeline<memory_checkpoint_store>>;
+
+// Prints one line on stderr. Only fixed text, codes, LSNs, versions and counts ever reach it.
+void say(const std::string& line) { std::fprintf(stderr, "replicant-tail: %s\n", line.c_str()); }
 
 auto report(const failure& f) -> int {
-  say(describe(f));
+  std::fprintf(stderr, "%s\n", describe(f).c_str());
   return is_refusal(f) ? exit_refused : exit_failure;
 }
 
-// The start-up line: where the stream begins, on which server and protocol.
-void announce(const slot_state& slot, const std::optional<replicant::lsn>& checkpoint, int server_version,
-              std::uint32_t proto) {
-  std::string line = "replicant-tail: ";
-  line += slot.created ? "created the slot; " : "";
-  line += "streaming";
-  if (checkpoint) {
-    line += " after checkpoint " + replicant::to_string(*checkpoint);
-  } else if (slot.position) {
-    line += " from " + replicant::to_string(*slot.position);
-  }
-  line +=
-      " (PostgreSQL " + std::to_string(server_version / 10000) + ", pgoutput protocol " + std::to_string(proto) + ")";
-  say(line);
-}
+// Streams until a stop request, a closed output or a halt; the exit status.
+template <class Store>
+auto stream(const options& o, Store store, int server_version) -> int {
+  using pipeline_type = tail_pipeline<Store>;
+  output_stream out{STDOUT_FILENO};
+  jsonl_sink sink{out, o.messages};
 
-// Connects, prepares the slot and enters streaming. A stop requested while connecting is not a
-// failure: the result is then empty with no failure recorded.
-auto start_streaming(const options& o, std::optional<replicant::lsn> checkpoint, std::uint32_t& proto)
-    -> outcome<replicant::pq::replication_stream> {
-  auto conn = open_connection(o, stop_signal::fd());
-  if (!conn) return conn.error();
-  auto chosen = choose_protocol(*conn, o);
-  if (!chosen) return chosen.error();
-  proto = *chosen;
-  if (auto p = check_publications(*conn, o); !p) return p.error();
-  auto slot = prepare_slot(*conn, o);
-  if (!slot) return slot.error();
-  auto cmd = start_command(o, proto);
-  if (!cmd) return cmd.error();
-  const int server_version = conn->server_version();
-  auto stream = replicant::pq::replication_stream::start(std::move(*conn), *cmd);
-  if (!stream) {
-    return failure{.step = "starting replication",
-                   .code = stream.error(),
-                   .hint = detail::start_hint(conn->last_error().sqlstate),
-                   .sqlstate = conn->last_error().sqlstate};
+  // The status lines come from the pipeline's telemetry. The reporter and the dispatcher outlive
+  // the pipeline (declared first), which emits from its two threads until run() returns.
+  status_reporter status{server_version};
+  replicant::telemetry::dispatcher events;
+  events.attach([&status](const replicant::telemetry::event_record& e) {
+    if (auto line = status.line_for(e, stop_signal::requested())) say(*line);
+  });
+
+  replicant::lib_owned_checkpoint<Store> policy{.store = std::move(store), .batch = std::nullopt};
+  pipeline_type pipeline{sink, std::move(policy), pipeline_options_for(o), &events};
+  std::error_code ec;
+  {
+    const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline
+    pipeline.run(ec);
   }
-  announce(*slot, checkpoint, server_version, proto);
-  return std::move(*stream);
+
+  const auto& halted = pipeline.last_halt();
+  if (!ec || !halted) {
+    say(summary_line("stopped", sink.written(), pipeline.durable_lsn()));
+    return exit_ok;
+  }
+  // A closed output (`replicant-tail | head`) is how a reader says it has seen enough.
+  if (is_closed_output(*halted)) {
+    say(summary_line("the output was closed; stopped", sink.written(), pipeline.durable_lsn()));
+    return exit_ok;
+  }
+  const int status_code = report(from_halt(*halted));
+  // After a halt while streaming, what was written and acknowledged; nothing to say before that.
+  if (status.sessions() > 0) say(summary_line("ended", sink.written(), pipeline.durable_lsn()));
+  return status_code;
 }
 
 auto run(const options& o) -> int {
-  std::optional<checkpoint_file> checkpoint;
-  if (o.checkpoint_file) {
-    auto opened = checkpoint_file::open(*o.checkpoint_file);
-    if (!opened) return report({.step = "reading --checkpoint-file", .code = opened.error()});
-    checkpoint.emplace(std::move(*opened));
+  const auto conninfo = pipeline_options_for(o).conninfo;
+  // The pipeline waits out a server that is down; a command whose server cannot be reached at all
+  // fails now instead.
+  auto server = probe_server(conninfo, o, stop_signal::fd());
+  if (!server) {
+    if (server.error().code == replicant::errc::cancelled) return exit_ok;
+    return report(server.error());
   }
-  const std::optional<replicant::lsn> resume_after = checkpoint ? checkpoint->stored() : std::nullopt;
-
-  std::uint32_t proto = 0;
-  auto stream = start_streaming(o, resume_after, proto);
-  if (!stream) {
-    if (stream.error().code == replicant::errc::cancelled) return exit_ok;
-    return report(stream.error());
-  }
-
-  output_stream out{STDOUT_FILENO};
-  jsonl_sink sink{out, checkpoint ? &*checkpoint : nullptr, o.messages};
-  streamer session{*stream, replicant::pgoutput_protocol{.version = proto}, sink, o.status_interval, o.messages};
-  const auto ended = session.run(stop_signal::fd(), [] { return stop_signal::requested(); });
-  // A closed output (`replicant-tail | head`) is how a reader says it has seen enough.
-  if (!ended && ended.error().code == std::errc::broken_pipe) return exit_ok;
-  if (!ended) return report(ended.error());
-  say("replicant-tail: stopped; " + std::to_string(sink.written()) + " transactions written, acknowledged up to " +
-      replicant::to_string(session.acknowledged()));
-  return exit_ok;
+  if (o.checkpoint_file) return stream(o, replicant::file_checkpoint_store{*o.checkpoint_file}, *server);
+  return stream(o, memory_checkpoint_store{}, *server);
 }
 
 }  // namespace
@@ -123,13 +121,13 @@ auto main(int argc, char** argv) -> int {
       std::fputs(usage_text.data(), stdout);
       return exit_ok;
     }
-    if (!stop_signal::install()) {
-      say("replicant-tail: setting up signal handling failed");
+    if (!stop_signal::install(stop_hook)) {
+      say("setting up signal handling failed");
       return exit_failure;
     }
     return run(*parsed);
   } catch (const std::bad_alloc&) {
-    say("replicant-tail: out of memory");
+    say("out of memory");
     return exit_failure;
   }
 }

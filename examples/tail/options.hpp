@@ -11,6 +11,7 @@
 
 #include <replicant/halt.hpp>
 #include <replicant/identifier.hpp>
+#include <replicant/options.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -34,18 +35,20 @@ Options:
   --dsn CONNINFO           libpq connection string or URI (default: the PG* environment variables)
   --slot NAME              logical replication slot to stream from ([a-z0-9_], at most 63 bytes)
   --publication NAME       publication to stream (repeatable; at least one)
-  --create-slot            create the slot (persistent, pgoutput) if it does not exist
-  --go-forward-only        accept that a newly created slot starts at the current end of WAL;
-                           required whenever the slot is created
-  --checkpoint-file PATH   remember the last written transaction in PATH: on restart, nothing
-                           written before is printed again and nothing is skipped
+  --create-slot            create the slot (persistent, pgoutput) if it does not exist;
+                           needs --go-forward-only
+  --go-forward-only        with no checkpoint yet, start at the slot's acknowledged position (a
+                           new slot: the current end of WAL); earlier changes are never shown
+  --checkpoint-file PATH   keep the position of the last written transaction in PATH: a restart
+                           continues after it, skipping nothing
   --proto-version N        pgoutput protocol version (default: the highest the server supports)
   --messages               also print logical messages (pg_logical_emit_message)
   --status-interval SECS   seconds between status updates to the server (default: 10)
   -h, --help               print this help and exit
 
-Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure while
-running, 2 when refused to start. See docs/tail.md.
+Once streaming, a lost connection or a restarted server is reconnected to with backoff. Ctrl-C
+(SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped or the output was closed, 1 on a
+failure, 2 when refused to start. See docs/tail.md.
 )";
 
 /**
@@ -61,9 +64,9 @@ struct options {
   std::string slot;
   /// The publications, without duplicates (each validated with identifier::validate).
   std::vector<std::string> publications;
-  /// Create the slot when it does not exist.
+  /// Create the slot when it does not exist (only together with `go_forward_only`).
   bool create_slot = false;
-  /// Accept that a new slot starts now.
+  /// With no checkpoint, start at the slot's acknowledged position (a new slot: now).
   bool go_forward_only = false;
   /// Where the checkpoint is kept, if anywhere.
   std::optional<std::filesystem::path> checkpoint_file;
@@ -96,11 +99,18 @@ using parsed_options = outcome<options>;
  * Checks, in order: every option is known and has its value; `--slot` and at least one
  * `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL accepts
  * and publication names are plain identifiers; `--proto-version` is 1 to 4; `--status-interval`
- * is 1 to 3600 seconds. Whether the slot exists, and `--go-forward-only`, are checked later,
- * against the server.
+ * is 1 to 3600 seconds; `--create-slot` comes with `--go-forward-only`. Whether the slot exists,
+ * and whether there is a checkpoint, are found out later by the replication pipeline.
  *
- * @return the options, or a @ref failure (code `errc::invalid_options` or an
- * @ref replicant::identifier_error) whose text never contains an argument's value.
+ * Why `--create-slot` needs `--go-forward-only` even when a checkpoint file exists: a slot that has
+ * to be created starts at the current end of WAL, so whatever was committed since the checkpoint
+ * (on the slot that is gone) is never shown. The pipeline's own guard only asks for a start mode
+ * when there is no checkpoint; replicant-tail also asks for it whenever it may create the slot, so
+ * a gap is never opened without being accepted on the command line.
+ *
+ * @return the options, or a @ref failure (code `errc::invalid_options`, halt
+ * `invalid_identifier` with an @ref replicant::identifier_error cause, or halt
+ * `go_forward_required`) whose text never contains an argument's value.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
@@ -182,7 +192,39 @@ using parsed_options = outcome<options>;
   if (o.publications.empty()) {
     return detail::bad_value("parsing the command line", "at least one --publication is required (see --help)");
   }
+  if (o.create_slot && !o.go_forward_only) {
+    return failure{.step = "checking --create-slot",
+                   .code = make_error_code(halt_reason::go_forward_required),
+                   .hint =
+                       "a slot it creates starts now and never shows earlier changes: pass --go-forward-only "
+                       "to accept that"};
+  }
   return o;
+}
+
+/// The connection string used when `--dsn` is not given: libpq then takes everything from the PG*
+/// variables, and the session is named after the program unless `PGAPPNAME` names it.
+inline constexpr std::string_view default_conninfo = "fallback_application_name=replicant-tail";
+
+/**
+ * The replication pipeline's options for @p o: `--dsn` (or @ref default_conninfo), `--slot`,
+ * `--publication`, `--create-slot`, `--go-forward-only`, `--proto-version` (0: the highest the
+ * server has), `--messages` and `--status-interval`. Everything else keeps the pipeline's defaults:
+ * a 64 MiB memory budget with back-pressure on the server, reconnects with backoff from 0.1 s up
+ * to 10 s, and 5 refused connect cycles before halting `command_error_limit`.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
+  pipeline_options p;
+  p.conninfo = o.dsn.empty() ? std::string{default_conninfo} : o.dsn;
+  p.slot = o.slot;
+  p.publications = o.publications;
+  p.create_slot = o.create_slot;
+  p.go_forward_only = o.go_forward_only;
+  p.protocol_version = o.proto_version.value_or(0);
+  p.messages = o.messages;
+  p.status_interval = o.status_interval;
+  return p;
 }
 
 }  // namespace replicant::examples::tail

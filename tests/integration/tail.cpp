@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-tail (examples/tail) end to end against a live server, run once per PostgreSQL major:
-// the exact JSON lines of a workload, a clean stop on SIGINT, the checkpoint file, a restart that
-// prints exactly the new transactions (also from a slot that re-sends old ones), and the
-// value-free refusals.
+// the exact JSON lines of a workload, a clean stop on SIGINT, the checkpoint file (in the format of
+// replicant::file_checkpoint_store, bound to its slot), a restart that prints exactly the new
+// transactions (also from a slot that re-sends old ones), a server restart survived mid-stream,
+// and the value-free refusals.
 //
 // The binary is the build's own: tests/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
 #include "../../examples/tail/failure.hpp"
@@ -16,6 +17,8 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
+#include <replicant/checkpoint/file_store.hpp>
+#include <replicant/identifier.hpp>
 #include <replicant/lsn.hpp>
 
 #include <fcntl.h>
@@ -179,6 +182,20 @@ auto wait_until_streaming(tail_process& p, const std::string& db, const std::str
   BOOST_FAIL("replicant-tail did not start streaming");
 }
 
+// The commit LSN that the checkpoint file at @p path holds for @p slot, as text; empty when the file
+// does not exist. Read back the way replicant-tail reads it.
+auto stored_checkpoint(const std::filesystem::path& path, const std::string& slot) -> std::string {
+  const auto r = replicant::file_checkpoint_store{path}.read(replicant::slot_name::make(slot).value());
+  BOOST_TEST_REQUIRE(r.has_value(), "the checkpoint file is readable and of this slot");
+  return *r ? replicant::to_string(**r) : std::string{};
+}
+
+// An insert of a row with only its key set, as printed.
+auto insert_line(int id) -> std::string {
+  return R"({"op":"insert","schema":"public","table":"items","record":{"id":)" + std::to_string(id) +
+         R"(,"name":null,"price":null,"tags":null,"big":null,"doc":null,"seen":null}})";
+}
+
 // One output line split into what varies from run to run (position, xid, time) and the rest.
 struct line_parts {
   std::string lsn;
@@ -311,14 +328,33 @@ BOOST_AUTO_TEST_CASE(prints_exact_lines_stops_cleanly_and_resumes_exactly_once) 
   BOOST_TEST(first.bodies == expected, boost::test_tools::per_element());
   BOOST_TEST(first.transactions == 6U);
 
-  // The checkpoint holds the last commit LSN, and the slot was acknowledged past it.
-  BOOST_TEST(read_file(checkpoint) == first.last_lsn + "\n");
+  // The checkpoint holds the last commit LSN, in the documented format (docs/tail.md), and the slot
+  // was acknowledged past it.
+  BOOST_TEST(read_file(checkpoint) == "replicant-checkpoint 1\nslot " + slot + "\ncommit_lsn " + first.last_lsn + "\n");
+  BOOST_TEST(stored_checkpoint(checkpoint, slot) == first.last_lsn);
   const auto confirmed =
       pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'", s.db);
   BOOST_TEST(replicant::parse_lsn(confirmed).value() > replicant::parse_lsn(first.last_lsn).value());
   // Errors and notices never carry row values.
   BOOST_TEST(read_file(s.dir.path() / "stderr1").find(secret) == std::string::npos);
-  std::filesystem::copy_file(checkpoint, s.dir.path() / "replay-checkpoint");
+
+  // A checkpoint file belongs to its slot: another slot's is refused, not resumed from.
+  {
+    tail_process p{s.args(replay_slot, checkpoint), s.dir.path() / "stderr-mismatch"};
+    BOOST_TEST(p.wait() == tail::exit_failure);
+    BOOST_TEST(p.rest().empty(), "nothing was printed");
+    const auto e = read_file(s.dir.path() / "stderr-mismatch");
+    BOOST_TEST(e.find("--checkpoint-file failed") != std::string::npos, e);
+    BOOST_TEST(e.find("[checkpoint_store_failed]") != std::string::npos, e);
+    BOOST_TEST(e.find(replay_slot) == std::string::npos, "no slot name is printed");
+    BOOST_TEST(e.find(slot) == std::string::npos);
+    BOOST_TEST(stored_checkpoint(checkpoint, slot) == first.last_lsn, "the file was left as it was");
+  }
+  // The replay slot's own checkpoint file, at the same position.
+  BOOST_TEST_REQUIRE(
+      replicant::file_checkpoint_store{s.dir.path() / "replay-checkpoint"}
+          .write(replicant::slot_name::make(replay_slot).value(), replicant::parse_lsn(first.last_lsn).value())
+          .has_value());
 
   // While no tail runs, more transactions; a restart prints exactly them.
   s.sql("INSERT INTO items (id, name) VALUES (5, 'later')");
@@ -341,7 +377,7 @@ BOOST_AUTO_TEST_CASE(prints_exact_lines_stops_cleanly_and_resumes_exactly_once) 
     p.interrupt();
     BOOST_TEST(p.wait() == tail::exit_ok);
     BOOST_TEST(p.rest().empty());
-    BOOST_TEST(read_file(checkpoint) == second_last + "\n");
+    BOOST_TEST(stored_checkpoint(checkpoint, slot) == second_last);
   }
 
   // The replay slot sends every transaction since it was made; with the checkpoint of the first
@@ -354,7 +390,7 @@ BOOST_AUTO_TEST_CASE(prints_exact_lines_stops_cleanly_and_resumes_exactly_once) 
     BOOST_TEST(!p.read_line(1500ms).has_value());
     p.interrupt();
     BOOST_TEST(p.wait() == tail::exit_ok);
-    BOOST_TEST(read_file(s.dir.path() / "replay-checkpoint") == second_last + "\n");
+    BOOST_TEST(stored_checkpoint(s.dir.path() / "replay-checkpoint", replay_slot) == second_last);
   }
 }
 
@@ -400,7 +436,8 @@ BOOST_AUTO_TEST_CASE(a_closed_output_ends_the_run_and_loses_nothing) {
     s.sql("INSERT INTO items (id) VALUES (2)");
     BOOST_TEST(p.wait() == tail::exit_ok, "a reader that went away is a normal end");
   }
-  BOOST_TEST(read_file(checkpoint) == first_lsn + "\n", "the unwritten transaction is not checkpointed");
+  BOOST_TEST(stored_checkpoint(checkpoint, slot) == first_lsn, "the unwritten transaction is not checkpointed");
+  BOOST_TEST(read_file(s.dir.path() / "stderr1").find("the output was closed; stopped") != std::string::npos);
   tail_process p{s.args(slot, checkpoint), s.dir.path() / "stderr2"};
   const auto again = check_lines(p.read_lines(1));
   BOOST_TEST(
@@ -421,11 +458,24 @@ BOOST_AUTO_TEST_CASE(refuses_a_new_slot_without_go_forward_only) {
     return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'", s.db);
   };
 
+  // No checkpoint and no start mode: the pipeline's guard refuses before it looks for the slot, and
+  // the hint names both flags a new slot needs.
   tail_process without_create{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub"}, s.dir.path() / "e1"};
   BOOST_TEST(without_create.wait() == tail::exit_refused);
   const auto e1 = read_file(s.dir.path() / "e1");
+  BOOST_TEST(e1.find("[go_forward_required]") != std::string::npos, e1);
   BOOST_TEST(e1.find("--create-slot") != std::string::npos, e1);
   BOOST_TEST(e1.find(slot) == std::string::npos, "the slot name is not repeated");
+
+  // Going forward, but the slot does not exist and may not be created.
+  tail_process without_create_forward{
+      {"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub", "--go-forward-only"}, s.dir.path() / "e4"};
+  BOOST_TEST(without_create_forward.wait() == tail::exit_refused);
+  const auto e4 = read_file(s.dir.path() / "e4");
+  BOOST_TEST(e4.find("[slot_missing]") != std::string::npos, e4);
+  BOOST_TEST(e4.find("--create-slot") != std::string::npos, e4);
+  BOOST_TEST(e4.find(slot) == std::string::npos);
+  BOOST_TEST(count() == "0");
 
   tail_process without_go_forward{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub", "--create-slot"},
                                   s.dir.path() / "e2"};
@@ -445,6 +495,67 @@ BOOST_AUTO_TEST_CASE(refuses_a_new_slot_without_go_forward_only) {
   BOOST_TEST(e3.find("[publication_missing]") != std::string::npos, e3);
   BOOST_TEST(e3.find("q7") == std::string::npos);
   BOOST_TEST(count() == "0");
+}
+
+BOOST_AUTO_TEST_CASE(survives_a_server_restart_without_losing_or_repeating) {
+  auto& pg = live_server();
+  scenario s;
+  const auto slot = pg.unique_name("tail_restart");
+  // No checkpoint file: the in-memory checkpoint is what bridges the reconnect.
+  const std::vector<std::string> args{"--dsn",
+                                      pg.dsn(s.db),
+                                      "--slot",
+                                      slot,
+                                      "--publication",
+                                      "pub",
+                                      "--create-slot",
+                                      "--go-forward-only",
+                                      "--status-interval",
+                                      "1"};
+  std::string before_last;
+  {
+    tail_process p{args, s.dir.path() / "stderr1"};
+    wait_until_streaming(p, s.db, slot);
+    for (int id = 1; id <= 3; ++id) s.sql("INSERT INTO items (id) VALUES (" + std::to_string(id) + ")");
+    const auto before = check_lines(p.read_lines(3));
+    BOOST_TEST(before.bodies == (std::vector<std::string>{insert_line(1), insert_line(2), insert_line(3)}),
+               boost::test_tools::per_element());
+    before_last = before.last_lsn;
+
+    // The server goes away under the running tail and comes back (PostgreSQL 16 and older may then
+    // send acknowledged transactions again: the pipeline skips them by the checkpoint).
+    pg.restart();
+    for (int id = 4; id <= 6; ++id) s.sql("INSERT INTO items (id) VALUES (" + std::to_string(id) + ")");
+    const auto after = check_lines(p.read_lines(3, 90s));
+    BOOST_TEST(after.bodies == (std::vector<std::string>{insert_line(4), insert_line(5), insert_line(6)}),
+               boost::test_tools::per_element());
+    BOOST_TEST(replicant::parse_lsn(after.last_lsn).value() > replicant::parse_lsn(before_last).value());
+    BOOST_TEST(!p.read_line(1500ms).has_value(), "nothing is printed twice");
+    BOOST_TEST(p.running());
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    BOOST_TEST(p.rest().empty());
+    const auto e = read_file(s.dir.path() / "stderr1");
+    BOOST_TEST(e.find("the connection ended; reconnecting") != std::string::npos, e);
+    BOOST_TEST(e.find("reconnected; streaming after checkpoint " + before_last) != std::string::npos, e);
+    BOOST_TEST(e.find("stopped; 6 transactions written") != std::string::npos, e);
+  }
+
+  // A new process has no checkpoint without a file: it starts only with --go-forward-only, and
+  // then continues from what the slot has acknowledged, which is everything printed above.
+  s.sql("INSERT INTO items (id) VALUES (7)");
+  tail_process refused{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub"}, s.dir.path() / "stderr2"};
+  BOOST_TEST(refused.wait() == tail::exit_refused);
+  BOOST_TEST(read_file(s.dir.path() / "stderr2").find("[go_forward_required]") != std::string::npos);
+  tail_process p{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub", "--go-forward-only"},
+                 s.dir.path() / "stderr3"};
+  const auto resumed = check_lines(p.read_lines(1));
+  BOOST_TEST(resumed.bodies == (std::vector<std::string>{insert_line(7)}), boost::test_tools::per_element());
+  BOOST_TEST(!p.read_line(1500ms).has_value());
+  p.interrupt();
+  BOOST_TEST(p.wait() == tail::exit_ok);
+  BOOST_TEST(read_file(s.dir.path() / "stderr3").find("streaming from the slot's acknowledged position") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(refuses_malformed_names_value_free) {

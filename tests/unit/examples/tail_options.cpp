@@ -1,13 +1,16 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// replicant-tail's command line (examples/tail/options.hpp) and its value-free refusals
-// (examples/tail/failure.hpp).
+// replicant-tail's command line (examples/tail/options.hpp), how it maps onto the replication
+// pipeline's options, and its value-free refusals (examples/tail/failure.hpp).
 #include "../../../examples/tail/options.hpp"
 
 #define BOOST_TEST_MODULE replicant.unit.examples.tail_options
 #include <boost/test/unit_test.hpp>
 
+#include "../../../examples/tail/probe.hpp"
+
+#include <chrono>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -111,6 +114,58 @@ BOOST_AUTO_TEST_CASE(refuses_incomplete_or_unknown_options) {
   const auto hidden = refusal({"--slot", "s", "--publication", "p", "postgres://u:hunter2@h/db"});
   BOOST_TEST(hidden.find("hunter2") == std::string::npos, hidden);
   BOOST_TEST(hidden.find("(not shown)") != std::string::npos, hidden);
+}
+
+BOOST_AUTO_TEST_CASE(create_slot_needs_go_forward_only) {
+  // A slot it creates starts now: the gap is accepted on the command line, checkpoint file or not.
+  const auto text = refusal({"--slot", "s", "--publication", "p", "--create-slot", "--checkpoint-file", "cp"});
+  BOOST_TEST(text.find("[go_forward_required]") != std::string::npos, text);
+  BOOST_TEST(text.find("--go-forward-only") != std::string::npos, text);
+  BOOST_TEST(static_cast<bool>(parse({"--slot", "s", "--publication", "p", "--go-forward-only"})),
+             "going forward on an existing slot needs no --create-slot");
+}
+
+BOOST_AUTO_TEST_CASE(maps_onto_the_pipeline_options) {
+  auto p = parse({"--dsn", "host=/tmp dbname=app", "--slot=orders_1", "--publication", "pub_a", "--publication=PubB",
+                  "--create-slot", "--go-forward-only", "--proto-version=3", "--messages", "--status-interval", "5"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  const auto o = tail::pipeline_options_for(*p);
+  BOOST_TEST(o.conninfo == "host=/tmp dbname=app");
+  BOOST_TEST(o.slot == "orders_1");
+  BOOST_TEST(o.publications == (std::vector<std::string>{"pub_a", "PubB"}));
+  BOOST_TEST(o.create_slot);
+  BOOST_TEST(o.go_forward_only);
+  BOOST_TEST(o.protocol_version == 3U);
+  BOOST_TEST(o.messages);
+  BOOST_TEST((o.status_interval == std::chrono::seconds(5)));
+  BOOST_TEST(replicant::validate(o).has_value());
+
+  // The defaults: libpq's PG* variables (the pipeline refuses an empty connection string, so the
+  // program's name stands in), no slot creation, the highest protocol, no messages.
+  auto d = parse({"--slot", "s", "--publication", "p"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(d));
+  const auto od = tail::pipeline_options_for(*d);
+  BOOST_TEST(od.conninfo == "fallback_application_name=replicant-tail");
+  BOOST_TEST(!od.create_slot, "the pipeline's default is to create; replicant-tail's is not to");
+  BOOST_TEST(!od.go_forward_only);
+  BOOST_TEST(od.protocol_version == 0U);
+  BOOST_TEST(!od.messages);
+  BOOST_TEST((od.status_interval == std::chrono::seconds(10)));
+  BOOST_TEST(replicant::validate(od).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(checks_the_protocol_against_the_server_before_starting) {
+  auto p = parse({"--slot", "s", "--publication", "p", "--proto-version", "4"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  BOOST_TEST(static_cast<bool>(tail::check_server(160000, *p)));
+  const auto old = tail::check_server(150007, *p);
+  BOOST_TEST_REQUIRE(!old);
+  BOOST_TEST(old.error().code == replicant::errc::unsupported_server);
+  BOOST_TEST(tail::describe(old.error()).find("--proto-version") != std::string::npos);
+  auto d = parse({"--slot", "s", "--publication", "p"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(d));
+  BOOST_TEST(static_cast<bool>(tail::check_server(150007, *d)));
+  BOOST_TEST(!tail::check_server(140011, *d), "PostgreSQL 14 is too old");
 }
 
 BOOST_AUTO_TEST_CASE(describes_failures_by_name_with_sqlstate_and_position) {

@@ -1,18 +1,23 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// replicant-tail's sink (examples/tail/jsonl_sink.hpp) and durable files (examples/tail/output.hpp):
-// the order "write, sync, store checkpoint", the skip at or below the watermark, and failures that
-// leave the checkpoint where it was.
+// replicant-tail's sink (examples/tail/jsonl_sink.hpp), its output stream (examples/tail/output.hpp)
+// and its in-memory checkpoint store (examples/tail/memory_store.hpp): lines written and synced
+// before the sink returns, every transaction given printed (the replication pipeline, not the sink,
+// skips what the checkpoint covers), and a closed output reported as EPIPE.
 #include "../../../examples/tail/jsonl_sink.hpp"
 
 #define BOOST_TEST_MODULE replicant.unit.examples.tail_sink
 #include <boost/test/unit_test.hpp>
 
+#include "../../../examples/tail/failure.hpp"
+#include "../../../examples/tail/memory_store.hpp"
 #include "support/pgoutput_builder.hpp"
 #include "support/temp_dir.hpp"
 
 #include <replicant/assembler.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/concepts.hpp>
 #include <replicant/pg_type.hpp>
 
 #include <fcntl.h>
@@ -21,7 +26,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -34,11 +38,6 @@ using replicant::result;
 using replicant::test::read_file;
 
 namespace {
-
-auto write_file(const std::filesystem::path& p, const std::string& text) -> void {
-  std::ofstream out{p, std::ios::binary | std::ios::trunc};
-  out << text;
-}
 
 // Keeps every committed transaction the assembler delivers.
 struct collector {
@@ -96,144 +95,115 @@ struct file_fd {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(checkpoint_file)
+// What the pipeline needs of them, checked where the pipeline would check it.
+static_assert(replicant::lib_mode_sink<tail::jsonl_sink>);
+static_assert(
+    replicant::detail::check_sink<tail::jsonl_sink, replicant::lib_owned_checkpoint<tail::memory_checkpoint_store>>());
+static_assert(replicant::checkpoint_store<tail::memory_checkpoint_store>);
 
-BOOST_AUTO_TEST_CASE(starts_empty_and_stores_durably) {
-  replicant::test::temp_dir dir{"replicant-tail-unit"};
-  const auto path = dir.path() / "cp";
-  auto cp = tail::checkpoint_file::open(path);
-  BOOST_TEST_REQUIRE(cp.has_value());
-  BOOST_TEST(!cp->stored().has_value());
-  BOOST_TEST(!std::filesystem::exists(path), "nothing is created before the first store");
+BOOST_AUTO_TEST_SUITE(memory_checkpoint_store)
 
-  BOOST_TEST_REQUIRE(cp->store(lsn{0x16B3748}).has_value());
-  BOOST_TEST(read_file(path) == "0/16B3748\n");
-  BOOST_TEST(!std::filesystem::exists(dir.path() / "cp.tmp"), "the temporary file was renamed");
-  BOOST_TEST(cp->stored().value_or(lsn{}) == lsn{0x16B3748});
-
-  auto again = tail::checkpoint_file::open(path);
-  BOOST_TEST_REQUIRE(again.has_value());
-  BOOST_TEST(again->stored().value_or(lsn{}) == lsn{0x16B3748});
-}
-
-BOOST_AUTO_TEST_CASE(reads_what_a_person_might_write) {
-  replicant::test::temp_dir dir{"replicant-tail-unit"};
-  const auto path = dir.path() / "cp";
-  write_file(path, "");
-  BOOST_TEST(!tail::checkpoint_file::open(path)->stored().has_value(), "an empty file is no checkpoint");
-  write_file(path, "1A/2b\r\n");
-  BOOST_TEST(tail::checkpoint_file::open(path)->stored().value_or(lsn{}) == lsn{0x1A'0000'002B});
-}
-
-BOOST_AUTO_TEST_CASE(refuses_what_is_not_an_lsn) {
-  replicant::test::temp_dir dir{"replicant-tail-unit"};
-  const auto path = dir.path() / "cp";
-  for (const std::string& bad : std::vector<std::string>{"secret-q3", "0/", "12345", std::string(100, '1')}) {
-    write_file(path, bad);
-    auto cp = tail::checkpoint_file::open(path);
-    BOOST_TEST_REQUIRE(!cp.has_value());
-    BOOST_TEST(cp.error() == replicant::errc::checkpoint_store_failed);
-  }
-  // A directory cannot be read as a file: the OS error is reported.
-  auto dir_cp = tail::checkpoint_file::open(dir.path());
-  BOOST_TEST(!dir_cp.has_value());
-}
-
-BOOST_AUTO_TEST_CASE(a_failed_store_keeps_the_old_value) {
-  replicant::test::temp_dir dir{"replicant-tail-unit"};
-  auto cp = tail::checkpoint_file::open(dir.path() / "missing-dir" / "cp");
-  BOOST_TEST_REQUIRE(cp.has_value());
-  const auto stored = cp->store(lsn{0x100});
-  BOOST_TEST_REQUIRE(!stored.has_value());
-  BOOST_TEST((stored.error() == std::errc::no_such_file_or_directory));
-  BOOST_TEST(!cp->stored().has_value());
+BOOST_AUTO_TEST_CASE(starts_empty_and_returns_what_was_written_last) {
+  tail::memory_checkpoint_store store;
+  const auto slot = replicant::slot_name::make("tail_slot").value();
+  BOOST_TEST(!store.read(slot).value().has_value(), "a new process has no checkpoint");
+  BOOST_TEST(store.write(slot, lsn{0x100}).has_value());
+  BOOST_TEST(store.write(slot, lsn{0x200}).has_value());
+  BOOST_TEST(store.read(slot).value().value_or(lsn{}) == lsn{0x200});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(jsonl_sink)
 
-BOOST_AUTO_TEST_CASE(writes_then_checkpoints_and_skips_what_it_has_written) {
+BOOST_AUTO_TEST_CASE(writes_and_syncs_every_transaction_it_is_given) {
   replicant::test::temp_dir dir{"replicant-tail-unit"};
   const auto txns = three_transactions();
   const file_fd out_file{dir.path() / "out"};
   tail::output_stream out{out_file.fd};
   BOOST_TEST(out.is_regular_file());
-  auto cp = tail::checkpoint_file::open(dir.path() / "cp");
-  BOOST_TEST_REQUIRE(cp.has_value());
-  tail::jsonl_sink sink{out, &*cp, false};
-  BOOST_TEST(!sink.checkpoint()->has_value());
+  tail::jsonl_sink sink{out, false};
 
-  BOOST_TEST(sink.handle_transaction(txns[0]).value() == lsn{0x100});
-  BOOST_TEST(read_file(dir.path() / "out") == line_for(1, "0/100", 701));
-  BOOST_TEST(read_file(dir.path() / "cp") == "0/100\n");
-  BOOST_TEST(sink.handle_transaction(txns[1]).value() == lsn{0x200});
-  // The server re-sends what it was not told about: written once only.
-  BOOST_TEST(sink.handle_transaction(txns[0]).value() == lsn{0x100});
-  BOOST_TEST(sink.handle_transaction(txns[1]).value() == lsn{0x200});
-  BOOST_TEST(read_file(dir.path() / "out") == line_for(1, "0/100", 701) + line_for(2, "0/200", 702));
-  BOOST_TEST(read_file(dir.path() / "cp") == "0/200\n");
-  BOOST_TEST(sink.written() == 2U);
-  BOOST_TEST(sink.skipped() == 2U);
-  BOOST_TEST(sink.checkpoint()->value() == lsn{0x200});
+  BOOST_TEST(sink.handle_transaction(txns[0]).has_value());
+  BOOST_TEST(read_file(dir.path() / "out") == line_for(1, "0/100", 701), "on disk when the sink returns");
+  BOOST_TEST(sink.handle_transaction(txns[1]).has_value());
+  // No watermark of its own: skipping what the checkpoint covers is the pipeline's job, so a
+  // transaction given again is printed again.
+  BOOST_TEST(sink.handle_transaction(txns[0]).has_value());
+  BOOST_TEST(read_file(dir.path() / "out") ==
+             line_for(1, "0/100", 701) + line_for(2, "0/200", 702) + line_for(1, "0/100", 701));
+  BOOST_TEST(sink.written() == 3U);
 }
 
-BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_file) {
-  replicant::test::temp_dir dir{"replicant-tail-unit"};
-  const auto txns = three_transactions();
-  write_file(dir.path() / "cp", "0/200\n");
-  const file_fd out_file{dir.path() / "out"};
-  tail::output_stream out{out_file.fd};
-  auto cp = tail::checkpoint_file::open(dir.path() / "cp");
-  BOOST_TEST_REQUIRE(cp.has_value());
-  tail::jsonl_sink sink{out, &*cp, false};
-  BOOST_TEST(sink.checkpoint()->value() == lsn{0x200});
-  for (const auto& t : txns) BOOST_TEST(sink.handle_transaction(t).has_value());
-  BOOST_TEST(read_file(dir.path() / "out") == line_for(3, "0/300", 703));
-  BOOST_TEST(read_file(dir.path() / "cp") == "0/300\n");
-}
-
-BOOST_AUTO_TEST_CASE(a_closed_output_fails_without_moving_the_checkpoint) {
-  replicant::test::temp_dir dir{"replicant-tail-unit"};
+BOOST_AUTO_TEST_CASE(a_closed_output_fails_with_epipe) {
   const auto txns = three_transactions();
   std::signal(SIGPIPE, SIG_IGN);  // as replicant-tail does: EPIPE instead of death
   int fds[2];
   BOOST_TEST_REQUIRE(::pipe(fds) == 0);
   tail::output_stream out{fds[1]};
   BOOST_TEST(!out.is_regular_file());
-  auto cp = tail::checkpoint_file::open(dir.path() / "cp");
-  BOOST_TEST_REQUIRE(cp.has_value());
-  tail::jsonl_sink sink{out, &*cp, false};
+  tail::jsonl_sink sink{out, false};
   BOOST_TEST(sink.handle_transaction(txns[0]).has_value());
   ::close(fds[0]);
   const auto failed = sink.handle_transaction(txns[1]);
   BOOST_TEST_REQUIRE(!failed.has_value());
   BOOST_TEST((failed.error() == std::errc::broken_pipe));
-  BOOST_TEST(read_file(dir.path() / "cp") == "0/100\n");
-  BOOST_TEST(sink.checkpoint()->value() == lsn{0x100});
+  BOOST_TEST(sink.written() == 1U, "the failed transaction is not counted");
+  // The pipeline turns this into halt sink_failed with cause EPIPE: replicant-tail's normal end.
+  replicant::halt h;
+  h.reason = replicant::halt_reason::sink_failed;
+  h.cause = failed.error();
+  BOOST_TEST(tail::is_closed_output(h));
   ::close(fds[1]);
 }
 
-BOOST_AUTO_TEST_CASE(without_a_file_the_watermark_lives_in_memory) {
+BOOST_AUTO_TEST_CASE(accepts_every_schema_change) {
   replicant::test::temp_dir dir{"replicant-tail-unit"};
-  const auto txns = three_transactions();
   const file_fd out_file{dir.path() / "out"};
   tail::output_stream out{out_file.fd};
-  tail::jsonl_sink sink{out, nullptr, false};
-  BOOST_TEST(sink.handle_transaction(txns[1]).has_value());
-  BOOST_TEST(sink.handle_transaction(txns[0]).has_value());
-  BOOST_TEST(read_file(dir.path() / "out") == line_for(2, "0/200", 702));
+  tail::jsonl_sink sink{out, false};
+  replicant::schema_change dropped;
+  dropped.kind = replicant::schema_change_kind::destructive;
+  BOOST_TEST(sink.handle_schema_change(dropped).has_value(), "the next lines simply show the new columns");
+  BOOST_TEST(read_file(dir.path() / "out").empty(), "and nothing is printed for it");
+}
+
+BOOST_AUTO_TEST_CASE(writes_transactional_messages_only_when_asked) {
+  replicant::test::temp_dir dir{"replicant-tail-unit"};
+  replicant::assembler a{{.version = 1}};
+  collector c;
+  const std::string content = "in txn";
+  const std::vector<pg::bytes> messages{pg::begin(lsn{0x500}, 0, 900),
+                                        pg::message(std::nullopt, true, lsn{0x480}, "app", content),
+                                        pg::commit(lsn{0x500}, lsn{0x510}, 0)};
+  for (const auto& m : messages) BOOST_TEST_REQUIRE(a.push(m, c).has_value());
+  BOOST_TEST_REQUIRE(c.transactions.size() == 1U);
+
+  const file_fd quiet_file{dir.path() / "quiet"};
+  tail::output_stream quiet_out{quiet_file.fd};
+  tail::jsonl_sink quiet{quiet_out, false};
+  BOOST_TEST(quiet.handle_transaction(c.transactions[0]).has_value());
+  BOOST_TEST(read_file(dir.path() / "quiet").empty());
+
+  const file_fd loud_file{dir.path() / "loud"};
+  tail::output_stream loud_out{loud_file.fd};
+  tail::jsonl_sink loud{loud_out, true};
+  BOOST_TEST(loud.handle_transaction(c.transactions[0]).has_value());
+  BOOST_TEST(
+      read_file(dir.path() / "loud") ==
+      R"({"lsn":"0/500","xid":900,"commit_time":"2000-01-01T00:00:00Z","message_lsn":"0/480","op":"message","transactional":true,"prefix":"app","content":"in txn"})"
+      "\n");
 }
 
 BOOST_AUTO_TEST_CASE(writes_non_transactional_messages) {
   replicant::test::temp_dir dir{"replicant-tail-unit"};
   const file_fd out_file{dir.path() / "out"};
   tail::output_stream out{out_file.fd};
-  tail::jsonl_sink sink{out, nullptr, true};
+  tail::jsonl_sink sink{out, true};
   const std::string content = "hi";
   const replicant::logical_message m{false, lsn{0x42}, "app",
                                      std::as_bytes(std::span<const char>{content.data(), content.size()})};
-  BOOST_TEST(sink.handle_message(m).has_value());
+  BOOST_TEST(sink.handle_message(m, replicant::message_context{m.message_lsn}).has_value());
   BOOST_TEST(read_file(dir.path() / "out") ==
              R"({"lsn":"0/42","op":"message","transactional":false,"prefix":"app","content":"hi"})"
              "\n");
