@@ -28,6 +28,8 @@ namespace replicant {
 struct schema_change;
 struct logical_message;
 struct prepared_event;
+class snapshot_batch;
+struct snapshot_context;
 
 namespace detail {
 
@@ -93,6 +95,21 @@ concept has_handle_prepare = requires(S& s, const prepared_event& e) {
   { s.handle_prepare(e) } -> std::same_as<result<void>>;
 };
 
+/// Atom (needed with the `snapshot` start mode): `s.handle_snapshot(batch, context)` returns
+/// `result<void>`: stores a batch of existing rows (upsert by key; the first batch of a table may
+/// start by clearing it).
+template <class S>
+concept has_handle_snapshot = requires(S& s, const snapshot_batch& b, const snapshot_context& ctx) {
+  { s.handle_snapshot(b, ctx) } -> std::same_as<result<void>>;
+};
+
+/// Atom (needed with the `snapshot` start mode): `s.handle_snapshot_complete(at)` returns
+/// `result<void>`: every batch is stored; a sink that owns its checkpoint stores `at` as it.
+template <class S>
+concept has_handle_snapshot_complete = requires(S& s, lsn at) {
+  { s.handle_snapshot_complete(at) } -> std::same_as<result<void>>;
+};
+
 // A member of that name exists, whatever its signature: tells "absent" from "misdeclared".
 template <class S>
 concept names_checkpoint = requires {
@@ -120,6 +137,10 @@ concept names_handle_message = requires {
 };
 template <class S>
 concept names_handle_prepare = requires { &S::handle_prepare; };
+template <class S>
+concept names_handle_snapshot = requires { &S::handle_snapshot; };
+template <class S>
+concept names_handle_snapshot_complete = requires { &S::handle_snapshot_complete; };
 
 // The sink's declared kind; state_mirror when it declares none.
 template <class S>
@@ -237,6 +258,11 @@ constexpr auto check_hooks() -> bool {
                 "message_context&)`");
   static_assert(!names_handle_prepare<S> || has_handle_prepare<S>,
                 "replicant: Sink::handle_prepare must be `result<void> handle_prepare(const prepared_event&)`");
+  static_assert(!names_handle_snapshot<S> || has_handle_snapshot<S>,
+                "replicant: Sink::handle_snapshot must be `result<void> handle_snapshot(const snapshot_batch&, const "
+                "snapshot_context&)`");
+  static_assert(!names_handle_snapshot_complete<S> || has_handle_snapshot_complete<S>,
+                "replicant: Sink::handle_snapshot_complete must be `result<void> handle_snapshot_complete(lsn)`");
   static_cast<void>(kind_of<S>());
   return true;
 }

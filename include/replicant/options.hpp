@@ -64,8 +64,13 @@ struct pipeline_options {
   /// Start-mode guard: with no checkpoint yet, stream only what commits from now on. Required for a
   /// new slot unless `snapshot` is set; setting both is an error.
   bool go_forward_only = false;
-  /// Start-mode guard: back-fill the existing rows first (not yet supported: rejected at start).
+  /// Start mode: with no checkpoint yet, create the slot exporting a snapshot, hand every existing
+  /// row of the published tables to the sink's `handle_snapshot` as of that snapshot, then
+  /// `handle_snapshot_complete(consistent_point)`, then stream from exactly that point. Needs a sink
+  /// with both members (else `snapshot_unsupported`) and a slot that does not exist yet.
   bool snapshot = false;
+  /// Rows per `handle_snapshot` batch at most.
+  std::size_t snapshot_batch_rows = 1000;
 
   /// Create the slot when it does not exist (persistent, pgoutput, no snapshot). Off: a missing
   /// slot halts `slot_missing`, for deployments where slots are provisioned by someone else.
@@ -138,7 +143,7 @@ struct pipeline_options {
  *
  * @return nothing, or a start-time rejection: `invalid_identifier` (slot or a publication is not of
  * an allowed shape; which one is not said), `conflicting_start_mode` (`go_forward_only` and
- * `snapshot` both set), `snapshot_unsupported` (`snapshot`, not yet implemented), `config_invalid`
+ * `snapshot` both set), `config_invalid`
  * (no connection string, no publication, a zero budget or interval, a protocol version outside 1-4).
  * Never throws.
  */
@@ -157,7 +162,7 @@ struct pipeline_options {
     return fail(halt_reason::config_invalid);
   }
   if (o.go_forward_only && o.snapshot) return fail(halt_reason::conflicting_start_mode);
-  if (o.snapshot) return fail(halt_reason::snapshot_unsupported);
+  if (o.snapshot && o.snapshot_batch_rows == 0) return fail(halt_reason::config_invalid);
   return {};
 }
 

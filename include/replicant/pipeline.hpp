@@ -20,6 +20,7 @@
 #include <replicant/options.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
+#include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
 #include <replicant/spill/disk.hpp>
@@ -153,6 +154,7 @@ class pipeline {
   auto connection_loop(session& s, pq::replication_stream& stream) -> void;
   auto halt_with(halt h) -> void;
   auto read_checkpoint() -> result<std::optional<lsn>>;
+  auto read_snapshot(const exported_snapshot& exported) -> bool;
   auto publications_exist(pq::connection& conn) -> result<bool>;
   auto publications_still_exist() -> bool;
   template <class Op>

@@ -34,6 +34,7 @@
 
 // libpq
 #include <replicant/pq/connection.hpp>
+#include <replicant/pq/copy.hpp>
 #include <replicant/pq/replication_stream.hpp>
 
 // The replication pipeline and its policies
@@ -45,6 +46,8 @@
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/checkpoint/store.hpp>
+#include <replicant/snapshot/batch.hpp>
+#include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/pipeline.hpp>

@@ -170,6 +170,10 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     halt_with(detail::to_halt(halt_reason::messages_unsupported));
     return;
   }
+  if (options_.snapshot && !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return;
+  }
   slot_name_ = slot_name::make(options_.slot).value();
 
   std::uint32_t command_errors = 0;
@@ -307,6 +311,77 @@ auto pipeline<D, C, S, Sink>::publications_still_exist() -> bool {
   return *found;
 }
 
+// The snapshot start mode: reads every published table as of @p exported into the sink, then
+// hands it the consistent point, and makes that the checkpoint. False on failure (halt_ is set,
+// unless stop() interrupted it, which leaves the snapshot incomplete for the next start to report).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -> bool {
+  if constexpr (detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>) {
+    const auto started = std::chrono::steady_clock::now();
+    emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
+    const auto failed = [&](halt_reason why, std::error_code cause) {
+      if (stopping_.load() || cause == errc::cancelled) return false;
+      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
+                                               telemetry::keys::error_class = detail::error_class_of(cause));
+      halt_with(detail::to_halt(why, cause));
+      return false;
+    };
+    pq::connect_options copts;
+    copts.timeout = options_.connect_timeout;
+    copts.cancel_fd = stop_fd_;
+    auto conn = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
+    if (!conn) return failed(halt_reason::snapshot_failed, conn.error());
+    std::optional<std::error_code> sink_error;
+    const auto deliver = [&](const snapshot_batch& batch, const snapshot_context& ctx) -> result<void> {
+      result<void> stored = fail(errc::sink_failed);
+      try {
+        stored = sink_.handle_snapshot(batch, ctx);
+      } catch (...) {
+        sink_exception_ = std::current_exception();
+      }
+      if (!stored) {
+        sink_error = stored.error();
+        return stored;
+      }
+      if (ctx.last_for_table) {
+        emit<telemetry::events::snapshot_table_completed>(telemetry::keys::table = batch.table(),
+                                                          telemetry::keys::change_count =
+                                                              ctx.table_rows_before + batch.size());
+      }
+      return {};
+    };
+    snapshot_options so;
+    so.batch_rows = options_.snapshot_batch_rows;
+    so.cancel_fd = stop_fd_;
+    auto summary = read_point_in_time_snapshot(*conn, exported, options_.publications, deliver, so);
+    if (!summary) {
+      if (sink_error) return failed(halt_reason::sink_failed, *sink_error);
+      if (summary.error() == halt_reason::publication_missing) return failed(halt_reason::publication_missing, {});
+      return failed(halt_reason::snapshot_failed, summary.error());
+    }
+    result<void> completed = fail(errc::sink_failed);
+    try {
+      completed = sink_.handle_snapshot_complete(summary->consistent_point);
+    } catch (...) {
+      sink_exception_ = std::current_exception();
+    }
+    if (!completed) return failed(halt_reason::sink_failed, completed.error());
+    if constexpr (detail::is_lib_owned<C>) {
+      auto written = with_store_retries([&] { return policy_.store.write(*slot_name_, summary->consistent_point); });
+      if (!written) return false;
+    }
+    checkpoint_ = summary->consistent_point;
+    emit<telemetry::events::snapshot_completed>(telemetry::keys::duration = std::chrono::steady_clock::now() - started,
+                                                telemetry::keys::commit_lsn = summary->consistent_point,
+                                                telemetry::keys::change_count = summary->rows);
+    return true;
+  } else {
+    static_cast<void>(exported);
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return false;
+  }
+}
+
 // The connect chain: each step value-free on failure. A transient failure returns its error code
 // (the caller reconnects); a decision to stop for good sets halt_.
 template <class D, class C, class S, class Sink>
@@ -407,8 +482,15 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   auto checkpoint = read_checkpoint();
   if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
   checkpoint_ = *checkpoint;
-  if (!checkpoint_ && !options_.go_forward_only) {
+  if (!checkpoint_ && !options_.go_forward_only && !options_.snapshot) {
     halt_with(detail::to_halt(halt_reason::go_forward_required));
+    return fail(errc::halted);
+  }
+  // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
+  // interrupted snapshot leaves behind, and its exported snapshot is gone.
+  const bool take_snapshot = !checkpoint_ && options_.snapshot;
+  if (take_snapshot && slot_exists) {
+    halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
     return fail(errc::halted);
   }
 
@@ -420,7 +502,8 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     return fail(errc::halted);
   }
   if (!slot_exists) {
-    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL pgoutput (SNAPSHOT 'nothing'";
+    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL pgoutput (SNAPSHOT '" +
+                         (take_snapshot ? "export" : "nothing") + "'";
     if (options_.failover) create += ", FAILOVER";
     if (options_.two_phase) create += ", TWO_PHASE";
     create += ")";
@@ -431,7 +514,17 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     } else {
       s.slot_created = true;
       if (auto at = parse_lsn(created->get(0, 1))) s.origin = *at;
+      if (take_snapshot) {
+        // Nothing may run on this connection before the snapshot is read: it would end the export.
+        const exported_snapshot exported{std::string{created->get(0, 2)}, s.origin.value_or(lsn{})};
+        if (!read_snapshot(exported)) return fail(halt_ ? errc::halted : errc::cancelled);
+      }
     }
+  }
+  if (take_snapshot && !checkpoint_) {
+    // Someone else created the slot in the meantime: no snapshot of ours to read.
+    halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
+    return fail(errc::halted);
   }
 
   if constexpr (detail::has_handle_slot_origin<Sink>) {
