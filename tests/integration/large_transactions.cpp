@@ -337,7 +337,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
         BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
         f.sql(insert_range(1, rows));
         BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= static_cast<std::uint64_t>(rows); },
-                                      std::chrono::seconds(300)));
+                                      std::chrono::seconds(120 + rows / 2000)));
         BOOST_TEST(!r.stop());
       }
       const auto n = static_cast<std::uint64_t>(rows);
