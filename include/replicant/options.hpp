@@ -120,6 +120,14 @@ struct pipeline_options {
   /// ending the stream; this bounds how long such a drop goes unnoticed. 0 turns the check off.
   std::chrono::milliseconds publication_check_interval = std::chrono::seconds(10);
 
+  /// Run `heartbeat_statement` this often on an ordinary connection (0, the default: never). It
+  /// moves WAL on a quiet server so that the slot can move with it and, when the statement writes
+  /// to a published table, gives an `append_log` sink a transaction to store, which is the only way
+  /// such a sink's slot advances while its own tables are idle.
+  std::chrono::milliseconds heartbeat_interval{0};
+  /// The heartbeat. Its first column, when it is an LSN, is reported in telemetry.
+  std::string heartbeat_statement = "SELECT pg_logical_emit_message(false, 'replicant.heartbeat', '')";
+
   /// A connection on which nothing at all arrives for this long (not even the reply to a status
   /// update that asks for one, sent halfway) is given up and reconnected: it catches a server or a
   /// network that went silent without closing the connection. 0 turns the check off.
@@ -156,6 +164,7 @@ struct pipeline_options {
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
       o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 || o.receive_timeout.count() < 0 ||
+      o.heartbeat_interval.count() < 0 || (o.heartbeat_interval.count() > 0 && o.heartbeat_statement.empty()) ||
       (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0) ||
       (o.streaming && (o.max_concurrent_txns == 0 || (o.protocol_version != 0 && o.protocol_version < 2))) ||
       (o.two_phase && o.protocol_version != 0 && o.protocol_version < 3)) {

@@ -157,6 +157,8 @@ class pipeline {
   auto read_snapshot(const exported_snapshot& exported) -> bool;
   auto publications_exist(pq::connection& conn) -> result<bool>;
   auto publications_still_exist() -> bool;
+  auto open_probe() -> bool;
+  auto heartbeat() -> void;
   template <class Op>
   auto with_store_retries(Op op) -> decltype(op());
   auto wake() noexcept -> void;
@@ -173,7 +175,7 @@ class pipeline {
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
-  std::optional<pq::connection> probe_;  // the periodic publication check's own session
+  std::optional<pq::connection> probe_;  // the applier's own session for checks and heartbeats
   int stop_fd_ = -1;  // readable once stop() was called; never drained
   int wake_fd_ = -1;  // wakes the connection thread (new durable position, stop)
   std::atomic<bool> stopping_{false};

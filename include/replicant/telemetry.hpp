@@ -4,7 +4,7 @@
 #define REPLICANT_TELEMETRY_HPP
 
 /// @file
-/// Value-free telemetry: the compile-time catalog of replicant's thirty events, the allowlisted
+/// Value-free telemetry: the compile-time catalog of replicant's thirty-one events, the allowlisted
 /// keys they may carry, `telemetry::emit`, and the `telemetry::dispatcher` user handlers attach to.
 ///
 /// **Value-free by construction.** An event carries only allowlisted keys — `commit_lsn`,
@@ -450,7 +450,8 @@ inline constexpr auto metadata_keys =
 inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t>;
 
 /**
- * The thirty events. Each type names its event (`name`) and lists the keys it may carry:
+ * The thirty-one events (the reference's thirty, and the heartbeat). Each type names its event
+ * (`name`) and lists the keys it may carry:
  * `measurements` and `metadata`, as Hana tuples of key tags. Every key is optional: an emitter
  * passes those that apply (for instance `reason` on `connection_disconnected` only for a halt).
  */
@@ -496,6 +497,12 @@ struct connection_command_error_halt {
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata =
       hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
+};
+/// The heartbeat statement ran (`heartbeat_interval`); `commit_lsn` is the LSN it returned, if any.
+struct connection_heartbeat {
+  static constexpr std::string_view name = "replicant.connection.heartbeat";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
 };
 // --- checkpoint ----------------------------------------------------------------------------------
 /// The acknowledged position advanced (after a delivery, or `kind` idle over filtered WAL).
@@ -652,7 +659,7 @@ struct stream_spill_exhausted {
 
 }  // namespace events
 
-/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty).
+/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-one).
 inline constexpr auto catalog = hana::tuple_t<
     events::connection_connected, events::connection_disconnected, events::connection_slot_active,
     events::connection_slot_invalidated, events::connection_session_identity_rejected,
@@ -663,7 +670,7 @@ inline constexpr auto catalog = hana::tuple_t<
     events::schema_change_halted, events::snapshot_started, events::snapshot_resumed,
     events::snapshot_table_completed, events::snapshot_chunk_completed, events::snapshot_chunk_retried,
     events::snapshot_completed, events::snapshot_failed, events::stream_committed, events::stream_aborted,
-    events::stream_spilled, events::stream_spill_exhausted>;
+    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat>;
 
 /// The names of all catalogued events, in catalog order.
 inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {
@@ -696,7 +703,7 @@ constexpr auto catalog_is_well_formed() -> bool {
   return hana::unpack(catalog, [](auto... e) { return (entry_is_well_formed<typename decltype(e)::type>() && ...); });
 }
 
-static_assert(decltype(hana::size(catalog))::value == 30, "replicant: the telemetry catalog has thirty events");
+static_assert(decltype(hana::size(catalog))::value == 31, "replicant: the telemetry catalog has thirty-one events");
 static_assert(decltype(hana::size(metadata_keys))::value == 13, "replicant: the metadata allowlist has thirteen keys");
 static_assert(all_unique(event_names.data(), event_names.size()), "replicant: telemetry event names are unique");
 static_assert(catalog_is_well_formed(), "replicant: every catalog entry stays within the key allowlists");

@@ -486,6 +486,36 @@ BOOST_AUTO_TEST_CASE(transactions_can_be_filtered_by_origin) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_heartbeat_lets_an_append_log_release_wal_while_its_tables_are_idle) {
+  fixture f;
+  f.sql("CREATE TABLE beats (id int PRIMARY KEY, at timestamptz); CREATE TABLE busy (n int); "
+        "ALTER PUBLICATION pub ADD TABLE beats");
+  append_sink sink;
+  event_log events;
+  f.options.heartbeat_interval = 200ms;
+  f.options.heartbeat_statement = "INSERT INTO beats VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET at = now()";
+  replicant::test::running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                               replicant::no_spill, append_sink>>
+      r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+  // Busy, but not with anything published: WAL grows.
+  for (int i = 0; i < 20; ++i) f.sql("INSERT INTO busy SELECT g FROM generate_series(1, 1000) g");
+  const auto written = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value();
+  BOOST_TEST(fixture::wait_until([&] { return f.confirmed_flush() > written; }));
+  BOOST_TEST(events.contains("replicant.connection.heartbeat"));
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(the_default_heartbeat_reports_its_lsn) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  f.options.heartbeat_interval = 100ms;
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return events.contains("replicant.connection.heartbeat commit_lsn="); }));
+  BOOST_TEST(!r.stop());
+}
+
 BOOST_AUTO_TEST_CASE(failover_is_refused_below_postgresql_17) {
   fixture f;
   memory_sink sink;

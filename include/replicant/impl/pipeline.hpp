@@ -289,20 +289,48 @@ auto pipeline<D, C, S, Sink>::publications_exist(pq::connection& conn) -> result
   return detail::read_int(found->get(0, 0)).value_or(-1) == distinct;
 }
 
+// The applier's ordinary connection for its periodic work (publication checks, heartbeats), opened
+// when first needed and again after a failure. False when it cannot be opened now.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::open_probe() -> bool {
+  if (probe_) return true;
+  pq::connect_options copts;
+  copts.timeout = options_.connect_timeout;
+  copts.cancel_fd = stop_fd_;
+  auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
+  if (!opened) return false;
+  probe_.emplace(std::move(*opened));
+  return true;
+}
+
+// Runs the heartbeat statement; a failure is left to the next beat (the stream itself reports
+// what is wrong with the server).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::heartbeat() -> void {
+  if (!open_probe()) return;
+  auto beat = probe_->exec(options_.heartbeat_statement);
+  if (!beat) {
+    probe_.reset();
+    return;
+  }
+  std::optional<lsn> at;
+  if (beat->rows() > 0 && beat->columns() > 0) {
+    if (auto parsed = parse_lsn(beat->get(0, 0))) at = *parsed;
+  }
+  if (at) {
+    emit<telemetry::events::connection_heartbeat>(telemetry::keys::commit_lsn = *at);
+  } else {
+    emit<telemetry::events::connection_heartbeat>();
+  }
+}
+
 // The periodic publication check while streaming, on an ordinary connection of its own (kept open
 // between checks). PostgreSQL 18 skips a dropped publication with a warning instead of ending the
 // stream, so without this a drop would silently narrow what the sink receives. Returns false only
 // when a publication is known to be missing; a failed check is left to the next one.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::publications_still_exist() -> bool {
-  if (!probe_) {
-    pq::connect_options copts;
-    copts.timeout = options_.connect_timeout;
-    copts.cancel_fd = stop_fd_;
-    auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
-    if (!opened) return true;
-    probe_.emplace(std::move(*opened));
-  }
+  if (!open_probe()) return true;
   auto found = publications_exist(*probe_);
   if (!found) {
     probe_.reset();
@@ -894,6 +922,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   std::uint64_t applied = 0;
   const bool check_publications = options_.publication_check_interval.count() > 0;
   auto next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
+  const bool beat = options_.heartbeat_interval.count() > 0;
+  auto next_heartbeat = std::chrono::steady_clock::now() + options_.heartbeat_interval;
   auto last_wake = std::chrono::steady_clock::now();
   const auto end_session = [&] {
     s.end_requested.store(true);
@@ -977,6 +1007,10 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
         end_session();
       }
       next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
+    }
+    if (beat && std::chrono::steady_clock::now() >= next_heartbeat && !a.failed && !s.end_requested.load()) {
+      heartbeat();
+      next_heartbeat = std::chrono::steady_clock::now() + options_.heartbeat_interval;
     }
     if (!got) {
       if (s.queue.closed()) break;
