@@ -52,4 +52,15 @@
 #include <replicant/spill/none.hpp>
 #include <replicant/pipeline.hpp>
 
+/// replicant: PostgreSQL logical replication into a sink, acknowledged only up to what is durable.
+/// Start at @ref replicant::pipeline.
+namespace replicant {
+/// Value-free telemetry: the event catalog, the allowlisted keys, and how to receive events.
+namespace telemetry {}
+/// The libpq layer: the only code that talks to libpq.
+namespace pq {}
+/// The pgoutput message types and their zero-copy building blocks.
+namespace pgoutput {}
+}  // namespace replicant
+
 #endif  // REPLICANT_REPLICANT_HPP
