@@ -332,8 +332,11 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
       replicant::test::event_log events;
       const auto before = peak_rss_bytes();
       {
-        running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = dir.path()},
-                                  f.options, &events.dispatcher};
+        // Room on disk for the whole transaction, whatever its size (the default is 16 budgets).
+        const replicant::disk_spill spill{.dir = dir.path(),
+                                          .max_spill_bytes = std::uint64_t{2} * 250U * static_cast<std::uint64_t>(rows) +
+                                                             (64U << 20U)};
+        running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, spill, f.options, &events.dispatcher};
         BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
         f.sql(insert_range(1, rows));
         BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= static_cast<std::uint64_t>(rows); },
