@@ -217,7 +217,7 @@ class spill_cursor {
   auto take(std::size_t n) -> result<const std::byte*> {
     if (end_ - begin_ < n) {
       // Move the unread rest to the front, then read at least what is missing.
-      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+      if (end_ > begin_) std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
       if (buffer_.size() < std::max(n, spill_file::buffer_size)) buffer_.resize(std::max(n, spill_file::buffer_size));
