@@ -2,12 +2,17 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-pg-mirror: mirrors the published tables of a source PostgreSQL database into a target
-// database, each source transaction applied exactly once. How: docs/pg_mirror.md, or --help.
+// database, each source transaction applied exactly once (checkpoint modes sink and batches) or at
+// least once (lib, lib-batched). How: docs/pg_mirror.md, or --help.
 
 #include "../common/stop_signal.hpp"
 #include "mirror_sink.hpp"
 #include "options.hpp"
 
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/postgres_store.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/halt.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/pipeline.hpp>
@@ -19,8 +24,10 @@
 #include <chrono>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace {
@@ -28,16 +35,31 @@ namespace {
 using namespace replicant::examples::pg_mirror;
 using replicant::examples::stop_signal;
 using namespace std::chrono_literals;
-using mirror_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, mirror_sink>;
 
-// The stop signal's hook also stops the running pipeline. It touches only a lock-free atomic
-// pointer and pipeline::stop(), both async-signal-safe. Further signals change nothing.
-std::atomic<mirror_pipeline*> active_pipeline{nullptr};
-static_assert(std::atomic<mirror_pipeline*>::is_always_lock_free);
+// One pipeline type per kind of checkpoint policy; lib and lib-batched differ only in settings.
+using lib_policy = replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>;
+using sink_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                          replicant::no_spill, mirror_sink>;
+using batch_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_batches,
+                                           replicant::no_spill, mirror_batch_sink>;
+using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, lib_policy, replicant::no_spill, mirror_lib_sink>;
+
+// The stop signal's hook also stops the running pipeline, whichever type it has. It touches only
+// lock-free atomic pointers and pipeline::stop(), all async-signal-safe. Further signals change
+// nothing.
+template <class Pipeline>
+std::atomic<Pipeline*> active_pipeline{nullptr};
+
+template <class Pipeline>
+auto stop_if_active() noexcept -> void {
+  static_assert(std::atomic<Pipeline*>::is_always_lock_free);
+  if (auto* p = active_pipeline<Pipeline>.load()) p->stop();
+}
 
 auto stop_active_pipeline() noexcept -> void {
-  if (auto* p = active_pipeline.load()) p->stop();
+  stop_if_active<sink_pipeline>();
+  stop_if_active<batch_pipeline>();
+  stop_if_active<lib_pipeline>();
 }
 
 // One line on stderr. Only fixed text, codes, SQLSTATEs, LSNs and counts ever reach it: no value,
@@ -50,14 +72,9 @@ auto describe(std::error_code ec, const std::string& sqlstate) -> std::string {
   return out;
 }
 
-auto run(const options& o) -> int {
-  mirror_sink sink{o.target, o.slot, stop_signal::fd()};
-  if (auto ready = sink.prepare(); !ready) {
-    if (stop_signal::requested()) return exit_ok;
-    say("preparing the target database failed: " + describe(ready.error(), sink.sqlstate()));
-    return exit_failure;
-  }
-
+// Runs a pipeline of type Pipeline until it is stopped or halts for good, and prints the counts.
+template <class Pipeline, class Sink, class Policy>
+auto stream(mirror_target& target, Sink& sink, Policy policy, const options& o) -> int {
   replicant::pipeline_options po;
   po.conninfo = o.source;
   po.slot = o.slot;
@@ -67,32 +84,33 @@ auto run(const options& o) -> int {
   // "active"): allow a few seconds of that before giving up.
   po.max_command_retries = 30;
   po.max_reconnect_delay = 2s;
-  mirror_pipeline pipeline{sink, po};
-  active_pipeline.store(&pipeline);
+  Pipeline pipeline{sink, std::move(policy), po};
+  active_pipeline<Pipeline>.store(&pipeline);
   if (stop_signal::requested()) pipeline.stop();
-  say("started");
+  say(std::string{"started; checkpoint mode "} + std::string{to_string(o.checkpoint)});
 
   int status = exit_ok;
   auto delay = 100ms;
   for (;;) {
-    const auto before = sink.counts().applied + sink.counts().skipped;
+    const auto before = target.counts().applied + target.counts().skipped;
     std::error_code ec;
     pipeline.run(ec);
     if (!ec || stop_signal::requested()) break;
     const auto& h = *pipeline.last_halt();
-    // The target went away (or was briefly unable to serve): nothing was acknowledged past what it
-    // committed, so running again resumes exactly at its checkpoint.
-    if (h.reason == replicant::halt_reason::sink_failed && sink.retryable()) {
-      if (sink.counts().applied + sink.counts().skipped != before) delay = 100ms;
-      say("the target is unavailable (" + describe(h.cause, sink.sqlstate()) + "); retrying");
+    // The target went away (or was briefly unable to serve): nothing was acknowledged past what
+    // its checkpoint (or the store's) covers, so running again resumes exactly there. A store that
+    // stays away halts `checkpoint_store_failed` once its retry budget is spent: that is final.
+    if (h.reason == replicant::halt_reason::sink_failed && target.retryable()) {
+      if (target.counts().applied + target.counts().skipped != before) delay = 100ms;
+      say("the target is unavailable (" + describe(h.cause, target.sqlstate()) + "); retrying");
       pollfd p{stop_signal::fd(), POLLIN, 0};
       static_cast<void>(::poll(&p, 1, static_cast<int>(delay.count())));
       delay = std::min<std::chrono::milliseconds>(delay * 2, 5s);
       continue;
     }
     std::string line = replicant::describe(h);
-    if (h.reason == replicant::halt_reason::sink_failed && !sink.sqlstate().empty()) {
-      line += "; target sqlstate " + sink.sqlstate();
+    if (h.reason == replicant::halt_reason::sink_failed && !target.sqlstate().empty()) {
+      line += "; target sqlstate " + target.sqlstate();
     }
     say(line);
     status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
@@ -100,14 +118,53 @@ auto run(const options& o) -> int {
   }
   // Once this returns no handler runs any more: the pipeline may then be destroyed safely.
   stop_signal::block();
-  active_pipeline.store(nullptr);
+  active_pipeline<Pipeline>.store(nullptr);
 
-  const auto& c = sink.counts();
+  const auto& c = target.counts();
   say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.applied) +
       " transactions applied, " + std::to_string(c.skipped) + " skipped as already applied, " +
-      std::to_string(c.changes) + " changes, " + std::to_string(c.unchanged_kept) +
-      " unchanged TOAST columns kept; acknowledged up to " + replicant::to_string(pipeline.durable_lsn()));
+      std::to_string(c.changes) + " changes, " + std::to_string(c.unchanged_kept) + " unchanged TOAST columns kept, " +
+      std::to_string(c.superseded) + " superseded changes skipped, " + std::to_string(c.commits) +
+      " target transactions; acknowledged up to " + replicant::to_string(pipeline.durable_lsn()));
   return status;
+}
+
+auto run(const options& o) -> int {
+  // Only where the library owns the checkpoint can a transaction be applied twice (see mirror_target).
+  mirror_target target{o.target, o.slot, stop_signal::fd(), is_lib_owned(o.checkpoint)};
+  if (auto ready = target.prepare(!is_lib_owned(o.checkpoint)); !ready) {
+    if (stop_signal::requested()) return exit_ok;
+    say("preparing the target database failed: " + describe(ready.error(), target.sqlstate()));
+    return exit_failure;
+  }
+
+  switch (o.checkpoint) {
+    case checkpoint_mode::sink: {
+      mirror_sink sink{target};
+      return stream<sink_pipeline>(target, sink, replicant::sink_owned_checkpoint{}, o);
+    }
+    case checkpoint_mode::batches: {
+      mirror_batch_sink sink{target};
+      return stream<batch_pipeline>(
+          target, sink, replicant::sink_owned_batches{.max_transactions = o.batch_size, .max_delay = o.batch_delay}, o);
+    }
+    case checkpoint_mode::lib:
+    case checkpoint_mode::lib_batched: {
+      mirror_lib_sink sink{target};
+      // The store keeps its own table in the target database, on its own connection: its writes
+      // commit separately from the rows, which is what makes this mode at-least-once.
+      lib_policy policy{
+          .store = replicant::postgres_checkpoint_store{{.conninfo = o.target, .table = "replicant_checkpoints"}},
+          .batch = std::nullopt,
+          .max_retries = o.store_retries,
+          .retry_backoff = o.store_backoff};
+      if (o.checkpoint == checkpoint_mode::lib_batched) {
+        policy.batch = replicant::checkpoint_batching{.max_transactions = o.batch_size, .max_delay = o.batch_delay};
+      }
+      return stream<lib_pipeline>(target, sink, std::move(policy), o);
+    }
+  }
+  return exit_failure;
 }
 
 }  // namespace

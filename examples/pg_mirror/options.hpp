@@ -12,6 +12,9 @@
 #include <replicant/identifier.hpp>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,8 +33,8 @@ using examples::exit_refused;
 inline constexpr std::string_view usage_text =
     R"(Usage: replicant-pg-mirror --source CONNINFO --target CONNINFO --slot NAME --publication NAME [options]
 
-Mirrors the published tables of a source PostgreSQL database into a target database, applying each
-source transaction exactly once, in one target transaction together with its checkpoint.
+Mirrors the published tables of a source PostgreSQL database into a target database. How often a
+source transaction can take effect depends on where the checkpoint is kept (--checkpoint).
 
 Options:
   --source CONNINFO     libpq connection string of the source (the publisher)
@@ -39,14 +42,72 @@ Options:
   --slot NAME           logical replication slot ([a-z0-9_], at most 63 bytes); created if absent
   --publication NAME    publication to mirror (repeatable; at least one)
   --go-forward-only     accept that a new slot mirrors only what commits from now on (required
-                        until the target holds a checkpoint for the slot)
+                        until a checkpoint for the slot exists)
+  --checkpoint MODE     where the checkpoint lives and how transactions are grouped:
+                          sink         one target transaction per source transaction, which also
+                                       moves the checkpoint: exactly once (the default)
+                          batches      one target transaction per batch of source transactions,
+                                       which also moves the checkpoint: exactly once
+                          lib          one target transaction per source transaction; the library
+                                       writes the checkpoint afterwards (table replicant_checkpoints):
+                                       at least once, at most one transaction again per crash
+                          lib-batched  as lib, the checkpoint written once per batch: at least
+                                       once, at most one batch again per crash
+  --batch-size N        batches and lib-batched: source transactions per batch (default 100)
+  --batch-delay-ms MS   batches and lib-batched: longest wait of a transaction in an unfinished
+                        batch, in milliseconds (default 1000)
+  --store-retries N     lib and lib-batched: failed checkpoint writes retried before the mirror
+                        stops with exit status 1 (default 5)
+  --store-backoff-ms MS lib and lib-batched: pause between two attempts (default 1000)
   -h, --help            print this help and exit
 
-The target gets two bookkeeping tables: replicant_mirror_checkpoint (one row per slot) and
-replicant_mirror_applied (the commit LSN of every applied transaction). Ctrl-C or SIGTERM stops
-cleanly; SIGKILL at any moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when
-refused to start. See docs/pg_mirror.md.
+The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied
+transaction), and replicant_mirror_checkpoint (one row per slot; sink and batches) or
+replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any
+moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See
+docs/pg_mirror.md.
 )";
+
+/**
+ * Where the checkpoint lives, and so which checkpoint policy the replication pipeline runs with.
+ *
+ * The first two keep it in the target, written in the same target transaction as the rows
+ * (exactly once in effect); the last two let the library write it after the rows were committed
+ * (at least once: a crash in between applies the last transaction, or batch, again).
+ */
+enum class checkpoint_mode {
+  /// `sink_owned_checkpoint`: one target transaction per source transaction, with the checkpoint.
+  sink,
+  /// `sink_owned_batches`: one target transaction per batch, with the batch's last commit LSN.
+  batches,
+  /// `lib_owned_checkpoint<postgres_checkpoint_store>`: the library writes the checkpoint after
+  /// each source transaction was applied.
+  lib,
+  /// The same, with `checkpoint_batching`: the checkpoint written once per batch.
+  lib_batched,
+};
+
+/// The mode's name as `--checkpoint` spells it, e.g. `"lib-batched"`. Never throws.
+[[nodiscard]] constexpr auto to_string(checkpoint_mode m) noexcept -> std::string_view {
+  switch (m) {
+    case checkpoint_mode::sink: return "sink";
+    case checkpoint_mode::batches: return "batches";
+    case checkpoint_mode::lib: return "lib";
+    case checkpoint_mode::lib_batched: return "lib-batched";
+  }
+  return "sink";
+}
+
+/// Whether the library, rather than the target transaction, writes the checkpoint. Never throws.
+[[nodiscard]] constexpr auto is_lib_owned(checkpoint_mode m) noexcept -> bool {
+  return m == checkpoint_mode::lib || m == checkpoint_mode::lib_batched;
+}
+
+/// Whether transactions are grouped in batches (of target transactions, or of checkpoint writes).
+/// Never throws.
+[[nodiscard]] constexpr auto is_batched(checkpoint_mode m) noexcept -> bool {
+  return m == checkpoint_mode::batches || m == checkpoint_mode::lib_batched;
+}
 
 /**
  * What the command line asked for.
@@ -65,6 +126,16 @@ struct options {
   std::vector<std::string> publications;
   /// Accept that a new slot starts now.
   bool go_forward_only = false;
+  /// Where the checkpoint lives.
+  checkpoint_mode checkpoint = checkpoint_mode::sink;
+  /// Source transactions per batch (`batches`, `lib-batched`); 1 to 1,000,000.
+  std::uint32_t batch_size = 100;
+  /// Longest wait of a transaction in an unfinished batch; 1 ms to 1 h.
+  std::chrono::milliseconds batch_delay{1000};
+  /// Transient checkpoint-store faults retried before halting (`lib`, `lib-batched`); 0 to 1,000,000.
+  std::uint32_t store_retries = 5;
+  /// Pause between two attempts at the store; 0 to 1 h.
+  std::chrono::milliseconds store_backoff{1000};
   /// Print the usage text and exit.
   bool help = false;
 };
@@ -79,16 +150,28 @@ struct refusal {
  * Parses @p args (the arguments after the program name). An option's value is the next argument
  * or follows `=` (`--slot s`, `--slot=s`).
  *
+ * Batch options are refused unless the mode batches, and store options unless the library owns
+ * the checkpoint, whatever their order: an option that would be silently ignored is a mistake.
+ *
  * @return the options, or a @ref refusal that never repeats an argument.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  constexpr std::uint32_t an_hour_ms = 3'600'000;
   options o;
+  bool batch_given = false;
+  bool store_given = false;
   argument_reader reader{args};
   while (reader.next()) {
     const std::string_view name = reader.name();
     const bool inline_value = reader.has_inline_value();
     const auto take = [&] { return reader.take_value(); };
+    // The value of a numeric option, or nothing when it is missing or out of range.
+    const auto number = [&](std::uint32_t low, std::uint32_t high) -> std::optional<std::uint32_t> {
+      const auto v = take();
+      if (!v) return std::nullopt;
+      return parse_unsigned(*v, low, high);
+    };
 
     if ((name == "-h" || name == "--help") && !inline_value) {
       o.help = true;
@@ -114,6 +197,34 @@ struct refusal {
       if (std::find(o.publications.begin(), o.publications.end(), *v) == o.publications.end()) {
         o.publications.emplace_back(*v);
       }
+    } else if (name == "--checkpoint") {
+      static constexpr std::array modes{checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib,
+                                        checkpoint_mode::lib_batched};
+      const auto v = take();
+      const auto found =
+          std::find_if(modes.begin(), modes.end(), [&](checkpoint_mode m) { return v && to_string(m) == *v; });
+      if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched"};
+      o.checkpoint = *found;
+    } else if (name == "--batch-size") {
+      const auto n = number(1, 1'000'000);
+      if (!n) return refusal{"--batch-size needs a number from 1 to 1000000"};
+      o.batch_size = *n;
+      batch_given = true;
+    } else if (name == "--batch-delay-ms") {
+      const auto n = number(1, an_hour_ms);
+      if (!n) return refusal{"--batch-delay-ms needs a number of milliseconds from 1 to 3600000"};
+      o.batch_delay = std::chrono::milliseconds{*n};
+      batch_given = true;
+    } else if (name == "--store-retries") {
+      const auto n = number(0, 1'000'000);
+      if (!n) return refusal{"--store-retries needs a number from 0 to 1000000"};
+      o.store_retries = *n;
+      store_given = true;
+    } else if (name == "--store-backoff-ms") {
+      const auto n = number(0, an_hour_ms);
+      if (!n) return refusal{"--store-backoff-ms needs a number of milliseconds from 0 to 3600000"};
+      o.store_backoff = std::chrono::milliseconds{*n};
+      store_given = true;
     } else {
       return refusal{"unknown option or misplaced value (see --help)"};
     }
@@ -122,6 +233,12 @@ struct refusal {
   if (o.source.empty() || o.target.empty()) return refusal{"--source and --target are required (see --help)"};
   if (o.slot.empty()) return refusal{"--slot is required (see --help)"};
   if (o.publications.empty()) return refusal{"at least one --publication is required (see --help)"};
+  if (batch_given && !is_batched(o.checkpoint)) {
+    return refusal{"--batch-size and --batch-delay-ms apply to --checkpoint batches and lib-batched only"};
+  }
+  if (store_given && !is_lib_owned(o.checkpoint)) {
+    return refusal{"--store-retries and --store-backoff-ms apply to --checkpoint lib and lib-batched only"};
+  }
   return o;
 }
 

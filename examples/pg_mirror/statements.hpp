@@ -71,8 +71,10 @@ inline auto append_placeholder(std::string& sql, std::size_t n) -> void {
   sql += std::to_string(n);
 }
 
-// ` WHERE "k1" = $n AND "k2" = $m` with the key values of @p key_row.
-[[nodiscard]] inline auto append_key_condition(statement& s, const row& key_row) -> result<void> {
+// ` WHERE "k1" = $n AND "k2" = $m` with the key values of @p key_row, each name prefixed with
+// @p qualifier (e.g. `alias.`) when given.
+[[nodiscard]] inline auto append_key_condition(statement& s, const row& key_row, std::string_view qualifier = {})
+    -> result<void> {
   bool first = true;
   for (const field f : key_row) {
     if (!f.column().key) continue;
@@ -81,6 +83,7 @@ inline auto append_placeholder(std::string& sql, std::size_t n) -> void {
     if (!name) return unexpected(name.error());
     s.sql += first ? " WHERE " : " AND ";
     first = false;
+    s.sql += qualifier;
     s.sql += *name;
     s.sql += " = ";
     if (auto v = add_value(s.params, f); !v) return v;
@@ -139,17 +142,25 @@ inline auto append_placeholder(std::string& sql, std::size_t n) -> void {
  * changed; else the new row's). Unchanged TOAST columns are left out, and with @p include_key false
  * so are the key columns (they did not change).
  *
+ * With @p unless_key_taken, for a key change applied by a mirror that may see transactions again
+ * (the library-owned checkpoint modes), the row moves only if no *other* row holds the new key
+ * already: `... AND NOT EXISTS (SELECT 1 FROM t n WHERE n.key = new key AND n is not this row)`. A
+ * taken new key means the move was applied before and the old key has been reused since: moving
+ * again would violate the key, and skipping loses nothing, because the later transactions are
+ * delivered again too and bring every row to its final state.
+ *
  * @return the statement, or an empty result when there is nothing to set; errors as upsert().
  * @throws std::bad_alloc only.
  */
-[[nodiscard]] inline auto update_by_key(const change& c, const row& key_row, bool include_key)
-    -> result<std::optional<statement>> {
+[[nodiscard]] inline auto update_by_key(const change& c, const row& key_row, bool include_key,
+                                        bool unless_key_taken = false) -> result<std::optional<statement>> {
   const auto& rel = c.relation();
   if (auto k = detail::check_key(rel); !k) return unexpected(k.error());
   auto table = detail::qualified_name(rel);
   if (!table) return unexpected(table.error());
   statement s;
-  s.sql = "UPDATE " + *table + " SET ";
+  // Aliases for the guard; unqualified column names still resolve to the updated table.
+  s.sql = "UPDATE " + *table + (unless_key_taken ? " AS replicant_old SET " : " SET ");
   bool any = false;
   for (const field f : c.record()) {
     if (f.is_unchanged() || (f.column().key && !include_key)) continue;
@@ -163,6 +174,16 @@ inline auto append_placeholder(std::string& sql, std::size_t n) -> void {
   }
   if (!any) return std::optional<statement>{};
   if (auto w = detail::append_key_condition(s, key_row); !w) return unexpected(w.error());
+  if (unless_key_taken) {
+    statement taken;
+    taken.params = std::move(s.params);
+    taken.sql = " AND NOT EXISTS (SELECT 1 FROM " + *table + " AS replicant_new";
+    if (auto w = detail::append_key_condition(taken, c.record(), "replicant_new."); !w) return unexpected(w.error());
+    // The row being moved is not "another row" (tableoid: ctids repeat across partitions).
+    taken.sql += " AND (replicant_new.tableoid, replicant_new.ctid) <> (replicant_old.tableoid, replicant_old.ctid))";
+    s.sql += taken.sql;
+    s.params = std::move(taken.params);
+  }
   return std::optional<statement>{std::move(s)};
 }
 

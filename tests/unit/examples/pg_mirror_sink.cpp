@@ -1,0 +1,68 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-pg-mirror's three sinks (examples/pg_mirror/mirror_sink.hpp) fit exactly the checkpoint
+// policy each is meant for, and nothing else; their shared core reports an unreachable target as
+// retryable without a server. The live behaviour is tests/integration/exactly_once.cpp.
+#include "../../../examples/pg_mirror/mirror_sink.hpp"
+
+#define BOOST_TEST_MODULE replicant.unit.examples.pg_mirror_sink
+#include <boost/test/unit_test.hpp>
+
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/postgres_store.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
+#include <replicant/concepts.hpp>
+#include <replicant/error.hpp>
+
+#include <span>
+
+namespace mirror = replicant::examples::pg_mirror;
+
+// Each sink models its own concept ...
+static_assert(replicant::sink<mirror::mirror_sink>);
+static_assert(replicant::batch_sink<mirror::mirror_batch_sink>);
+static_assert(replicant::lib_mode_sink<mirror::mirror_lib_sink>);
+static_assert(replicant::detail::check_sink<mirror::mirror_sink, replicant::sink_owned_checkpoint>());
+static_assert(replicant::detail::check_sink<mirror::mirror_batch_sink, replicant::sink_owned_batches>());
+static_assert(replicant::detail::check_sink<mirror::mirror_lib_sink,
+                                            replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>>());
+// ... and no other: the lib-mode sink keeps no checkpoint of its own, and the checkpointing sinks
+// would be refused by lib mode, whose store must be the only checkpoint.
+static_assert(!replicant::sink<mirror::mirror_lib_sink>);
+static_assert(!replicant::batch_sink<mirror::mirror_lib_sink>);
+static_assert(!replicant::lib_mode_sink<mirror::mirror_sink>);
+static_assert(!replicant::lib_mode_sink<mirror::mirror_batch_sink>);
+static_assert(!replicant::batch_sink<mirror::mirror_sink>);
+static_assert(!replicant::sink<mirror::mirror_batch_sink>);
+
+BOOST_AUTO_TEST_SUITE(pg_mirror_sink)
+
+BOOST_AUTO_TEST_CASE(an_unreachable_target_is_a_retryable_failure) {
+  mirror::mirror_target target{"host=/nonexistent-replicant-dir port=1 dbname=x connect_timeout=2", "s1", -1};
+  for (bool own_checkpoint : {true, false}) {
+    auto r = target.prepare(own_checkpoint);
+    BOOST_TEST_REQUIRE(!r);
+    BOOST_TEST((r.error() == replicant::errc::connection_failed));
+    BOOST_TEST(target.retryable(), "a target that is down is waited for, not given up on");
+    BOOST_TEST(target.sqlstate().empty());
+  }
+  mirror::mirror_sink sink{target};
+  auto c = sink.checkpoint();
+  BOOST_TEST_REQUIRE(!c);
+  BOOST_TEST(target.retryable());
+  BOOST_TEST(target.counts().applied == 0U);
+  BOOST_TEST(target.counts().commits == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_batch_is_refused_without_touching_the_target) {
+  mirror::mirror_target target{"host=/nonexistent-replicant-dir port=1 dbname=x connect_timeout=2", "s1", -1};
+  mirror::mirror_batch_sink sink{target};
+  auto r = sink.handle_batch(std::span<const replicant::transaction>{});
+  BOOST_TEST_REQUIRE(!r);
+  BOOST_TEST((r.error() == replicant::errc::sink_failed));
+  BOOST_TEST(!target.retryable(), "no connection was tried");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
