@@ -119,24 +119,33 @@ class row {
   /// Iterator over the fields.
   class iterator {
    public:
+    /// Iterator traits: a C++20 forward iterator that yields fields by value, so only an input
+    /// iterator by the C++17 rules (whose forward iterators must yield references).
+    ///@{
     using value_type = field;
     using reference = field;
     using difference_type = std::ptrdiff_t;
     using iterator_concept = std::forward_iterator_tag;
     using iterator_category = std::input_iterator_tag;
+    ///@}
 
+    /// A singular iterator.
     iterator() = default;
+    /// The current field.
     [[nodiscard]] auto operator*() const noexcept -> field { return field{*column_, *data_}; }
+    /// Moves to the next field.
     auto operator++() noexcept -> iterator& {
       ++column_;
       ++data_;
       return *this;
     }
+    /// Moves to the next field, returning the previous position.
     auto operator++(int) noexcept -> iterator {
       iterator before = *this;
       ++*this;
       return before;
     }
+    /// Same position (meaningful for iterators of the same row).
     [[nodiscard]] friend auto operator==(const iterator& a, const iterator& b) noexcept -> bool {
       return a.data_ == b.data_;
     }
@@ -158,9 +167,11 @@ class row {
   [[nodiscard]] constexpr auto size() const noexcept -> std::size_t { return data_.size(); }
   /// True for an empty row.
   [[nodiscard]] constexpr auto empty() const noexcept -> bool { return data_.empty(); }
+  /// The first field, in column order.
   [[nodiscard]] auto begin() const noexcept -> iterator {
     return relation_ ? iterator{relation_->columns.data(), data_.begin()} : iterator{};
   }
+  /// Past the last field.
   [[nodiscard]] auto end() const noexcept -> iterator {
     return relation_ ? iterator{relation_->columns.data() + data_.size(), data_.end()} : iterator{};
   }

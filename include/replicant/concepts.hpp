@@ -195,7 +195,7 @@ concept sink = detail::has_checkpoint<S> && detail::has_handle_transaction<S>;
 
 /**
  * A type the pipeline can deliver batches of committed transactions to, under
- * @ref sink_owned_batches.
+ * @ref replicant::sink_owned_batches "sink_owned_batches".
  *
  * | Expression | Type | Semantics |
  * |---|---|---|
@@ -218,7 +218,7 @@ concept batch_sink = detail::has_checkpoint<S> && detail::has_handle_batch<S>;
 
 /**
  * A type the pipeline can deliver committed transactions to when the library owns the checkpoint
- * (@ref lib_owned_checkpoint).
+ * (@ref replicant::lib_owned_checkpoint "lib_owned_checkpoint").
  *
  * | Expression | Type | Semantics |
  * |---|---|---|

@@ -205,7 +205,7 @@ inline constexpr std::size_t max_length = 63;
 }  // namespace identifier
 
 /**
- * Quotes @p name as a delimited identifier: `"..."`, with each `"` doubled.
+ * Quotes @p name as a delimited identifier: `"..."`, with each double quote inside doubled.
  *
  * The result is valid both in SQL and in the replication grammar, which use the same rule (see
  * PROTOCOL.md §1.2). Quoting keeps the name's case and makes any byte sequence a single name, so it

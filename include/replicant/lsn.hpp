@@ -146,6 +146,7 @@ consteval auto operator""_lsn(const char* text, std::size_t size) -> lsn {
 /// Hashes an LSN like its integer value, so it can key unordered containers.
 template <>
 struct std::hash<replicant::lsn> {
+  /// The hash of `at.value()`. Never throws.
   [[nodiscard]] auto operator()(replicant::lsn at) const noexcept -> std::size_t {
     return std::hash<std::uint64_t>{}(at.value());
   }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+/// Built-in PostgreSQL type OIDs, named after the types, and the element type of each array type.
 namespace replicant::pg_type {
 
 /// A PostgreSQL type OID.

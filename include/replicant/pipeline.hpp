@@ -53,9 +53,9 @@ namespace replicant {
  * publishes the new durable position and wakes the connection thread, which acknowledges it at once.
  *
  * **The seam.** The position reported as flushed is the end of the last transaction the sink
- * returned (under @ref lib_owned_checkpoint: whose checkpoint the store wrote; or, for a
- * state-mirror sink with nothing pending, the server's keepalive position), never what was merely
- * received. A sink failure (error result or exception) halts: nothing from the
+ * returned (under @ref replicant::lib_owned_checkpoint "lib_owned_checkpoint": whose checkpoint the
+ * store wrote; or, for a state-mirror sink with nothing pending, the server's keepalive position),
+ * never what was merely received. A sink failure (error result or exception) halts: nothing from the
  * failed transaction on is acknowledged. On any reconnect everything in memory is discarded and
  * streaming resumes from the durable position; transactions the server sends again whose commit LSN
  * is not above the sink's checkpoint are skipped.
@@ -74,7 +74,8 @@ namespace replicant {
  * @tparam Decoder the output plugin's decoder: @ref pgoutput_decoder.
  * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint (the sink, per
  * transaction), @ref sink_owned_batches (the sink, per atomic batch) or @ref lib_owned_checkpoint
- * (the library, in a @ref checkpoint_store). It decides which sink members are required.
+ * (the library, in a @ref replicant::checkpoint_store "checkpoint_store"). It decides which sink members are
+ * required.
  * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill (halt) or
  * @ref disk_spill (hold them partly on disk).
  * @tparam Sink the user's sink: a @ref replicant::sink, @ref replicant::batch_sink or

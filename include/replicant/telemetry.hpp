@@ -12,10 +12,11 @@
 /// `table`, `slot_name`, `reason`, `error_class`, `kind` as metadata, `duration` and `lag_bytes` as
 /// measurements — and each key accepts only its own value type: an @ref replicant::lsn, an integer,
 /// a `std::chrono` duration, a `bool`, a @ref replicant::table_ref, a @ref replicant::slot_name, a
-/// @ref replicant::halt_reason, a @ref replicant::errc or a @ref telemetry::kind. No key takes a
-/// string, so a row value cannot be emitted: the attempt does not compile, with a `static_assert`
-/// message starting `replicant: `, and neither does a key that the event's catalog entry does not
-/// list. The catalog is a Boost.Hana tuple of event types, checked when this header is compiled.
+/// @ref replicant::halt_reason, a @ref replicant::errc or a
+/// @ref replicant::telemetry::kind "telemetry::kind". No key takes a string, so a row value cannot
+/// be emitted: the attempt does not compile, with a `static_assert` message starting `replicant: `,
+/// and neither does a key that the event's catalog entry does not list. The catalog is a Boost.Hana
+/// tuple of event types, checked when this header is compiled.
 ///
 /// @par Example: observing a pipeline
 /// @code
@@ -161,7 +162,8 @@ struct event_record {
 /// at the same time, so it must be thread-safe; it should be quick and must not throw.
 using handler = std::function<void(const event_record&)>;
 
-/// Identifies an attached handler, for @ref dispatcher::detach.
+/// Identifies an attached handler, for
+/// @ref replicant::telemetry::dispatcher::detach "dispatcher::detach".
 enum class handler_id : std::uint64_t {};
 
 /**
@@ -421,6 +423,38 @@ struct kind_t : detail::enum_shape<telemetry::kind> { static constexpr std::stri
 struct lag_bytes_t : detail::count_shape { static constexpr std::string_view name = "lag_bytes"; };
 // clang-format on
 
+// The tags' `name` members, documented here so that each tag above stays on one line.
+/**
+ * @var commit_lsn_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var change_count_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var byte_size_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var lag_ms_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var duration_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var attempt_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var max_retries_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var transactional_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var table_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var slot_name_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var reason_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var error_class_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var kind_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var lag_bytes_t::name
+ * The key's name (`field::key` in a delivered event).
+ */
+
 inline constexpr key<commit_lsn_t> commit_lsn{};        ///< Binds `commit_lsn`.
 inline constexpr key<change_count_t> change_count{};    ///< Binds `change_count`.
 inline constexpr key<byte_size_t> byte_size{};          ///< Binds `byte_size`.
@@ -461,199 +495,261 @@ namespace events {
 // --- connection ----------------------------------------------------------------------------------
 /// The replication connection was established (every connect and reconnect). `kind`: primary/standby.
 struct connection_connected {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.connected";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::kind_t>;
+  /// @}
 };
 /// The connection was dropped. The `sink_too_slow` halt is reported here (`reason`), with the lag.
 struct connection_disconnected {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.disconnected";
   static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t>;
   static constexpr auto metadata = hana::tuple_t<keys::reason_t>;
+  /// @}
 };
 /// The slot is owned and streaming begins.
 struct connection_slot_active {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.slot_active";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
+  /// @}
 };
 /// The slot was found invalidated, or the connect chain refused the configuration (`reason`:
 /// slot_invalidated, publication_missing, failover_unsupported, decoder_option_unsupported, ...);
 /// `kind` carries the invalidation class.
 struct connection_slot_invalidated {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.slot_invalidated";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::reason_t, keys::kind_t>;
+  /// @}
 };
 /// The sink's `handle_session_identity` refused the server.
 struct connection_session_identity_rejected {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.session_identity_rejected";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::reason_t>;
+  /// @}
 };
 /// The pre-stream command-error budget (`max_command_retries`) ran out; the pipeline halts.
 struct connection_command_error_halt {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.command_error_halt";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata =
       hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
+  /// @}
 };
 /// The heartbeat statement ran (`heartbeat_interval`); `commit_lsn` is the LSN it returned, if any.
 struct connection_heartbeat {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.heartbeat";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
+  /// @}
 };
 // --- checkpoint ----------------------------------------------------------------------------------
 /// The acknowledged position advanced (after a delivery, or `kind` idle over filtered WAL).
 struct checkpoint_advanced {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.checkpoint.advanced";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::kind_t>;
+  /// @}
 };
 /// Library-owned checkpoint: read at connect (no `commit_lsn` for a fresh slot).
 struct checkpoint_store_read {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.checkpoint_store.read";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
+  /// @}
 };
 /// Library-owned checkpoint: durably written.
 struct checkpoint_store_written {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.checkpoint_store.written";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
+  /// @}
 };
 /// Library-owned checkpoint: a batch of checkpoint writes was flushed (`byte_size` is the LSN span).
 struct checkpoint_store_batch_flushed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.checkpoint_store.batch_flushed";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata =
       hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>;
+  /// @}
 };
 /// A transient checkpoint-store fault is being retried.
 struct checkpoint_store_retrying {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.checkpoint_store.retrying";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata =
       hana::tuple_t<keys::slot_name_t, keys::attempt_t, keys::max_retries_t, keys::error_class_t>;
+  /// @}
 };
 /// The checkpoint store failed for good (budget spent, or a permanent fault); the pipeline halts.
 struct checkpoint_store_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.checkpoint_store.failed";
   static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::reason_t, keys::error_class_t>;
+  /// @}
 };
 // --- delivery ------------------------------------------------------------------------------------
 /// A committed transaction was assembled and is about to be delivered.
 struct transaction_assembled {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.transaction.assembled";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>;
+  /// @}
 };
 /// The sink persisted a transaction.
 struct sink_committed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.sink.committed";
   static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
+  /// @}
 };
 /// The sink persisted a batch atomically (`kind`: what closed the batch).
 struct sink_batch_committed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.sink.batch_committed";
   static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::kind_t>;
+  /// @}
 };
 /// The sink failed (error result or exception); the pipeline halts.
 struct sink_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.sink.failed";
   static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::reason_t, keys::error_class_t>;
+  /// @}
 };
 /// A logical-decoding message arrived (messages enabled). Its prefix and content are never reported.
 struct message_received {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.message.received";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::transactional_t>;
+  /// @}
 };
 // --- schema --------------------------------------------------------------------------------------
 /// An additive schema change was applied automatically (`kind` additive).
 struct schema_change_additive {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.schema_change.additive";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::kind_t>;
+  /// @}
 };
 /// A destructive schema change halted the pipeline, or the sink refused one (`reason`).
 struct schema_change_halted {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.schema_change.halted";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::kind_t, keys::reason_t>;
+  /// @}
 };
 // --- snapshot ------------------------------------------------------------------------------------
 /// A snapshot or backfill started at `commit_lsn`.
 struct snapshot_started {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.started";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
+  /// @}
 };
 /// An incremental backfill resumed from its durable progress.
 struct snapshot_resumed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.resumed";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t>;
+  /// @}
 };
 /// One table finished snapshotting.
 struct snapshot_table_completed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.table_completed";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::change_count_t>;
+  /// @}
 };
 /// One incremental chunk was applied.
 struct snapshot_chunk_completed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.chunk_completed";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::change_count_t>;
+  /// @}
 };
 /// A chunk was discarded for contention and will be retried.
 struct snapshot_chunk_retried {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.chunk_retried";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::reason_t, keys::attempt_t>;
+  /// @}
 };
 /// The snapshot finished and handed over to streaming at `commit_lsn`.
 struct snapshot_completed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.completed";
   static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t>;
+  /// @}
 };
 /// The snapshot halted.
 struct snapshot_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.failed";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::table_t, keys::error_class_t>;
+  /// @}
 };
 // --- streamed transactions -----------------------------------------------------------------------
 /// A streamed (in-progress) transaction committed.
 struct stream_committed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.stream.committed";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::change_count_t>;
+  /// @}
 };
 /// A streamed transaction aborted; what was buffered for it is dropped.
 struct stream_aborted {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.stream.aborted";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::change_count_t>;
+  /// @}
 };
 /// Part of an oversized streamed transaction was spilled to disk.
 struct stream_spilled {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.stream.spilled";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::change_count_t>;
+  /// @}
 };
 /// The spill ceiling was reached; the pipeline halts (`reason` spill_exhausted).
 struct stream_spill_exhausted {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.stream.spill_exhausted";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::reason_t>;
+  /// @}
 };
 // clang-format on
 

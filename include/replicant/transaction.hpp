@@ -81,12 +81,17 @@ class change_range {
   /// An input iterator over the changes.
   class iterator {
    public:
+    /// Iterator traits: an input iterator (single pass), because spilled changes are read back from
+    /// disk one at a time as it moves.
+    ///@{
     using value_type = change;
     using reference = const change&;
     using difference_type = std::ptrdiff_t;
     using iterator_concept = std::input_iterator_tag;
     using iterator_category = std::input_iterator_tag;
+    ///@}
 
+    /// A singular iterator.
     iterator() = default;
     /// The current change.
     [[nodiscard]] auto operator*() const noexcept -> const change& { return from_disk_ ? *from_disk_->current_ : *at_; }
@@ -179,9 +184,13 @@ class change_range {
  */
 class transaction {
  public:
+  /// An empty transaction.
   transaction() = default;
+  /// Moves the transaction with all it owns. Not copyable (see above).
+  ///@{
   transaction(transaction&&) noexcept = default;
   auto operator=(transaction&&) noexcept -> transaction& = default;
+  ///@}
   transaction(const transaction&) = delete;
   auto operator=(const transaction&) -> transaction& = delete;
   ~transaction() = default;

@@ -89,6 +89,7 @@ inline constexpr bool is_variant_alternative<T, std::variant<Ts...>> = (std::is_
  * A stateless value type.
  */
 struct null_t {
+  /// Always true: there is only one NULL. Never throws.
   friend constexpr auto operator==(null_t, null_t) noexcept -> bool = default;
 };
 
@@ -155,11 +156,13 @@ class text {
   auto own() -> void { chars_.own(); }
 
   /// Byte-wise equality and ordering, as `std::string_view` compares.
+  ///@{
   friend constexpr auto operator==(const text& a, const text& b) noexcept -> bool { return a.view() == b.view(); }
   friend constexpr auto operator==(const text& a, std::string_view b) noexcept -> bool { return a.view() == b; }
   friend constexpr auto operator<=>(const text& a, const text& b) noexcept -> std::strong_ordering {
     return a.view() <=> b.view();
   }
+  ///@}
 
  private:
   constexpr explicit text(detail::borrowed_or_owned<char> storage) noexcept : chars_(std::move(storage)) {}
@@ -729,11 +732,13 @@ class array {
   explicit array(std::vector<value> elements, std::int32_t lower_bound = 1) noexcept;
 
   /// Copies, moves and destroys the elements (declared here, defined once `value` is complete).
+  ///@{
   array(const array& other);
   array(array&& other) noexcept;
   auto operator=(const array& other) -> array&;
   auto operator=(array&& other) noexcept -> array&;
   ~array();
+  ///@}
 
   /// The elements. Never throws.
   [[nodiscard]] auto elements() const noexcept -> std::span<const value>;
@@ -747,9 +752,11 @@ class array {
   /// The element at @p i, counting from 0 whatever lower_bound() is. Precondition: i < size().
   [[nodiscard]] auto operator[](std::size_t i) const noexcept -> const value&;
 
-  /// Iteration over the elements.
+  /// Iteration over the elements. Never throws.
+  ///@{
   [[nodiscard]] auto begin() const noexcept -> const value*;
   [[nodiscard]] auto end() const noexcept -> const value*;
+  ///@}
 
   /// PostgreSQL's index of the first element in this dimension (1 unless the array says otherwise).
   /// Never throws.
@@ -819,10 +826,13 @@ class value {
       : v_(std::in_place_type<std::int64_t>, static_cast<std::int64_t>(i)) {}
 
   /// A float4/float8, held as `double`. Never throws.
+  ///@{
   constexpr value(double d) noexcept : v_(std::in_place_type<double>, d) {}  // NOLINT(google-explicit-constructor)
   constexpr value(float f) noexcept : v_(std::in_place_type<double>, double{f}) {}  // NOLINT
+  ///@}
 
   /// Any other alternative. Never throws.
+  ///@{
   value(numeric n) noexcept : v_(std::move(n)) {}     // NOLINT(google-explicit-constructor)
   value(text t) noexcept : v_(std::move(t)) {}        // NOLINT(google-explicit-constructor)
   value(bytea b) noexcept : v_(std::move(b)) {}       // NOLINT(google-explicit-constructor)
@@ -833,6 +843,7 @@ class value {
   constexpr value(uuid u) noexcept : v_(u) {}         // NOLINT(google-explicit-constructor)
   value(json j) noexcept : v_(std::move(j)) {}        // NOLINT(google-explicit-constructor)
   value(array a) noexcept : v_(std::move(a)) {}       // NOLINT(google-explicit-constructor)
+  ///@}
 
   /// Whether this is SQL NULL. Never throws.
   [[nodiscard]] constexpr auto is_null() const noexcept -> bool { return v_.index() == 0; }
@@ -934,6 +945,9 @@ inline auto array::own() -> void {
   for (auto& e : elements_) e.own();
 }
 
+// The friends' definitions are kept out of the API reference: Doxygen does not match them to their
+// declarations (documented in the classes above) and would list them again, undocumented.
+/// @cond
 inline auto operator==(const array& a, const array& b) noexcept -> bool {
   return a.lower_bound_ == b.lower_bound_ && a.elements_ == b.elements_;
 }
@@ -960,6 +974,7 @@ inline auto operator==(const value& a, const value& b) noexcept -> bool {
       },
       a.v_);
 }
+/// @endcond
 
 // --- to_string: the explicit, user-facing rendering ----------------------------------------------
 

@@ -16,7 +16,7 @@
 
 namespace replicant {
 
-/// Batched checkpoint writes for @ref lib_owned_checkpoint: delivery stays per transaction, the
+/// Batched checkpoint writes for @ref lib_owned_checkpoint. Delivery stays per transaction; the
 /// checkpoint is written (and the slot acknowledged) once per batch.
 struct checkpoint_batching {
   /// Write the checkpoint after this many delivered transactions (at least 1).
@@ -45,8 +45,8 @@ struct checkpoint_batching {
  * `result<lsn>`, the commit LSN, as for @ref sink_owned_checkpoint). The sink must not declare
  * `checkpoint()`: the store's checkpoint is the only one.
  *
- * @tparam Store a @ref checkpoint_store: @ref postgres_checkpoint_store, @ref file_checkpoint_store
- * or the user's own.
+ * @tparam Store a @ref replicant::checkpoint_store "checkpoint_store", such as
+ * @ref postgres_checkpoint_store, @ref file_checkpoint_store or the user's own.
  *
  * @par Example
  * @code

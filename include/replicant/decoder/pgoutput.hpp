@@ -147,11 +147,15 @@ class tuple_data {
   /// Forward iterator yielding @ref tuple_column by value.
   class iterator {
    public:
+    /// Iterator traits: a C++20 forward iterator that yields columns by value, so only an input
+    /// iterator by the C++17 rules (whose forward iterators must yield references).
+    ///@{
     using value_type = tuple_column;
     using reference = tuple_column;
     using difference_type = std::ptrdiff_t;
     using iterator_concept = std::forward_iterator_tag;
     using iterator_category = std::input_iterator_tag;  // yields values, not references
+    ///@}
 
     /// A singular iterator (equal to the end of an empty tuple).
     iterator() = default;
@@ -249,11 +253,15 @@ class relid_list {
   /// Forward iterator yielding OIDs by value.
   class iterator {
    public:
+    /// Iterator traits: a C++20 forward iterator that yields OIDs by value, so only an input
+    /// iterator by the C++17 rules (whose forward iterators must yield references).
+    ///@{
     using value_type = std::uint32_t;
     using reference = std::uint32_t;
     using difference_type = std::ptrdiff_t;
     using iterator_concept = std::forward_iterator_tag;
     using iterator_category = std::input_iterator_tag;
+    ///@}
 
     /// A singular iterator.
     iterator() = default;
