@@ -43,6 +43,8 @@ using sink_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant
 using batch_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_batches,
                                            replicant::no_spill, mirror_batch_sink>;
 using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, lib_policy, replicant::no_spill, mirror_lib_sink>;
+using spilling_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                              replicant::disk_spill, mirror_sink>;
 
 // The stop signal's hook also stops the running pipeline, whichever type it has. It touches only
 // lock-free atomic pointers and pipeline::stop(), all async-signal-safe. Further signals change
@@ -60,6 +62,7 @@ auto stop_active_pipeline() noexcept -> void {
   stop_if_active<sink_pipeline>();
   stop_if_active<batch_pipeline>();
   stop_if_active<lib_pipeline>();
+  stop_if_active<spilling_pipeline>();
 }
 
 // One line on stderr. Only fixed text, codes, SQLSTATEs, LSNs and counts ever reach it: no value,
@@ -72,9 +75,10 @@ auto describe(std::error_code ec, const std::string& sqlstate) -> std::string {
   return out;
 }
 
-// Runs a pipeline of type Pipeline until it is stopped or halts for good, and prints the counts.
-template <class Pipeline, class Sink, class Policy>
-auto stream(mirror_target& target, Sink& sink, Policy policy, const options& o) -> int {
+// Runs a pipeline of type Pipeline, made with @p policies, until it is stopped or halts for good, and
+// prints the counts.
+template <class Pipeline, class Sink, class... Policies>
+auto stream(mirror_target& target, Sink& sink, const options& o, Policies... policies) -> int {
   replicant::pipeline_options po;
   po.conninfo = o.source;
   po.slot = o.slot;
@@ -84,7 +88,9 @@ auto stream(mirror_target& target, Sink& sink, Policy policy, const options& o) 
   // "active"): allow a few seconds of that before giving up.
   po.max_command_retries = 30;
   po.max_reconnect_delay = 2s;
-  Pipeline pipeline{sink, std::move(policy), po};
+  po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
+  po.streaming = o.streaming;
+  Pipeline pipeline{sink, std::move(policies)..., po};
   active_pipeline<Pipeline>.store(&pipeline);
   if (stop_signal::requested()) pipeline.stop();
   say(std::string{"started; checkpoint mode "} + std::string{to_string(o.checkpoint)});
@@ -141,12 +147,16 @@ auto run(const options& o) -> int {
   switch (o.checkpoint) {
     case checkpoint_mode::sink: {
       mirror_sink sink{target};
-      return stream<sink_pipeline>(target, sink, replicant::sink_owned_checkpoint{}, o);
+      if (o.spill_dir) {
+        return stream<spilling_pipeline>(target, sink, o, replicant::sink_owned_checkpoint{},
+                                         replicant::disk_spill{.dir = *o.spill_dir});
+      }
+      return stream<sink_pipeline>(target, sink, o, replicant::sink_owned_checkpoint{});
     }
     case checkpoint_mode::batches: {
       mirror_batch_sink sink{target};
       return stream<batch_pipeline>(
-          target, sink, replicant::sink_owned_batches{.max_transactions = o.batch_size, .max_delay = o.batch_delay}, o);
+          target, sink, o, replicant::sink_owned_batches{.max_transactions = o.batch_size, .max_delay = o.batch_delay});
     }
     case checkpoint_mode::lib:
     case checkpoint_mode::lib_batched: {
@@ -161,7 +171,7 @@ auto run(const options& o) -> int {
       if (o.checkpoint == checkpoint_mode::lib_batched) {
         policy.batch = replicant::checkpoint_batching{.max_transactions = o.batch_size, .max_delay = o.batch_delay};
       }
-      return stream<lib_pipeline>(target, sink, std::move(policy), o);
+      return stream<lib_pipeline>(target, sink, o, std::move(policy));
     }
   }
   return exit_failure;

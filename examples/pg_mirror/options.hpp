@@ -59,6 +59,10 @@ Options:
   --store-retries N     lib and lib-batched: failed checkpoint writes retried before the mirror
                         stops with exit status 1 (default 5)
   --store-backoff-ms MS lib and lib-batched: pause between two attempts (default 1000)
+  --max-inflight-mib N  memory budget of the pipeline in MiB (default 64)
+  --spill-dir DIR       sink mode: hold transactions larger than memory partly in scratch files
+                        under DIR instead of stopping (disk_spill)
+  --streaming           receive large transactions while they are still in progress
   -h, --help            print this help and exit
 
 The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied
@@ -136,6 +140,12 @@ struct options {
   std::uint32_t store_retries = 5;
   /// Pause between two attempts at the store; 0 to 1 h.
   std::chrono::milliseconds store_backoff{1000};
+  /// The pipeline's resident budget in MiB; 1 to 65,536.
+  std::uint32_t max_inflight_mib = 64;
+  /// Spill transactions larger than memory under this directory (`sink` mode); none: no spilling.
+  std::optional<std::string> spill_dir;
+  /// Ask the server to stream transactions in progress.
+  bool streaming = false;
   /// Print the usage text and exit.
   bool help = false;
 };
@@ -177,6 +187,16 @@ struct refusal {
       o.help = true;
     } else if (name == "--go-forward-only" && !inline_value) {
       o.go_forward_only = true;
+    } else if (name == "--streaming" && !inline_value) {
+      o.streaming = true;
+    } else if (name == "--max-inflight-mib") {
+      const auto n = number(1, 65'536);
+      if (!n) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
+      o.max_inflight_mib = *n;
+    } else if (name == "--spill-dir") {
+      const auto v = take();
+      if (!v || v->empty()) return refusal{"--spill-dir needs a directory"};
+      o.spill_dir = std::string{*v};
     } else if (name == "--source" || name == "--target") {
       const auto v = take();
       if (!v || v->empty())
@@ -239,6 +259,8 @@ struct refusal {
   if (store_given && !is_lib_owned(o.checkpoint)) {
     return refusal{"--store-retries and --store-backoff-ms apply to --checkpoint lib and lib-batched only"};
   }
+  if (o.spill_dir && o.checkpoint != checkpoint_mode::sink)
+    return refusal{"--spill-dir applies to --checkpoint sink only"};
   return o;
 }
 

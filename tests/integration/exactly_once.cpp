@@ -687,6 +687,48 @@ BOOST_AUTO_TEST_CASE(survives_random_kills_with_a_batched_library_checkpoint_at_
   kill_storm("lib-batched", transactions_for(true), kills_for(true), static_cast<std::int64_t>(batch_size));
 }
 
+// Transactions far larger than the mirror's 1 MiB memory budget, each held partly in spill files
+// while it is received, with SIGKILLs landing mid-spill and mid-delivery: still exactly once, and no
+// spill file outlives a killed process.
+BOOST_AUTO_TEST_CASE(survives_random_kills_while_spilling_large_transactions) {
+  const auto seed = seed_from_environment();
+  mirror_fixture f{"sink"};
+  const auto spill = f.pg.directory() / (f.slot + "-spill");
+  auto m = f.mirror({"--spill-dir", spill.string(), "--max-inflight-mib", "1", "--streaming"});
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+  source_writer w{f.pg.dsn(f.source)};
+  const int large = std::max(8, static_cast<int>(transactions_for(true) / 100));
+  std::atomic<bool> writing{true};
+  std::atomic<bool> ok{true};
+  std::thread writer{[&] {
+    for (int i = 0; i < large && ok; ++i) {
+      // About 600 kB of rows: several times what the mirror may hold in memory.
+      ok = w.commit([i](std::uint64_t id) {
+        return "INSERT INTO docs SELECT g, " + std::to_string(id) + ", 'large " + std::to_string(i) +
+               "', repeat(md5(g::text), 10) FROM generate_series(1, 1500) g ON CONFLICT (id) DO UPDATE SET rev = "
+               "EXCLUDED.rev, title = EXCLUDED.title, body = EXCLUDED.body;";
+      });
+    }
+    writing = false;
+  }};
+  std::mt19937_64 rng{seed ^ 0x5bd1e995ULL};
+  int kills = 0;
+  while (kills < 10 || writing) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{50, 600}(rng)});
+    m.kill();
+    ++kills;
+    m.start();
+  }
+  writer.join();
+  BOOST_TEST_REQUIRE(ok.load());
+  BOOST_TEST(f.catch_up(w, 180s));
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "random SIGKILLs while spilling", kills, 0, 0);
+  std::error_code ec;
+  BOOST_TEST(std::filesystem::is_empty(spill, ec), "no spill file outlives the process");
+}
+
 // Immediate server shutdowns mid-stream: source and target go down together (one cluster), the
 // writer's in-flight transaction may or may not have committed, the slot may rewind.
 BOOST_AUTO_TEST_CASE(survives_server_crashes_without_loss_or_duplicates) {
