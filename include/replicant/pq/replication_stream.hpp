@@ -115,7 +115,14 @@ class replication_stream {
    */
   template <class OnFrame>
   [[nodiscard]] auto receive(OnFrame&& on_frame, std::size_t max_bytes) -> result<std::size_t> {
-    if (PQconsumeInput(conn_.native_handle()) == 0) return end_of_copy();
+    // The socket is read only once libpq holds no complete message any more: reading it while
+    // messages wait (the budget stopped the last call) would grow libpq's buffer past the budget.
+    bool read = false;
+    const auto read_socket = [&] {
+      read = true;
+      return PQconsumeInput(conn_.native_handle()) != 0;
+    };
+    if (!buffered_ && !read_socket()) return end_of_copy();
     std::size_t handed = 0;
     while (handed < max_bytes) {
       char* buf = nullptr;
@@ -125,9 +132,16 @@ class replication_stream {
         on_frame(frame{buf, static_cast<std::size_t>(n)});
         continue;
       }
-      if (n == 0) break;  // nothing complete is buffered
-      return end_of_copy();
+      if (n < 0) return end_of_copy();
+      // Nothing complete is buffered: read the socket if this call has not, else that is all.
+      if (!read) {
+        if (!read_socket()) return end_of_copy();
+        continue;
+      }
+      buffered_ = false;
+      return handed;
     }
+    buffered_ = true;  // stopped at the budget: complete messages may still wait inside libpq
     return handed;
   }
 
@@ -181,6 +195,8 @@ class replication_stream {
 
  private:
   explicit replication_stream(pq::connection&& c) noexcept : conn_(std::move(c)) {}
+
+  bool buffered_ = false;  // the last receive() stopped at its budget with messages left in libpq
 
   [[nodiscard]] auto flush() -> result<void> {
     for (int f; (f = PQflush(conn_.native_handle())) != 0;) {
