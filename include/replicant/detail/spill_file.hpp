@@ -79,14 +79,14 @@ class spill_file {
   spill_file(spill_file&& other) noexcept
       : fd_(std::exchange(other.fd_, -1)),
         size_(other.size_),
-        offsets_(std::move(other.offsets_)),
+        records_(other.records_),
         pending_(std::move(other.pending_)) {}
   auto operator=(spill_file&& other) noexcept -> spill_file& {
     if (this != &other) {
       close();
       fd_ = std::exchange(other.fd_, -1);
       size_ = other.size_;
-      offsets_ = std::move(other.offsets_);
+      records_ = other.records_;
       pending_ = std::move(other.pending_);
     }
     return *this;
@@ -106,7 +106,7 @@ class spill_file {
     put32(header + 4, relation_index);
     put32(header + 8, static_cast<std::uint32_t>(record.size()));
     put32(header + 12, static_cast<std::uint32_t>(old.size()));
-    offsets_.push_back(size_);
+    ++records_;
     pending_.insert(pending_.end(), header, header + header_size);
     pending_.insert(pending_.end(), record.begin(), record.end());
     pending_.insert(pending_.end(), old.begin(), old.end());
@@ -129,17 +129,11 @@ class spill_file {
     return {};
   }
 
-  // Keeps only the first n records (a streamed subtransaction was rolled back).
-  auto truncate(std::size_t n) -> result<void> {
-    if (n >= offsets_.size()) return {};
-    if (auto f = flush(); !f) return f;
-    size_ = offsets_[n];
-    offsets_.resize(n);
-    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) return fail(errc::io_failed);
-    return {};
-  }
+  // Keeps only the first n records (a streamed subtransaction was rolled back). Finds where record n
+  // starts by reading the headers: rare enough not to keep an offset per record in memory.
+  auto truncate(std::size_t n) -> result<void>;
 
-  [[nodiscard]] auto records() const noexcept -> std::size_t { return offsets_.size(); }
+  [[nodiscard]] auto records() const noexcept -> std::size_t { return records_; }
   [[nodiscard]] auto bytes() const noexcept -> std::uint64_t { return size_; }
   [[nodiscard]] auto descriptor() const noexcept -> int { return fd_; }
 
@@ -154,9 +148,9 @@ class spill_file {
   }
 
   int fd_ = -1;
-  std::uint64_t size_ = 0;              // bytes appended, written or buffered
-  std::vector<std::uint64_t> offsets_;  // where each record starts
-  std::vector<std::byte> pending_;      // appended, not yet written
+  std::uint64_t size_ = 0;          // bytes appended, written or buffered
+  std::size_t records_ = 0;         // records appended
+  std::vector<std::byte> pending_;  // appended, not yet written
 };
 
 // Reads a spill file's records back in order, one change at a time, through a buffer. Changes view
@@ -176,6 +170,19 @@ class spill_cursor {
     pgoutput::tuple_data new_tuple;
     pgoutput::tuple_data old_tuple;
   };
+  // Moves past the next record without decoding it.
+  auto skip() -> result<void> {
+    auto header = take(spill_file::header_size);
+    if (!header) return unexpected(header.error());
+    auto body = take(std::size_t{get32(*header + 8)} + get32(*header + 12));
+    if (!body) return unexpected(body.error());
+    --left_;
+    return {};
+  }
+
+  // Where the next record starts in the file.
+  [[nodiscard]] auto offset() const noexcept -> std::uint64_t { return read_ - (end_ - begin_); }
+
   auto next(record& out) -> result<bool> {
     if (left_ == 0) return false;
     auto header = take(spill_file::header_size);
@@ -244,6 +251,19 @@ class spill_cursor {
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
 };
+
+inline auto spill_file::truncate(std::size_t n) -> result<void> {
+  if (n >= records_) return {};
+  if (auto f = flush(); !f) return f;
+  spill_cursor cursor{fd_, size_, records_};
+  for (std::size_t i = 0; i < n; ++i) {
+    if (auto s = cursor.skip(); !s) return s;
+  }
+  size_ = cursor.offset();
+  records_ = n;
+  if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) return fail(errc::io_failed);
+  return {};
+}
 
 }  // namespace replicant::detail
 
