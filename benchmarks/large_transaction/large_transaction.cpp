@@ -621,14 +621,14 @@ class consumer_process {
 
 // What one run of one configuration measured.
 struct run_result {
-  double wall = 0;              // s, from COMMIT sent to the last row counted
-  double to_callback = 0;       // s, from COMMIT sent to the sink being called
-  double insert = 0;            // s, the INSERT statement (the transaction before its commit)
-  double commit = 0;            // s, the COMMIT statement, as the writer saw it
-  double peak_rss_mib = 0;      // the consumer's VmHWM
-  double maxrss_mib = 0;        // the consumer's ru_maxrss (wait4), for reference
-  double consumer_cpu = 0;      // s, user + system of the consumer over its whole life (wait4)
-  double walsender_cpu = 0;     // s, of the walsender, from BEGIN to the last row counted
+  double wall = 0;                    // s, from COMMIT sent to the last row counted
+  double to_callback = 0;             // s, from COMMIT sent to the sink being called
+  double insert = 0;                  // s, the INSERT statement (the transaction before its commit)
+  double commit = 0;                  // s, the COMMIT statement, as the writer saw it
+  double peak_rss_mib = 0;            // the consumer's VmHWM
+  double maxrss_mib = 0;              // the consumer's ru_maxrss (wait4), for reference
+  double consumer_cpu = 0;            // s, user + system of the consumer over its whole life (wait4)
+  double walsender_cpu = 0;           // s, of the walsender, from BEGIN to the last row counted
   double walsender_behind_bytes = 0;  // WAL the walsender had not read yet when COMMIT returned
   double wal_bytes = 0;               // WAL the transaction wrote (from before BEGIN to after COMMIT)
   std::uint64_t server_spill_bytes = 0;
@@ -658,11 +658,12 @@ auto run_config(pg::pg_cluster& server, const options& opt, const config& c, con
   server.sql("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')", database);
 
   const auto budget = c.disk_spill ? opt.spill_budget : opt.memory_budget;
-  consumer_process consumer{self,
-                            {"--config", std::string{c.name}, "--dsn", server.dsn(database), "--slot", slot, "--rows",
-                             std::to_string(opt.rows), "--budget", std::to_string(budget), "--spill-dir",
-                             spill_dir.string()}};
-  const std::string slot_query = "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active";
+  consumer_process consumer{
+      self,
+      {"--config", std::string{c.name}, "--dsn", server.dsn(database), "--slot", slot, "--rows",
+       std::to_string(opt.rows), "--budget", std::to_string(budget), "--spill-dir", spill_dir.string()}};
+  const std::string slot_query =
+      "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active";
   std::optional<pid_t> walsender;
   for (const auto until = clock_type::now() + 60s; clock_type::now() < until && !consumer.exited();) {
     const auto r = server.sql(slot_query, database);
@@ -689,9 +690,9 @@ auto run_config(pg::pg_cluster& server, const options& opt, const config& c, con
   r.commit = seconds_between(commit_ns, now_ns());
   // How much WAL the walsender had still to read when the commit returned: what it lags behind the
   // writer, whatever it does with what it reads (holds, spills or streams it).
-  const auto behind = writer.exec("SELECT pg_current_wal_lsn() - sent_lsn, pg_current_wal_lsn() - '" +
-                                  wal_before.value_or("0/0") + "' FROM pg_stat_replication WHERE pid = " +
-                                  std::to_string(*walsender));
+  const auto behind =
+      writer.exec("SELECT pg_current_wal_lsn() - sent_lsn, pg_current_wal_lsn() - '" + wal_before.value_or("0/0") +
+                  "' FROM pg_stat_replication WHERE pid = " + std::to_string(*walsender));
   if (behind.row_count() == 1 && behind.value(0, 0) && behind.value(0, 1)) {
     r.walsender_behind_bytes = std::stod(*behind.value(0, 0));
     r.wal_bytes = std::stod(*behind.value(0, 1));
@@ -706,9 +707,9 @@ auto run_config(pg::pg_cluster& server, const options& opt, const config& c, con
 
   // The server's own account of the slot. The walsender reports it as it finishes each transaction,
   // which it did before the last row reached the consumer; the wait only covers a slow write.
-  const std::string stats_query =
-      "SELECT spill_txns, spill_bytes, stream_txns, stream_bytes FROM pg_stat_replication_slots "
-      "WHERE slot_name = '" + slot + "' AND (total_txns > 0 OR stream_txns > 0)";
+  constexpr std::string_view stats_columns =
+      "SELECT spill_txns, spill_bytes, stream_txns, stream_bytes FROM pg_stat_replication_slots WHERE slot_name = '";
+  const std::string stats_query = std::string{stats_columns} + slot + "' AND (total_txns > 0 OR stream_txns > 0)";
   pg::rows stats;
   for (const auto until = clock_type::now() + 5s; clock_type::now() < until;) {
     stats = server.sql(stats_query, database);
@@ -753,7 +754,9 @@ auto run_config(pg::pg_cluster& server, const options& opt, const config& c, con
   r.to_callback = seconds_between(commit_ns, *called_ns);
   r.peak_rss_mib = static_cast<double>(*hwm) / 1024.0;
   r.maxrss_mib = static_cast<double>(exited.usage.ru_maxrss) / 1024.0;
-  const auto cpu = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
+  const auto cpu = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+  };
   r.consumer_cpu = cpu(exited.usage.ru_utime) + cpu(exited.usage.ru_stime);
   r.walsender_cpu = walsender_after ? *walsender_after - walsender_before : 0;
   r.server_spill_txns = std::stoull(*stats[0][0]);
@@ -850,9 +853,9 @@ auto run_driver(const options& opt) -> int {
       std::printf(
           "%-22.*s %7.2f %7.2f %8.2f %8.3f %7.1f %7.1f %9.0f %7.1f %8.1f %8.1f %8.2f %7.2f %9.1f %9.1f %8.1f %9.1f\n",
           static_cast<int>(c.name.size()), c.name.data(), r.wall, r.to_callback, r.insert, r.commit,
-          r.walsender_behind_bytes / 1e6, r.wal_bytes / 1e6, n / r.wall, mb(wire) / r.wall, r.peak_rss_mib, r.maxrss_mib, r.consumer_cpu,
-          r.walsender_cpu, mb(r.server_spill_bytes), mb(r.server_stream_bytes), mb(r.client_memory_bytes),
-          mb(r.client_spilled_bytes));
+          r.walsender_behind_bytes / 1e6, r.wal_bytes / 1e6, n / r.wall, mb(wire) / r.wall, r.peak_rss_mib,
+          r.maxrss_mib, r.consumer_cpu, r.walsender_cpu, mb(r.server_spill_bytes), mb(r.server_stream_bytes),
+          mb(r.client_memory_bytes), mb(r.client_spilled_bytes));
       std::fflush(stdout);
     }
   }
@@ -863,8 +866,8 @@ auto run_driver(const options& opt) -> int {
     for (const auto& r : runs) v.push_back(static_cast<double>(r.*member));
     return v;
   };
-  const auto base_it = std::find_if(opt.configs.begin(), opt.configs.end(),
-                                    [](const config* c) { return c->name == base_config; });
+  const auto base_it =
+      std::find_if(opt.configs.begin(), opt.configs.end(), [](const config* c) { return c->name == base_config; });
   const bool has_base = base_it != opt.configs.end();
   const auto base = static_cast<std::size_t>(base_it - opt.configs.begin());
   const double base_wall = has_base ? median(of(results[base], &run_result::wall)) : 0;
@@ -886,15 +889,16 @@ auto run_driver(const options& opt) -> int {
     const auto cons = of(runs, &run_result::consumer_cpu);
     const auto ws = of(runs, &run_result::walsender_cpu);
     const auto name = opt.configs[i]->name;
-    std::printf("| %.*s | %.2f (%.2f) | %.2f (%.2f) | %.0f (%.0f) | %.1f (%.1f) | %.1f (%.1f) | %.2f (%.2f) | %.2f (%.2f) "
-                "| %.1f | %.1f | %.1f | %.1f |",
-                static_cast<int>(name.size()), name.data(), median(wall), minimum(wall), median(call), minimum(call),
-                median(rates), maximum(rates), mb(wire) / median(wall), mb(wire) / minimum(wall), median(rss),
-                minimum(rss), median(cons), minimum(cons), median(ws), minimum(ws),
-                median(of(runs, &run_result::walsender_behind_bytes)) / 1e6,
-                median(of(runs, &run_result::server_spill_bytes)) / 1e6,
-                median(of(runs, &run_result::server_stream_bytes)) / 1e6,
-                median(of(runs, &run_result::client_spilled_bytes)) / 1e6);
+    std::printf(
+        "| %.*s | %.2f (%.2f) | %.2f (%.2f) | %.0f (%.0f) | %.1f (%.1f) | %.1f (%.1f) | %.2f (%.2f) | %.2f (%.2f) "
+        "| %.1f | %.1f | %.1f | %.1f |",
+        static_cast<int>(name.size()), name.data(), median(wall), minimum(wall), median(call), minimum(call),
+        median(rates), maximum(rates), mb(wire) / median(wall), mb(wire) / minimum(wall), median(rss), minimum(rss),
+        median(cons), minimum(cons), median(ws), minimum(ws),
+        median(of(runs, &run_result::walsender_behind_bytes)) / 1e6,
+        median(of(runs, &run_result::server_spill_bytes)) / 1e6,
+        median(of(runs, &run_result::server_stream_bytes)) / 1e6,
+        median(of(runs, &run_result::client_spilled_bytes)) / 1e6);
     if (has_base) {
       std::printf(" %.2f | %.2f |\n", median(wall) / base_wall, median(rss) / base_rss);
     } else {
