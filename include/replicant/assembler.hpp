@@ -234,6 +234,7 @@ class assembler {
     const relation_info* last_relation = nullptr;
     std::string gid;    // two-phase only
     lsn prepare_lsn{};  // two-phase only: where its PREPARE was decoded
+    lsn final_lsn{};    // ordinary transactions: the commit LSN its Begin announced
   };
 
   [[nodiscard]] auto start_transaction() -> open_txn {
@@ -413,9 +414,13 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           current_.emplace(start_transaction());
           current_->txn.xid_ = m.xid;
           if constexpr (std::is_same_v<M, begin_prepare_message>) current_->gid = std::string{m.gid};
+          if constexpr (std::is_same_v<M, begin_message>) current_->final_lsn = m.final_lsn;
           return {};
         } else if constexpr (std::is_same_v<M, commit_message>) {
           if (!current_) return fail(errc::protocol_violation);
+          // Begin announced where the commit record is: a commit that says otherwise is damaged, and
+          // trusting it would move the watermark to a position that was never committed.
+          if (m.commit_lsn != current_->final_lsn) return fail(errc::protocol_violation);
           open_txn o = std::move(*current_);
           current_.reset();
           return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);

@@ -106,8 +106,26 @@ class change_range {
       }
       return *this;
     }
-    /// As the prefix form.
-    auto operator++(int) -> void { ++*this; }
+    /// What the postfix form returns: the change it moved past, kept by value (a change is a handful
+    /// of views), so that `*it++` and `(it++)->` work for a spilled transaction too.
+    class moved_past {
+     public:
+      /// The change.
+      [[nodiscard]] auto operator*() const noexcept -> const change& { return change_; }
+      /// Its address.
+      [[nodiscard]] auto operator->() const noexcept -> const change* { return &change_; }
+
+     private:
+      friend class iterator;
+      explicit moved_past(const change& c) noexcept : change_(c) {}
+      change change_;
+    };
+    /// Moves to the next change, returning the one moved past. @throws spill_error as the prefix form.
+    auto operator++(int) -> moved_past {
+      moved_past before{**this};
+      ++*this;
+      return before;
+    }
     /// Equal when at the same place.
     [[nodiscard]] friend auto operator==(const iterator& a, const iterator& b) noexcept -> bool {
       return a.from_disk_ == b.from_disk_ && a.at_ == b.at_;

@@ -67,6 +67,23 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
   return h;
 }
 
+// A Commit (or Stream Commit) travels in a frame whose position is the end of its commit record
+// (the walsender's write location): a commit whose own end LSN says otherwise is damaged.
+inline auto commit_matches_frame(const xlog_data& w) noexcept -> bool {
+  const auto& d = w.data;
+  std::size_t at = 0;
+  if (d.size() >= 26 && static_cast<char>(d[0]) == 'C') {
+    at = 10;  // 'C', flags, commit LSN, then the end LSN
+  } else if (d.size() >= 30 && static_cast<char>(d[0]) == 'c') {
+    at = 14;  // 'c', xid, flags, commit LSN, then the end LSN
+  } else {
+    return true;
+  }
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < 8; ++i) end = (end << 8U) | static_cast<std::uint8_t>(d[at + i]);
+  return end == w.wal_end.value() && end == w.data_start.value();
+}
+
 // The error class telemetry may carry for a store fault (codes of other categories are I/O).
 inline auto error_class_of(std::error_code ec) noexcept -> errc {
   return ec.category() == replicant::error_category() ? static_cast<errc>(ec.value()) : errc::io_failed;
@@ -297,6 +314,8 @@ auto pipeline<D, C, S, Sink>::open_probe() -> bool {
   pq::connect_options copts;
   copts.timeout = options_.connect_timeout;
   copts.cancel_fd = stop_fd_;
+  copts.command_cancel_fd = stop_fd_;
+  copts.command_timeout = std::min(options_.connect_timeout, std::chrono::milliseconds(std::chrono::seconds(10)));
   auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
   if (!opened) return false;
   probe_.emplace(std::move(*opened));
@@ -357,6 +376,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
     pq::connect_options copts;
     copts.timeout = options_.connect_timeout;
     copts.cancel_fd = stop_fd_;
+    copts.command_cancel_fd = stop_fd_;
     auto conn = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
     if (!conn) return failed(halt_reason::snapshot_failed, conn.error());
     std::optional<std::error_code> sink_error;
@@ -417,6 +437,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   pq::connect_options copts;
   copts.timeout = options_.connect_timeout;
   copts.cancel_fd = stop_fd_;
+  copts.command_cancel_fd = stop_fd_;
   auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts);
   if (!opened) return unexpected(opened.error());
   pq::connection conn = std::move(*opened);
@@ -631,6 +652,7 @@ struct pipeline<D, C, S, Sink>::applier {
   std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
   std::error_code spill_failed{};           // a spilled transaction could not be read back
   bool advanced = false;                    // the durable position moved since the last wake
+  std::optional<lsn> last_commit{};         // of the transaction delivered last in this session
 
   auto advance(lsn to) -> void {
     // Never past an outstanding PREPARE: the server would then send only its COMMIT PREPARED.
@@ -688,6 +710,9 @@ struct pipeline<D, C, S, Sink>::applier {
   }
 
   auto operator()(transaction&& t) -> result<void> {
+    // Commits arrive in commit order: one that goes backwards is damaged.
+    if (last_commit && t.commit_lsn() <= *last_commit) return fail(errc::protocol_violation);
+    last_commit = t.commit_lsn();
     if (p.checkpoint_ && t.commit_lsn() <= *p.checkpoint_) {
       // Already persisted (the server sends acknowledged transactions again after some restarts):
       // skip it; it is durable, so its end may be acknowledged.
@@ -946,6 +971,12 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   const auto apply = [&](const detail::frame_queue::item& item) {
     auto frame = parse_copy_data(item.frame.bytes());
     const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
+    if (w != nullptr && !detail::commit_matches_frame(*w)) {
+      halt h = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::protocol_violation));
+      h.at = w->data_start;
+      a.failed = std::move(h);
+      return;
+    }
     const auto spilled_before = a.asm_.spill_totals();
     result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
     if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
@@ -1067,6 +1098,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
   lsn received{durable_.load()};
   lsn reported{};
   lsn keepalive_end{};
+  lsn previous_keepalive_end{};
   std::uint64_t keepalive_seq = 0;
   std::uint64_t seq = 0;
   bool reply_now = true;  // report our position at once
@@ -1180,7 +1212,10 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
               return;
             }
             received = std::max(received, ka->wal_end);
-            keepalive_end = ka->wal_end;
+            // The idle advance trusts the lower of the last two positions, so that one damaged
+            // keepalive cannot move the slot past WAL that was never sent.
+            keepalive_end = std::min(ka->wal_end, previous_keepalive_end);
+            previous_keepalive_end = ka->wal_end;
             keepalive_seq = seq;
             reply_now = reply_now || ka->reply_requested;
             return;

@@ -14,6 +14,7 @@
 #include <poll.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -100,6 +101,14 @@ struct connect_options {
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
   /// A file descriptor that, once readable, aborts the attempt with `errc::cancelled` (-1: none).
   int cancel_fd = -1;
+  /// A file descriptor that, once readable, interrupts a command in progress with `errc::cancelled`
+  /// (-1: none). Separate from `cancel_fd`, which only interrupts connecting: a caller that must
+  /// finish its last command while stopping keeps this one unset.
+  int command_cancel_fd = -1;
+  /// Longest a command may take (sending it and receiving its results); past it exec() fails with
+  /// `errc::connection_failed` and the connection should be dropped. A network that goes silent
+  /// without closing the connection then costs this long, not forever.
+  std::chrono::milliseconds command_timeout{std::chrono::seconds(60)};
 };
 
 /**
@@ -153,6 +162,8 @@ class connection {
 
   std::unique_ptr<PGconn, deleter> conn_;
   server_error last_error_;
+  int cancel_fd_ = -1;  // from connect_options: interrupts a command in progress
+  std::chrono::milliseconds command_timeout_{std::chrono::seconds(60)};
 };
 
 namespace detail {
@@ -168,7 +179,8 @@ inline auto wait_for(int fd, short events, int cancel_fd, std::chrono::steady_cl
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return fail(errc::connection_failed);
     pollfd fds[2] = {{fd, events, 0}, {cancel_fd, POLLIN, 0}};
-    const int n = ::poll(fds, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left.count()));
+    const auto wait_ms = std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000'000);
+    const int n = ::poll(fds, cancel_fd >= 0 ? 2 : 1, static_cast<int>(wait_ms));
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(errc::connection_failed);
@@ -239,6 +251,8 @@ inline auto connection::open(std::string_view conninfo, session_kind kind, const
     st = PQconnectPoll(c.conn_.get());
   }
   if (PQsetnonblocking(c.conn_.get(), 1) != 0) return fail(errc::connection_failed);
+  c.cancel_fd_ = options.command_cancel_fd;
+  c.command_timeout_ = options.command_timeout;
   return c;
 }
 
@@ -246,17 +260,17 @@ inline auto connection::exec(const std::string& sql) -> result<query_result> {
   last_error_.sqlstate.clear();
   // Non-blocking sends: flush until the whole command is out, then collect results as they arrive.
   if (PQsendQuery(conn_.get(), sql.c_str()) == 0) return fail(errc::connection_failed);
-  const auto forever = std::chrono::steady_clock::time_point::max();
+  const auto deadline = std::chrono::steady_clock::now() + command_timeout_;
   for (int f; (f = PQflush(conn_.get())) != 0;) {
     if (f < 0) return fail(errc::connection_failed);
-    if (auto w = detail::wait_for(socket(), POLLIN | POLLOUT, -1, forever); !w) return unexpected(w.error());
+    if (auto w = detail::wait_for(socket(), POLLIN | POLLOUT, cancel_fd_, deadline); !w) return unexpected(w.error());
     if (PQconsumeInput(conn_.get()) == 0) return fail(errc::connection_failed);
   }
   query_result last{nullptr};
   bool failed = false;
   for (;;) {
     while (PQisBusy(conn_.get()) != 0) {
-      if (auto w = detail::wait_for(socket(), POLLIN, -1, forever); !w) return unexpected(w.error());
+      if (auto w = detail::wait_for(socket(), POLLIN, cancel_fd_, deadline); !w) return unexpected(w.error());
       if (PQconsumeInput(conn_.get()) == 0) return fail(errc::connection_failed);
     }
     PGresult* res = PQgetResult(conn_.get());
