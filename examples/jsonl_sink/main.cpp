@@ -1,0 +1,146 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-jsonl-sink: appends the committed changes of PostgreSQL publications to a file as JSON
+// lines, fsynced per transaction, with the checkpoint kept by the library in a checkpoint file
+// (replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>). The pattern for every sink
+// that cannot store a checkpoint atomically with its data: at least once, never a gap. Usage and
+// guarantees: docs/jsonl_sink.md, or `replicant-jsonl-sink --help`.
+
+#include "../common/running_pipeline.hpp"
+#include "../common/stop_signal.hpp"
+#include "file_sink.hpp"
+#include "options.hpp"
+
+#include <replicant/checkpoint/file_store.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/pipeline.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/spill/none.hpp>
+#include <replicant/telemetry.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <new>
+#include <span>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <variant>
+
+namespace {
+
+using namespace replicant::examples::jsonl;
+using replicant::examples::exit_failure;
+using replicant::examples::exit_ok;
+using replicant::examples::exit_refused;
+using replicant::examples::running_pipeline_scope;
+using replicant::examples::stop_signal;
+
+// The sink writes the lines; the library writes the checkpoint file after the sink returned.
+using jsonl_pipeline =
+    replicant::pipeline<replicant::pgoutput_decoder, replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>,
+                        replicant::no_spill, jsonl_file_sink>;
+
+// One line on stderr. Only fixed text, codes, LSNs and counts reach it: never a value, a name, a
+// path or a connection string.
+auto say(const std::string& line) -> void { std::fprintf(stderr, "replicant-jsonl-sink: %s\n", line.c_str()); }
+
+auto summary(std::string_view how, const jsonl_file_sink& sink, const jsonl_pipeline& pipeline) -> std::string {
+  return std::string{how} + "; " + std::to_string(sink.written()) + " transactions written, acknowledged up to " +
+         replicant::to_string(pipeline.durable_lsn());
+}
+
+// Status lines from the pipeline's telemetry: where streaming starts, and reconnects.
+auto status_line(const replicant::telemetry::event_record& e) -> void {
+  if (e.name == "replicant.connection.slot_active") {
+    const auto* at = e.find("commit_lsn");
+    if (at != nullptr && std::holds_alternative<replicant::lsn>(*at) && std::get<replicant::lsn>(*at).is_valid()) {
+      say("streaming after checkpoint " + replicant::to_string(std::get<replicant::lsn>(*at)));
+    } else {
+      say("streaming from the slot's acknowledged position");
+    }
+  } else if (e.name == "replicant.connection.disconnected" && !stop_signal::requested() &&
+             e.find("reason") == nullptr) {
+    say("the connection ended; reconnecting");
+  }
+}
+
+// The pipeline waits out a server that is down, which is right once it streams; a command typed
+// with a wrong --dsn should fail at once instead. One replication connection, opened and closed.
+auto probe(const options& o) -> bool {
+  auto c = replicant::pq::connection::open(o.dsn, replicant::pq::session_kind::replication,
+                                           {.cancel_fd = stop_signal::fd()});
+  if (c || c.error() == replicant::errc::cancelled) return true;
+  say("connecting failed: " + c.error().message() +
+      "; check --dsn, that the server runs, and that the role may connect for replication");
+  return false;
+}
+
+auto run(const options& o) -> int {
+  if (!probe(o)) return exit_failure;
+  if (stop_signal::requested()) return exit_ok;
+  auto opened = open_output(o.output);
+  if (!opened) {
+    say("opening --output failed: " + opened.error().message());
+    return exit_failure;
+  }
+  if (opened->cut > 0) say("cut an incomplete last line (" + std::to_string(opened->cut) + " bytes) off --output");
+  replicant::examples::tail::output_stream out{opened->fd};
+  jsonl_file_sink sink{out};
+
+  // The dispatcher outlives the pipeline (declared first), which emits until run() returns.
+  replicant::telemetry::dispatcher events;
+  events.attach(&status_line);
+
+  replicant::lib_owned_checkpoint<replicant::file_checkpoint_store> policy{
+      .store = replicant::file_checkpoint_store{o.checkpoint_file}, .batch = o.batching};
+  jsonl_pipeline pipeline{sink, std::move(policy), pipeline_options_for(o), &events};
+  std::error_code ec;
+  {
+    const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline
+    pipeline.run(ec);
+  }
+  ::close(opened->fd);
+
+  const auto& halted = pipeline.last_halt();
+  if (!ec || !halted) {
+    say(summary("stopped", sink, pipeline));
+    return exit_ok;
+  }
+  auto h = *halted;
+  h.table.reset();  // a table name is the user's identifier: not printed
+  say(replicant::describe(h));
+  say(summary("ended", sink, pipeline));
+  return replicant::is_start_rejection(h.reason) || h.reason == replicant::halt_reason::slot_missing ? exit_refused
+                                                                                                     : exit_failure;
+}
+
+}  // namespace
+
+auto main(int argc, char** argv) -> int {
+  try {
+    const auto parsed =
+        parse_options(std::span<const char* const>{argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)});
+    if (const auto* r = std::get_if<refusal>(&parsed)) {
+      say("refused to start: " + r->reason);
+      return exit_refused;
+    }
+    const auto& o = std::get<options>(parsed);
+    if (o.help) {
+      std::fputs(usage_text.data(), stdout);
+      return exit_ok;
+    }
+    if (!stop_signal::install(&replicant::examples::stop_running_pipelines<jsonl_pipeline>)) {
+      say("setting up signal handling failed");
+      return exit_failure;
+    }
+    return run(o);
+  } catch (const std::bad_alloc&) {
+    say("out of memory");
+    return exit_failure;
+  }
+}

@@ -1,0 +1,150 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-prometheus: runs a replication pipeline and serves its telemetry as Prometheus
+// metrics on 127.0.0.1. The pattern for watching any pipeline: attach a handler to the
+// telemetry::dispatcher that folds events into counters (metrics.hpp), and let a scrape read them
+// (http.hpp). The sink here only counts what it receives; a real one would store it. Usage:
+// docs/prometheus.md, or `replicant-prometheus --help`.
+
+#include "../common/running_pipeline.hpp"
+#include "../common/stop_signal.hpp"
+#include "http.hpp"
+#include "metrics.hpp"
+#include "options.hpp"
+
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/pipeline.hpp>
+#include <replicant/schema_change.hpp>
+#include <replicant/spill/none.hpp>
+#include <replicant/telemetry.hpp>
+#include <replicant/transaction.hpp>
+
+#include <cstdio>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <variant>
+
+namespace {
+
+using namespace replicant::examples::prometheus;
+using replicant::examples::exit_failure;
+using replicant::examples::exit_ok;
+using replicant::examples::exit_refused;
+using replicant::examples::running_pipeline_scope;
+using replicant::examples::stop_signal;
+
+// A sink that stores nothing and counts the changes it is given by operation. Its checkpoint
+// lives in memory: it bridges reconnects within one run, and a new run goes forward from the
+// slot's position (pipeline_options_for sets go_forward_only).
+class counting_sink {
+ public:
+  explicit counting_sink(telemetry_metrics& metrics) noexcept : metrics_(&metrics) {}
+
+  auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> { return stored_; }
+
+  auto handle_transaction(const replicant::transaction& txn) -> replicant::result<replicant::lsn> {
+    if (stored_ && txn.commit_lsn() <= *stored_) return txn.commit_lsn();
+    for (const replicant::change& c : txn.changes()) metrics_->count_change(c.op());
+    stored_ = txn.commit_lsn();
+    return txn.commit_lsn();
+  }
+
+  // Nothing is stored, so no schema change can break anything: accept them all rather than halt.
+  auto handle_schema_change(const replicant::schema_change& /*change*/) noexcept -> replicant::result<void> {
+    return {};
+  }
+
+ private:
+  telemetry_metrics* metrics_;
+  std::optional<replicant::lsn> stored_;
+};
+
+using counting_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                              replicant::no_spill, counting_sink>;
+
+// One line on stderr. Only fixed text, codes, LSNs, ports and counts reach it.
+auto say(const std::string& line) -> void {
+  std::fprintf(stderr, "replicant-prometheus: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+auto run(const options& o) -> int {
+  // Listen first: a port in use fails the command before anything connects.
+  auto listener = loopback_listener::open(o.port);
+  if (!listener) {
+    say("listening on 127.0.0.1 failed: " + listener.error().message() + " (choose another --port)");
+    return exit_failure;
+  }
+  say("serving http://127.0.0.1:" + std::to_string(listener->port()) + "/metrics");
+
+  // The metrics and the dispatcher outlive the pipeline (declared first), which emits from its
+  // two threads until run() returns; the handler only touches atomics.
+  telemetry_metrics metrics;
+  replicant::telemetry::dispatcher events;
+  events.attach([&metrics](const replicant::telemetry::event_record& e) { metrics.observe(e); });
+
+  counting_sink sink{metrics};
+  counting_pipeline pipeline{sink, pipeline_options_for(o), &events};
+  std::optional<replicant::halt> halted;
+  metrics.set_running(true);
+  std::thread streaming{[&] {
+    std::error_code ec;
+    {
+      const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline
+      pipeline.run(ec);
+    }
+    metrics.set_running(false);
+    if (ec && pipeline.last_halt()) {
+      halted = pipeline.last_halt();
+      halted->table.reset();  // a table name is the user's identifier: not printed
+      metrics.record_halt(halted->reason);
+      say(replicant::describe(*halted));
+      say("still serving the metrics; stop with Ctrl-C or SIGTERM");
+    }
+  }};
+
+  // The responder runs on this thread until a stop signal.
+  const auto served = serve(*listener, stop_signal::fd(), [&metrics] { return metrics.render(); });
+  pipeline.stop();
+  streaming.join();
+  if (!served) {
+    say("serving the metrics failed: " + served.error().message());
+    return exit_failure;
+  }
+  if (halted) return replicant::is_start_rejection(halted->reason) ? exit_refused : exit_failure;
+  say("stopped; acknowledged up to " + replicant::to_string(pipeline.durable_lsn()));
+  return exit_ok;
+}
+
+}  // namespace
+
+auto main(int argc, char** argv) -> int {
+  try {
+    const auto parsed =
+        parse_options(std::span<const char* const>{argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)});
+    if (const auto* r = std::get_if<refusal>(&parsed)) {
+      say("refused to start: " + r->reason);
+      return exit_refused;
+    }
+    const auto& o = std::get<options>(parsed);
+    if (o.help) {
+      std::fputs(usage_text.data(), stdout);
+      return exit_ok;
+    }
+    if (!stop_signal::install(&replicant::examples::stop_running_pipelines<counting_pipeline>)) {
+      say("setting up signal handling failed");
+      return exit_failure;
+    }
+    return run(o);
+  } catch (const std::bad_alloc&) {
+    say("out of memory");
+    return exit_failure;
+  }
+}
