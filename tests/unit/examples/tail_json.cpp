@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(renders_each_change_as_one_line) {
   collector c;
   const std::string big = "unchanged-toast-is-never-shown";
   assemble(a, c,
-           {pg::begin(lsn{0x16B3800}, commit_time, 123), orders_relation(),
+           {pg::begin(lsn{0x16B3748}, commit_time, 123), orders_relation(),
             pg::insert(std::nullopt, orders,
                        {pg::col::text("1"), pg::col::text("Zoë \"Z\""), pg::col::text("12.50"),
                         pg::col::text("{new,\"a b\",NULL}"), pg::col::text(R"({"k": [1, 2.5]})"), pg::col::null()}),
@@ -266,7 +266,7 @@ BOOST_AUTO_TEST_CASE(renders_full_old_rows_and_truncates) {
   replicant::assembler a{{.version = 1}};
   collector c;
   assemble(a, c,
-           {pg::begin(lsn{0x100}, commit_time, 7),
+           {pg::begin(lsn{0x1A0}, commit_time, 7),
             pg::relation(std::nullopt, audit, "app", "audit log", 'f',
                          {{"id", oid::int8, -1, true}, {"at", oid::timestamptz, -1, true}}),
             pg::remove(std::nullopt, audit, 'O', {pg::col::text("5"), pg::col::text("2024-05-01 12:00:00.25+00")}),
@@ -286,7 +286,7 @@ BOOST_AUTO_TEST_CASE(renders_logical_messages_when_asked) {
   replicant::assembler a{{.version = 1}};
   collector c;
   assemble(a, c,
-           {pg::message(std::nullopt, false, lsn{0x50}, "loose", "hello"), pg::begin(lsn{0x100}, commit_time, 9),
+           {pg::message(std::nullopt, false, lsn{0x50}, "loose", "hello"), pg::begin(lsn{0x1A0}, commit_time, 9),
             orders_relation(),
             pg::insert(std::nullopt, orders,
                        {pg::col::text("1"), pg::col::null(), pg::col::null(), pg::col::null(), pg::col::null(),
@@ -313,7 +313,7 @@ BOOST_AUTO_TEST_CASE(renders_logical_messages_when_asked) {
 BOOST_AUTO_TEST_CASE(writes_large_transactions_in_chunks) {
   replicant::assembler a{{.version = 1}};
   collector c;
-  std::vector<pg::bytes> messages{pg::begin(lsn{0x100}, commit_time, 9), orders_relation()};
+  std::vector<pg::bytes> messages{pg::begin(lsn{0x1A0}, commit_time, 9), orders_relation()};
   for (int i = 0; i < 50; ++i) {
     messages.push_back(pg::insert(std::nullopt, orders,
                                   {pg::col::text(std::to_string(i)), pg::col::text(std::string(100, 'x')),
@@ -353,7 +353,7 @@ BOOST_AUTO_TEST_CASE(malformed_values_fail_value_free) {
   replicant::assembler a{{.version = 1}};
   collector c;
   assemble(a, c,
-           {pg::begin(lsn{0x100}, commit_time, 9), orders_relation(),
+           {pg::begin(lsn{0x1A0}, commit_time, 9), orders_relation(),
             pg::insert(std::nullopt, orders,
                        {pg::col::text("1"), pg::col::null(), pg::col::text("12,5-secret"), pg::col::null(),
                         pg::col::null(), pg::col::null()}),
