@@ -53,12 +53,15 @@ using replicant::test::event_log;
 // A published database whose slot can be created by a pipeline that stops as soon as it streams.
 struct fixture : replicant::test::published_database {
   auto create_slot(memory_sink& sink) -> void {
-    memory_pipeline p{sink, options};
+    event_log events;
+    memory_pipeline p{sink, options, &events.dispatcher};
     std::thread t{[&] {
       std::error_code ec;
       p.run(ec);
     }};
-    wait_until([&] { return slot_exists(); });
+    // Streaming, not merely present: a slot still being created is dropped again if the pipeline
+    // stops (and so cancels the command) before the server has finished creating it.
+    wait_until([&] { return events.contains("replicant.connection.slot_active"); });
     p.stop();
     t.join();
   }
