@@ -303,6 +303,20 @@ struct counting_sink {
 using spill_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                            replicant::disk_spill, counting_sink>;
 
+// Under AddressSanitizer freed memory sits in a quarantine (hundreds of MiB by default), so the
+// process's peak RSS says nothing about what the pipeline holds: the bound is checked elsewhere.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool rss_is_meaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool rss_is_meaningful = false;
+#else
+constexpr bool rss_is_meaningful = true;
+#endif
+#else
+constexpr bool rss_is_meaningful = true;
+#endif
+
 auto peak_rss_bytes() -> std::uint64_t {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
@@ -351,7 +365,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
       BOOST_TEST_MESSAGE("disk_spill: " << rows << " rows, streaming " << streaming << ", peak RSS grew "
                                         << grew / (1024 * 1024) << " MiB under a 4 MiB budget");
       // Bounded by the budget (frames queued plus what is held), not by the transaction's size.
-      BOOST_TEST(grew < 64U << 20U);
+      if (rss_is_meaningful) BOOST_TEST(grew < 64U << 20U);
       BOOST_TEST(std::filesystem::is_empty(dir.path()));
       BOOST_TEST(events.contains("replicant.stream.spilled"));
     }
