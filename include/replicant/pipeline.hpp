@@ -162,6 +162,8 @@ class pipeline {
   auto heartbeat() -> void;
   template <class Op>
   auto with_store_retries(Op op) -> decltype(op());
+  template <class Call>
+  auto call_sink(Call call) -> decltype(call());
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
 

@@ -236,6 +236,18 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
   }
 }
 
+// Calls the sink, turning an exception into an error (the exception is kept for run() to rethrow).
+template <class D, class C, class S, class Sink>
+template <class Call>
+auto pipeline<D, C, S, Sink>::call_sink(Call call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (...) {
+    sink_exception_ = std::current_exception();
+    return fail(errc::sink_failed);
+  }
+}
+
 // Runs one store operation, retrying transient faults within the policy's budget. On failure it
 // has set halt_, unless stop() interrupted the retries.
 template <class D, class C, class S, class Sink>
@@ -279,12 +291,7 @@ auto pipeline<D, C, S, Sink>::read_checkpoint() -> result<std::optional<lsn>> {
     }
     return read;
   } else {
-    result<std::optional<lsn>> read = fail(errc::sink_failed);
-    try {
-      read = sink_.checkpoint();
-    } catch (...) {
-      sink_exception_ = std::current_exception();
-    }
+    auto read = call_sink([&] { return sink_.checkpoint(); });
     if (!read) halt_with(detail::to_halt(halt_reason::sink_failed, read.error()));
     return read;
   }
@@ -381,12 +388,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
     if (!conn) return failed(halt_reason::snapshot_failed, conn.error());
     std::optional<std::error_code> sink_error;
     const auto deliver = [&](const snapshot_batch& batch, const snapshot_context& ctx) -> result<void> {
-      result<void> stored = fail(errc::sink_failed);
-      try {
-        stored = sink_.handle_snapshot(batch, ctx);
-      } catch (...) {
-        sink_exception_ = std::current_exception();
-      }
+      auto stored = call_sink([&] { return sink_.handle_snapshot(batch, ctx); });
       if (!stored) {
         sink_error = stored.error();
         return stored;
@@ -407,12 +409,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
       if (summary.error() == halt_reason::publication_missing) return failed(halt_reason::publication_missing, {});
       return failed(halt_reason::snapshot_failed, summary.error());
     }
-    result<void> completed = fail(errc::sink_failed);
-    try {
-      completed = sink_.handle_snapshot_complete(summary->consistent_point);
-    } catch (...) {
-      sink_exception_ = std::current_exception();
-    }
+    auto completed = call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
     if (!completed) return failed(halt_reason::sink_failed, completed.error());
     if constexpr (detail::is_lib_owned<C>) {
       auto written = with_store_retries([&] { return policy_.store.write(*slot_name_, summary->consistent_point); });
@@ -695,18 +692,18 @@ struct pipeline<D, C, S, Sink>::applier {
     p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
   }
 
-  // Calls the sink, turning an exception into an error (the exception is kept for run()).
+  // As pipeline::call_sink; a spilled transaction that cannot be read back is our fault, not the
+  // sink's, and is remembered as such.
   template <class Call>
   auto call_sink(Call call) -> decltype(call()) {
-    try {
-      return call();
-    } catch (const spill_error& e) {
-      spill_failed = e.code();
-      return fail(errc::sink_failed);
-    } catch (...) {
-      p.sink_exception_ = std::current_exception();
-      return fail(errc::sink_failed);
-    }
+    return p.call_sink([&]() -> decltype(call()) {
+      try {
+        return call();
+      } catch (const spill_error& e) {
+        spill_failed = e.code();
+        return fail(errc::sink_failed);
+      }
+    });
   }
 
   auto operator()(transaction&& t) -> result<void> {
