@@ -31,17 +31,18 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 namespace replicant::examples::jsonl {
 
 /**
- * An output file opened for appending, with how many bytes of an incomplete last line were cut off.
+ * An output file opened for appending, with how many bytes of an interrupted transaction were cut off.
  */
 struct opened_output {
   /// The descriptor (`O_APPEND`); the caller closes it.
   int fd = -1;
-  /// Bytes removed from the end because they did not end in a newline, or 0.
+  /// Bytes removed from the end: an interrupted transaction's lines, or 0.
   std::uint64_t cut = 0;
 };
 
@@ -73,15 +74,69 @@ namespace detail {
   return std::uint64_t{0};
 }
 
+// Reads the @p n bytes at @p at into @p out.
+[[nodiscard]] inline auto read_exactly(int fd, char* out, std::size_t n, std::uint64_t at) -> result<void> {
+  for (;;) {
+    const ssize_t got = ::pread(fd, out, n, static_cast<off_t>(at));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return os_error();
+    if (static_cast<std::size_t>(got) != n) return unexpected<std::error_code>(make_error_code(std::errc::io_error));
+    return {};
+  }
+}
+
+// The first bytes of every line the sink writes (tail::transaction_prefix), and the end of a commit
+// line before its change count. Inside a JSON string a quote is escaped, so a row value can never
+// produce either; a column list ends in "}}", never in a count and one brace.
+inline constexpr std::string_view line_start = "{\"lsn\":\"";
+inline constexpr std::string_view commit_marker = ",\"op\":\"commit\",\"changes\":";
+
+// What the whole line [@p begin, @p end) (its '\n' at end - 1) is.
+enum class line_kind { foreign, change, commit };
+
+[[nodiscard]] inline auto kind_of_line(int fd, std::uint64_t begin, std::uint64_t end) -> result<line_kind> {
+  const std::uint64_t length = end - 1 - begin;  // without the '\n'
+  char head[line_start.size()];
+  if (length < sizeof head) return line_kind::foreign;
+  if (auto r = read_exactly(fd, head, sizeof head, begin); !r) return unexpected(r.error());
+  if (std::string_view{head, sizeof head} != line_start) return line_kind::foreign;
+  // The tail: the marker, up to 20 digits and '}'.
+  char tail[commit_marker.size() + 21];
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(length, sizeof tail));
+  if (auto r = read_exactly(fd, tail, n, end - 1 - n); !r) return unexpected(r.error());
+  std::string_view t{tail, n};
+  if (!t.ends_with('}')) return line_kind::change;
+  t.remove_suffix(1);
+  const auto digits = t.find_last_not_of("0123456789");
+  if (digits == std::string_view::npos || digits + 1 == t.size()) return line_kind::change;
+  return t.substr(0, digits + 1).ends_with(commit_marker) ? line_kind::commit : line_kind::change;
+}
+
+// The offset just past the file's last whole transaction: an incomplete last line goes, and so do
+// the change lines after the last commit line (a transaction a crash interrupted). Lines the sink
+// did not write are kept, and nothing before them is looked at.
+[[nodiscard]] inline auto end_of_last_transaction(int fd, std::uint64_t size) -> result<std::uint64_t> {
+  auto end = end_of_last_line(fd, size);
+  while (end && *end > 0) {
+    auto begin = end_of_last_line(fd, *end - 1);
+    if (!begin) return begin;
+    auto kind = kind_of_line(fd, *begin, *end);
+    if (!kind) return unexpected(kind.error());
+    if (*kind != line_kind::change) return end;
+    end = begin;
+  }
+  return end;
+}
+
 }  // namespace detail
 
 /**
  * Opens @p path for appending, creating it (mode 0600: the lines hold row data) if it is missing.
  *
- * A crash in the middle of a write can leave a last line without its newline. Such a tail is cut
- * off (and the cut made durable) before anything is appended, so that every line of the file is a
- * whole JSON object; the transaction it belonged to has no commit line yet and is written again in
- * full, because its checkpoint was never written.
+ * A crash in the middle of a transaction can leave its change lines without their commit line, the
+ * last of them perhaps without its newline. That tail is cut off (and the cut made durable) before
+ * anything is appended, so that the file holds whole transactions only; the one cut is written
+ * again in full, because its checkpoint was never written. Lines of another format are never cut.
  *
  * @return the descriptor and the bytes cut, or the OS error (the path is never part of it).
  * @throws std::bad_alloc only.
@@ -97,7 +152,7 @@ namespace detail {
   if (::fstat(fd, &st) != 0) return fail_closing(std::error_code{errno, std::system_category()});
   if (!S_ISREG(st.st_mode)) return fail_closing(make_error_code(std::errc::invalid_argument));
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  auto keep = detail::end_of_last_line(fd, size);
+  auto keep = detail::end_of_last_transaction(fd, size);
   if (!keep) return fail_closing(keep.error());
   if (*keep != size) {
     if (::ftruncate(fd, static_cast<off_t>(*keep)) != 0 || ::fsync(fd) != 0) {

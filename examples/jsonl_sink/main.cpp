@@ -88,7 +88,7 @@ auto run(const options& o) -> int {
     say("opening --output failed: " + opened.error().message());
     return exit_failure;
   }
-  if (opened->cut > 0) say("cut an incomplete last line (" + std::to_string(opened->cut) + " bytes) off --output");
+  if (opened->cut > 0) say("cut an interrupted transaction (" + std::to_string(opened->cut) + " bytes) off --output");
   replicant::examples::tail::output_stream out{opened->fd};
   jsonl_file_sink sink{out};
 

@@ -155,9 +155,9 @@ BOOST_AUTO_TEST_CASE(opens_for_appending_readable_by_the_owner_only) {
 BOOST_AUTO_TEST_CASE(cuts_off_an_incomplete_last_line) {
   replicant::test::temp_dir dir{"replicant-jsonl-unit"};
   const auto path = dir.path() / "torn.jsonl";
-  // The lines before stay; a last line far longer than one read block goes.
-  const std::string whole = "{\"a\":1}\n{\"b\":2}\n";
-  const std::string torn = "{\"c\":\"" + std::string(10000, 'x');
+  // The whole transaction before stays; a last line far longer than one read block goes.
+  const std::string whole = insert_line(1, "0/100", 701) + commit_line("0/100", 701, 1);
+  const std::string torn = prefix("0/200", 702) + R"("op":"insert","record":{"v":")" + std::string(10000, 'x');
   write_file(path, whole + torn);
   auto opened = jsonl::open_output(path);
   BOOST_TEST_REQUIRE(opened.has_value());
@@ -172,6 +172,48 @@ BOOST_AUTO_TEST_CASE(cuts_off_an_incomplete_last_line) {
   BOOST_TEST(opened->cut == 9U);
   ::close(opened->fd);
   BOOST_TEST(read_file(path).empty());
+}
+
+BOOST_AUTO_TEST_CASE(cuts_off_the_change_lines_of_an_interrupted_transaction) {
+  replicant::test::temp_dir dir{"replicant-jsonl-unit"};
+  const auto path = dir.path() / "interrupted.jsonl";
+  const std::string whole = insert_line(1, "0/100", 701) + commit_line("0/100", 701, 1);
+  // Whole change lines without their commit line (the next run writes the transaction again, with
+  // the same LSN, so a reader could not tell the two apart), the last one torn.
+  const std::string interrupted =
+      insert_line(2, "0/200", 702) + insert_line(3, "0/200", 702) + prefix("0/200", 702) + R"("op":"ins)";
+  write_file(path, whole + interrupted);
+  auto opened = jsonl::open_output(path);
+  BOOST_TEST_REQUIRE(opened.has_value());
+  BOOST_TEST(opened->cut == interrupted.size());
+  ::close(opened->fd);
+  BOOST_TEST(read_file(path) == whole);
+
+  // Without any commit line, every change line goes.
+  write_file(path, insert_line(2, "0/200", 702));
+  opened = jsonl::open_output(path);
+  BOOST_TEST_REQUIRE(opened.has_value());
+  ::close(opened->fd);
+  BOOST_TEST(read_file(path).empty());
+
+  // A row whose last columns are named like a commit line is still a change line.
+  const std::string lookalike = prefix("0/200", 702) + R"("op":"insert","record":{"op":"commit","changes":5}})" + "\n";
+  write_file(path, whole + lookalike);
+  opened = jsonl::open_output(path);
+  BOOST_TEST_REQUIRE(opened.has_value());
+  ::close(opened->fd);
+  BOOST_TEST(read_file(path) == whole);
+}
+
+BOOST_AUTO_TEST_CASE(never_cuts_lines_of_another_format) {
+  replicant::test::temp_dir dir{"replicant-jsonl-unit"};
+  const auto path = dir.path() / "foreign.jsonl";
+  const std::string foreign = "{\"a\":1}\n";
+  write_file(path, foreign + insert_line(2, "0/200", 702));
+  auto opened = jsonl::open_output(path);
+  BOOST_TEST_REQUIRE(opened.has_value());
+  ::close(opened->fd);
+  BOOST_TEST(read_file(path) == foreign, "the change lines after it go, the line itself stays");
 }
 
 BOOST_AUTO_TEST_CASE(refuses_what_is_not_a_writable_file) {
