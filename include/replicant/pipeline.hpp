@@ -160,6 +160,7 @@ class pipeline {
   auto publications_still_exist() -> bool;
   auto open_probe() -> bool;
   auto heartbeat() -> void;
+  auto walsender_sent(int pid) -> std::optional<lsn>;
   template <class Op>
   auto with_store_retries(Op op) -> decltype(op());
   template <class Call>

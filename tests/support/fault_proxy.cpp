@@ -89,6 +89,7 @@ class framing_tracker {
       if (b == 'N') return corruption_target::message_header;
       prelude_ = false;
     }
+    last_body_offset_ = -1;
     if (header_pos_ < 5) {
       if (header_pos_ == 0) {
         type_ = b;
@@ -121,9 +122,13 @@ class framing_tracker {
         role = corruption_target::commit_lsns;
       }
     }
+    last_body_offset_ = static_cast<std::int64_t>(body_pos_);
     if (++body_pos_ == body_length_) header_pos_ = 0;
     return role;
   }
+
+  // The offset in its message's body of the byte classify() saw last (-1 for a header byte).
+  [[nodiscard]] auto last_body_offset() const noexcept -> std::int64_t { return last_body_offset_; }
 
  private:
   bool prelude_ = true;
@@ -132,6 +137,7 @@ class framing_tracker {
   std::uint32_t length_ = 0;
   std::uint32_t body_length_ = 0;
   std::uint32_t body_pos_ = 0;
+  std::int64_t last_body_offset_ = -1;
   unsigned char kind_ = 0;
   unsigned char tag_ = 0;
 };
@@ -375,9 +381,10 @@ auto fault_proxy::state::maybe_corrupt(link& l, char* bytes, std::size_t n) -> v
     const auto role = l.framing.classify(static_cast<unsigned char>(bytes[i]));
     if (mode != fault_mode::corrupt || l.from_server < settings.skip_bytes) continue;
     if (settings.target != corruption_target::any_byte && role != settings.target) continue;
+    if (settings.body_offset >= 0 && l.framing.last_body_offset() != settings.body_offset) continue;
     if (settings.max_bytes != 0 && corrupted.load() >= settings.max_bytes) continue;
     if (settings.rate < 1.0 && chance(random) >= settings.rate) continue;
-    const auto bit = static_cast<unsigned>(random() % 8U);
+    const auto bit = settings.bit >= 0 ? static_cast<unsigned>(settings.bit) % 8U : static_cast<unsigned>(random() % 8U);
     bytes[i] = static_cast<char>(static_cast<unsigned char>(bytes[i]) ^ (1U << bit));
     corrupted.fetch_add(1);
   }

@@ -83,6 +83,11 @@ struct corruption {
   corruption_target target = corruption_target::any_byte;
   /// Seed of the proxy's random choices (which bytes, which bits), for a reproducible run.
   std::uint64_t seed = 1;
+  /// When not negative, only the byte at this offset of a message's body is eligible (e.g. 4, the
+  /// fourth byte of a keepalive's position), so that every message gets the same damage.
+  int body_offset = -1;
+  /// When not negative, the bit flipped (0 is the lowest) instead of a random one.
+  int bit = -1;
 };
 
 /**

@@ -32,6 +32,8 @@ struct pipeline_session {
   std::atomic<std::uint64_t> applied{0};   // (frames applied << 1) | assembler idle
   std::atomic<bool> first_frame{false};
   std::atomic<bool> end_requested{false};  // the applier is done (stop or halt): end the session
+  std::atomic<std::uint64_t> server_sent{0};  // walsender_sent(), for the idle advance (applier -> connection)
+  int walsender_pid = 0;
   std::error_code error;                   // why the connection thread ended, if not asked to
   std::string sqlstate;
   std::optional<std::int64_t> too_slow_lag;
@@ -348,6 +350,23 @@ auto pipeline<D, C, S, Sink>::heartbeat() -> void {
   } else {
     emit<telemetry::events::connection_heartbeat>();
   }
+}
+
+// What the server's statistics say the walsender @p pid has sent, read on the probe connection.
+// This is the idle advance's second source besides the keepalives, which travel in the stream and
+// which a damaged network could alter: a slot is never advanced past a position both name.
+// Nothing when it cannot be read now.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::walsender_sent(int pid) -> std::optional<lsn> {
+  if (!open_probe()) return std::nullopt;
+  auto found = probe_->exec("SELECT sent_lsn FROM pg_stat_replication WHERE pid = " + std::to_string(pid));
+  if (!found) {
+    probe_.reset();
+    return std::nullopt;
+  }
+  if (found->rows() != 1 || found->columns() != 1 || found->is_null(0, 0)) return std::nullopt;
+  auto sent = parse_lsn(found->get(0, 0));
+  return sent ? std::optional<lsn>{*sent} : std::nullopt;
 }
 
 // The periodic publication check while streaming, on an ordinary connection of its own (kept open
@@ -939,6 +958,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     a.asm_.enable_spill(std::move(spill));
   }
   detail::drain_eventfd(wake_fd_);
+  s.walsender_pid = stream.connection().backend_pid();
   std::thread connection{[&] { connection_loop(s, stream); }};
 
   std::uint64_t applied = 0;
@@ -946,6 +966,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   auto next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
   const bool beat = options_.heartbeat_interval.count() > 0;
   auto next_heartbeat = std::chrono::steady_clock::now() + options_.heartbeat_interval;
+  constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
+  auto next_sent_check = std::chrono::steady_clock::now();
   auto last_wake = std::chrono::steady_clock::now();
   const auto end_session = [&] {
     s.end_requested.store(true);
@@ -1040,6 +1062,11 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       heartbeat();
       next_heartbeat = std::chrono::steady_clock::now() + options_.heartbeat_interval;
     }
+    if (may_idle_advance && std::chrono::steady_clock::now() >= next_sent_check && !a.failed &&
+        !s.end_requested.load()) {
+      if (const auto sent = walsender_sent(s.walsender_pid)) s.server_sent.store(sent->value());
+      next_sent_check = std::chrono::steady_clock::now() + options_.status_interval;
+    }
     if (!got) {
       if (s.queue.closed()) break;
       if (flushed && !a.failed) publish(true);
@@ -1114,7 +1141,9 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
     lsn flush{durable_.load()};
     if (may_idle_advance && keepalive_end > flush) {
       const auto applied = s.applied.load();
-      if ((applied & 1U) != 0 && (applied >> 1U) >= keepalive_seq) flush = keepalive_end;
+      if ((applied & 1U) != 0 && (applied >> 1U) >= keepalive_seq) {
+        flush = std::max(flush, std::min(keepalive_end, lsn{s.server_sent.load()}));
+      }
     }
     flush = std::max(flush, reported);  // never report a lower position than before
     if (flush > reported && reported.is_valid() && flush != lsn{durable_.load()}) {

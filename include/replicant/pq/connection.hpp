@@ -139,6 +139,8 @@ class connection {
 
   /// The server's version as an integer, e.g. 180004 (known without a round trip).
   [[nodiscard]] auto server_version() const noexcept -> int { return PQserverVersion(conn_.get()); }
+  /// The process id of the server backend (or walsender) of this session. Never throws.
+  [[nodiscard]] auto backend_pid() const noexcept -> int { return PQbackendPID(conn_.get()); }
   /// The socket, for poll().
   [[nodiscard]] auto socket() const noexcept -> int { return PQsocket(conn_.get()); }
   /// Whether the connection is still usable.
