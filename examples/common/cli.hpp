@@ -7,8 +7,12 @@
 /// What the example programs share about their command line: the exit statuses, and reading
 /// `--name value` / `--name=value` arguments without ever repeating a value.
 
+#include <replicant/identifier.hpp>
+#include <replicant/options.hpp>
+
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -16,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace replicant::examples {
 
@@ -105,6 +110,105 @@ class argument_reader {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || v < low || v > high) return std::nullopt;
   return v;
+}
+
+/// Why a command line was refused: fixed text naming the option, never a value.
+struct refusal {
+  /// What is wrong, e.g. `"--slot is 1 to 63 characters of a-z, 0-9 and _"`.
+  std::string reason;
+};
+
+/**
+ * The options of a program that follows one slot: where to connect, which slot and publications,
+ * whether to create the slot, and how often to report to the server. Programs derive their own
+ * options from it and read these with read_slot_option().
+ *
+ * @par Thread safety
+ * A value type.
+ */
+struct slot_options {
+  /// The libpq connection string; empty lets libpq read the PG* variables.
+  std::string dsn;
+  /// The replication slot (validated with identifier::validate_slot_name).
+  std::string slot;
+  /// The publications, without duplicates (each validated with identifier::validate).
+  std::vector<std::string> publications;
+  /// Create the slot when it does not exist.
+  bool create_slot = false;
+  /// Time between periodic status updates.
+  std::chrono::seconds status_interval{10};
+};
+
+/// What read_slot_option() made of the current argument.
+struct option_read {
+  /// Whether the argument is one of the slot options (then it was read, or refused).
+  bool matched = false;
+  /// Why its value was refused, if it was.
+  std::optional<refusal> refused;
+};
+
+/**
+ * Reads the current argument of @p reader into @p into when it is `--dsn`, `--slot`,
+ * `--publication` (repeatable; a repeat is kept once), `--create-slot` or `--status-interval`
+ * (1 to 3600 seconds).
+ * @return whether it was one of them, and the refusal of its value if any.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto read_slot_option(argument_reader& reader, slot_options& into) -> option_read {
+  const std::string_view name = reader.name();
+  const auto refuse = [](std::string reason) { return option_read{.matched = true, .refused = refusal{std::move(reason)}}; };
+  if (name == "--create-slot") {
+    if (reader.has_inline_value()) return refuse("--create-slot takes no value");
+    into.create_slot = true;
+  } else if (name == "--dsn") {
+    const auto v = reader.take_value();
+    if (!v) return refuse("--dsn needs a connection string");
+    into.dsn = std::string{*v};
+  } else if (name == "--slot") {
+    const auto v = reader.take_value();
+    if (!v || !identifier::validate_slot_name(*v)) return refuse("--slot is 1 to 63 characters of a-z, 0-9 and _");
+    into.slot = std::string{*v};
+  } else if (name == "--publication") {
+    const auto v = reader.take_value();
+    if (!v || !identifier::validate(*v)) {
+      return refuse("--publication is a plain identifier: a letter or _, then letters, digits, _ or $");
+    }
+    if (std::find(into.publications.begin(), into.publications.end(), *v) == into.publications.end()) {
+      into.publications.emplace_back(*v);
+    }
+  } else if (name == "--status-interval") {
+    const auto v = reader.take_value();
+    const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
+    if (!n) return refuse("--status-interval is 1 to 3600 seconds");
+    into.status_interval = std::chrono::seconds{*n};
+  } else {
+    return {};
+  }
+  return option_read{.matched = true, .refused = std::nullopt};
+}
+
+/**
+ * The replication pipeline's options for @p o: everything else keeps the pipeline's defaults.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto pipeline_options_for_slot(const slot_options& o) -> pipeline_options {
+  pipeline_options p;
+  p.conninfo = o.dsn;
+  p.slot = o.slot;
+  p.publications = o.publications;
+  p.create_slot = o.create_slot;
+  p.status_interval = o.status_interval;
+  return p;
+}
+
+/**
+ * Checks that @p o names a slot and at least one publication.
+ * @return the refusal, or nothing. @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto missing_slot_option(const slot_options& o) -> std::optional<refusal> {
+  if (o.slot.empty()) return refusal{"--slot is required (see --help)"};
+  if (o.publications.empty()) return refusal{"at least one --publication is required (see --help)"};
+  return std::nullopt;
 }
 
 }  // namespace replicant::examples

@@ -7,6 +7,7 @@
 // that cannot store a checkpoint atomically with its data: at least once, never a gap. Usage and
 // guarantees: docs/jsonl_sink.md, or `replicant-jsonl-sink --help`.
 
+#include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
 #include "file_sink.hpp"
@@ -122,25 +123,5 @@ auto run(const options& o) -> int {
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
-  try {
-    const auto parsed =
-        parse_options(std::span<const char* const>{argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)});
-    if (const auto* r = std::get_if<refusal>(&parsed)) {
-      say("refused to start: " + r->reason);
-      return exit_refused;
-    }
-    const auto& o = std::get<options>(parsed);
-    if (o.help) {
-      std::fputs(usage_text.data(), stdout);
-      return exit_ok;
-    }
-    if (!stop_signal::install(&replicant::examples::stop_running_pipelines<jsonl_pipeline>)) {
-      say("setting up signal handling failed");
-      return exit_failure;
-    }
-    return run(o);
-  } catch (const std::bad_alloc&) {
-    say("out of memory");
-    return exit_failure;
-  }
+  return replicant::examples::program_main(argc, argv, parse_options, usage_text, &replicant::examples::stop_running_pipelines<jsonl_pipeline>, say, run);
 }

@@ -25,6 +25,9 @@
 
 namespace replicant::examples::jsonl {
 
+/// Why the command line was refused (the programs share the type).
+using examples::refusal;
+
 /// The usage text printed by `--help`.
 inline constexpr std::string_view usage_text =
     R"(Usage: replicant-jsonl-sink --slot NAME --publication NAME --output PATH [options]
@@ -61,33 +64,17 @@ refused to start. See docs/jsonl_sink.md.
  * @par Thread safety
  * A value type.
  */
-struct options {
-  /// The libpq connection string; the default lets libpq read the PG* variables.
-  std::string dsn = "fallback_application_name=replicant-jsonl-sink";
-  /// The replication slot (validated with identifier::validate_slot_name).
-  std::string slot;
-  /// The publications, without duplicates (each validated with identifier::validate).
-  std::vector<std::string> publications;
+struct options : slot_options {
   /// The file the lines are appended to.
   std::filesystem::path output;
   /// The checkpoint file.
   std::filesystem::path checkpoint_file;
-  /// Create the slot when it does not exist (only together with `go_forward_only`).
-  bool create_slot = false;
   /// With no checkpoint, start at the slot's acknowledged position.
   bool go_forward_only = false;
   /// Batched checkpoint writes, if asked for.
   std::optional<checkpoint_batching> batching;
-  /// Time between periodic status updates.
-  std::chrono::seconds status_interval{10};
   /// Print the usage text and exit.
   bool help = false;
-};
-
-/// Why the command line was refused: fixed text naming the option, never a value.
-struct refusal {
-  /// What is wrong, e.g. `"--slot is 1 to 63 characters of a-z, 0-9 and _"`.
-  std::string reason;
 };
 
 /**
@@ -105,6 +92,7 @@ struct refusal {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
   options o;
+  o.dsn = "fallback_application_name=replicant-jsonl-sink";
   std::optional<std::uint32_t> every;
   std::optional<std::uint32_t> delay_ms;
   std::optional<std::filesystem::path> checkpoint_file;
@@ -119,28 +107,12 @@ struct refusal {
       const auto v = reader.take_value();
       return v ? parse_unsigned(*v, low, high) : std::nullopt;
     };
-    if (name == "-h" || name == "--help") {
+    if (const auto read = read_slot_option(reader, o); read.matched) {
+      if (read.refused) return *read.refused;
+    } else if (name == "-h" || name == "--help") {
       if (!flag(o.help)) return refusal{"--help takes no value"};
-    } else if (name == "--create-slot") {
-      if (!flag(o.create_slot)) return refusal{"--create-slot takes no value"};
     } else if (name == "--go-forward-only") {
       if (!flag(o.go_forward_only)) return refusal{"--go-forward-only takes no value"};
-    } else if (name == "--dsn") {
-      const auto v = reader.take_value();
-      if (!v) return refusal{"--dsn needs a connection string"};
-      o.dsn = std::string{*v};
-    } else if (name == "--slot") {
-      const auto v = reader.take_value();
-      if (!v || !identifier::validate_slot_name(*v)) return refusal{"--slot is 1 to 63 characters of a-z, 0-9 and _"};
-      o.slot = std::string{*v};
-    } else if (name == "--publication") {
-      const auto v = reader.take_value();
-      if (!v || !identifier::validate(*v)) {
-        return refusal{"--publication is a plain identifier: a letter or _, then letters, digits, _ or $"};
-      }
-      if (std::find(o.publications.begin(), o.publications.end(), *v) == o.publications.end()) {
-        o.publications.emplace_back(*v);
-      }
     } else if (name == "--output") {
       const auto v = reader.take_value();
       if (!v || v->empty()) return refusal{"--output needs a path"};
@@ -155,17 +127,12 @@ struct refusal {
     } else if (name == "--checkpoint-delay-ms") {
       delay_ms = number(1, 60000);
       if (!delay_ms) return refusal{"--checkpoint-delay-ms is 1 to 60000 milliseconds"};
-    } else if (name == "--status-interval") {
-      const auto n = number(1, 3600);
-      if (!n) return refusal{"--status-interval is 1 to 3600 seconds"};
-      o.status_interval = std::chrono::seconds{*n};
     } else {
       return refusal{"unknown option " + printable_option_name(reader.argument()) + " (see --help)"};
     }
   }
   if (o.help) return o;
-  if (o.slot.empty()) return refusal{"--slot is required (see --help)"};
-  if (o.publications.empty()) return refusal{"at least one --publication is required (see --help)"};
+  if (auto missing = missing_slot_option(o)) return *missing;
   if (o.output.empty()) return refusal{"--output is required (see --help)"};
   if (o.create_slot && !o.go_forward_only) {
     return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
@@ -187,13 +154,8 @@ struct refusal {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
-  pipeline_options p;
-  p.conninfo = o.dsn;
-  p.slot = o.slot;
-  p.publications = o.publications;
-  p.create_slot = o.create_slot;
+  pipeline_options p = pipeline_options_for_slot(o);
   p.go_forward_only = o.go_forward_only;
-  p.status_interval = o.status_interval;
   return p;
 }
 

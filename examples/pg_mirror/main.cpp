@@ -5,6 +5,8 @@
 // database, each source transaction applied exactly once (checkpoint modes sink and batches) or at
 // least once (lib, lib-batched). How: docs/pg_mirror.md, or --help.
 
+#include "../common/running_pipeline.hpp"
+#include "../common/program.hpp"
 #include "../common/stop_signal.hpp"
 #include "mirror_sink.hpp"
 #include "options.hpp"
@@ -46,24 +48,9 @@ using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, lib_policy
 using spilling_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                               replicant::disk_spill, mirror_sink>;
 
-// The stop signal's hook also stops the running pipeline, whichever type it has. It touches only
-// lock-free atomic pointers and pipeline::stop(), all async-signal-safe. Further signals change
-// nothing.
-template <class Pipeline>
-std::atomic<Pipeline*> active_pipeline{nullptr};
-
-template <class Pipeline>
-auto stop_if_active() noexcept -> void {
-  static_assert(std::atomic<Pipeline*>::is_always_lock_free);
-  if (auto* p = active_pipeline<Pipeline>.load()) p->stop();
-}
-
-auto stop_active_pipeline() noexcept -> void {
-  stop_if_active<sink_pipeline>();
-  stop_if_active<batch_pipeline>();
-  stop_if_active<lib_pipeline>();
-  stop_if_active<spilling_pipeline>();
-}
+// The stop signal's hook also stops the running pipeline, whichever type it has.
+constexpr auto stop_hook =
+    &replicant::examples::stop_running_pipelines<sink_pipeline, batch_pipeline, lib_pipeline, spilling_pipeline>;
 
 // One line on stderr. Only fixed text, codes, SQLSTATEs, LSNs and counts ever reach it: no value,
 // name or connection string.
@@ -91,13 +78,12 @@ auto stream(mirror_target& target, Sink& sink, const options& o, Policies... pol
   po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
   po.streaming = o.streaming;
   Pipeline pipeline{sink, std::move(policies)..., po};
-  active_pipeline<Pipeline>.store(&pipeline);
-  if (stop_signal::requested()) pipeline.stop();
   say(std::string{"started; checkpoint mode "} + std::string{to_string(o.checkpoint)});
 
   int status = exit_ok;
   auto delay = 100ms;
-  for (;;) {
+  // Once this scope ends no handler runs any more: the pipeline may then be destroyed safely.
+  for (const replicant::examples::running_pipeline_scope running{pipeline};;) {
     const auto before = target.counts().applied + target.counts().skipped;
     std::error_code ec;
     pipeline.run(ec);
@@ -122,9 +108,6 @@ auto stream(mirror_target& target, Sink& sink, const options& o, Policies... pol
     status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
     break;
   }
-  // Once this returns no handler runs any more: the pipeline may then be destroyed safely.
-  stop_signal::block();
-  active_pipeline<Pipeline>.store(nullptr);
 
   const auto& c = target.counts();
   say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.applied) +
@@ -180,25 +163,5 @@ auto run(const options& o) -> int {
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
-  try {
-    const auto parsed =
-        parse_options(std::span<const char* const>{argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)});
-    if (const auto* r = std::get_if<refusal>(&parsed)) {
-      say(std::string{"refused to start: "} + std::string{r->reason});
-      return exit_refused;
-    }
-    const auto& o = std::get<options>(parsed);
-    if (o.help) {
-      std::fputs(usage_text.data(), stdout);
-      return exit_ok;
-    }
-    if (!stop_signal::install(&stop_active_pipeline)) {
-      say("setting up signal handling failed");
-      return exit_failure;
-    }
-    return run(o);
-  } catch (const std::bad_alloc&) {
-    say("out of memory");
-    return exit_failure;
-  }
+  return replicant::examples::program_main(argc, argv, parse_options, usage_text, stop_hook, say, run);
 }

@@ -23,6 +23,9 @@
 
 namespace replicant::examples::prometheus {
 
+/// Why the command line was refused (the programs share the type).
+using examples::refusal;
+
 /// The usage text printed by `--help`.
 inline constexpr std::string_view usage_text =
     R"(Usage: replicant-prometheus --slot NAME --publication NAME [options]
@@ -51,27 +54,11 @@ refused to start. See docs/prometheus.md.
  * @par Thread safety
  * A value type.
  */
-struct options {
-  /// The libpq connection string; the default lets libpq read the PG* variables.
-  std::string dsn = "fallback_application_name=replicant-prometheus";
-  /// The replication slot (validated with identifier::validate_slot_name).
-  std::string slot;
-  /// The publications, without duplicates (each validated with identifier::validate).
-  std::vector<std::string> publications;
-  /// Create the slot when it does not exist.
-  bool create_slot = false;
+struct options : slot_options {
   /// The port on 127.0.0.1; 0 for any free one.
   std::uint16_t port = 9464;
-  /// Time between periodic status updates.
-  std::chrono::seconds status_interval{10};
   /// Print the usage text and exit.
   bool help = false;
-};
-
-/// Why the command line was refused: fixed text naming the option, never a value.
-struct refusal {
-  /// What is wrong.
-  std::string reason;
 };
 
 /**
@@ -82,48 +69,26 @@ struct refusal {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
   options o;
+  o.dsn = "fallback_application_name=replicant-prometheus";
   argument_reader reader{args};
   while (reader.next()) {
     const std::string_view name = reader.name();
-    if (name == "-h" || name == "--help") {
+    if (const auto read = read_slot_option(reader, o); read.matched) {
+      if (read.refused) return *read.refused;
+    } else if (name == "-h" || name == "--help") {
       if (reader.has_inline_value()) return refusal{"--help takes no value"};
       o.help = true;
-    } else if (name == "--create-slot") {
-      if (reader.has_inline_value()) return refusal{"--create-slot takes no value"};
-      o.create_slot = true;
-    } else if (name == "--dsn") {
-      const auto v = reader.take_value();
-      if (!v) return refusal{"--dsn needs a connection string"};
-      o.dsn = std::string{*v};
-    } else if (name == "--slot") {
-      const auto v = reader.take_value();
-      if (!v || !identifier::validate_slot_name(*v)) return refusal{"--slot is 1 to 63 characters of a-z, 0-9 and _"};
-      o.slot = std::string{*v};
-    } else if (name == "--publication") {
-      const auto v = reader.take_value();
-      if (!v || !identifier::validate(*v)) {
-        return refusal{"--publication is a plain identifier: a letter or _, then letters, digits, _ or $"};
-      }
-      if (std::find(o.publications.begin(), o.publications.end(), *v) == o.publications.end()) {
-        o.publications.emplace_back(*v);
-      }
     } else if (name == "--port") {
       const auto v = reader.take_value();
       const auto n = v ? parse_unsigned(*v, 0, 65535) : std::nullopt;
       if (!n) return refusal{"--port is 0 to 65535"};
       o.port = static_cast<std::uint16_t>(*n);
-    } else if (name == "--status-interval") {
-      const auto v = reader.take_value();
-      const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
-      if (!n) return refusal{"--status-interval is 1 to 3600 seconds"};
-      o.status_interval = std::chrono::seconds{*n};
     } else {
       return refusal{"unknown option " + printable_option_name(reader.argument()) + " (see --help)"};
     }
   }
   if (o.help) return o;
-  if (o.slot.empty()) return refusal{"--slot is required (see --help)"};
-  if (o.publications.empty()) return refusal{"at least one --publication is required (see --help)"};
+  if (auto missing = missing_slot_option(o)) return *missing;
   return o;
 }
 
@@ -134,13 +99,8 @@ struct refusal {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
-  pipeline_options p;
-  p.conninfo = o.dsn;
-  p.slot = o.slot;
-  p.publications = o.publications;
-  p.create_slot = o.create_slot;
+  pipeline_options p = pipeline_options_for_slot(o);
   p.go_forward_only = true;
-  p.status_interval = o.status_interval;
   return p;
 }
 
