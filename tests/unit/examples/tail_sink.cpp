@@ -14,6 +14,7 @@
 #include "../../../examples/tail/memory_store.hpp"
 #include "support/pgoutput_builder.hpp"
 #include "support/temp_dir.hpp"
+#include "support/transaction_collector.hpp"
 
 #include <replicant/assembler.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
@@ -39,20 +40,7 @@ using replicant::test::read_file;
 
 namespace {
 
-// Keeps every committed transaction the assembler delivers.
-struct collector {
-  std::vector<replicant::transaction> transactions;
-  auto operator()(replicant::transaction&& t) -> result<void> {
-    transactions.push_back(std::move(t));
-    return {};
-  }
-  auto operator()(const replicant::logical_message&) -> result<void> { return {}; }
-  auto operator()(const replicant::schema_change&) -> result<void> { return {}; }
-  auto operator()(const replicant::empty_commit&) -> result<void> { return {}; }
-  auto operator()(const replicant::prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::rollback_prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::stream_abort_event&) -> result<void> { return {}; }
-};
+using collector = replicant::test::transaction_collector;
 
 constexpr std::uint32_t items = 16384;
 
