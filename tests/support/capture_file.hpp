@@ -142,6 +142,49 @@ namespace detail {
   return out;
 }
 
+
+// The records after a capture's header: [u32 big-endian length][payload] each, @p count of them.
+// @p what names the kind of capture in the errors.
+[[nodiscard]] inline auto parse_records(std::span<const std::byte> body, std::uint64_t count, std::string_view what)
+    -> std::vector<std::vector<std::byte>> {
+  const auto error = [&](std::string_view why) { return capture_format_error{std::string{what} + ": " + std::string{why}}; };
+  if (count > body.size() / 4) throw error("more records announced than present");
+  std::vector<std::vector<std::byte>> records;
+  records.reserve(static_cast<std::size_t>(count));
+  while (!body.empty()) {
+    if (body.size() < 4) throw error("truncated record length");
+    const auto length = static_cast<std::size_t>(replicant::detail::load_big_endian<4>(body.data()));
+    if (length > body.size() - 4) throw error("truncated record");
+    const auto payload = body.subspan(4, length);
+    records.emplace_back(payload.begin(), payload.end());
+    body = body.subspan(4 + length);
+  }
+  if (records.size() != count) throw error("record count differs from the header");
+  return records;
+}
+
+// The whole file at @p path. @throws capture_format_error when it cannot be read.
+[[nodiscard]] inline auto read_whole_file(const std::filesystem::path& path, std::string_view what) -> std::string {
+  std::ifstream in{path, std::ios::binary};
+  if (!in) throw capture_format_error{std::string{what} + ": cannot open " + path.string()};
+  std::string text{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+  if (in.bad()) throw capture_format_error{std::string{what} + ": cannot read " + path.string()};
+  return text;
+}
+
+// Writes @p bytes to @p path through a temporary file renamed into place, so that a reader never
+// sees half a file. @throws std::filesystem::filesystem_error or std::runtime_error.
+inline auto write_file_atomically(const std::filesystem::path& path, const std::string& bytes, std::string_view what)
+    -> void {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) throw std::runtime_error{std::string{what} + ": cannot write " + tmp.string()};
+  }
+  std::filesystem::rename(tmp, path);
+}
+
 }  // namespace detail
 
 /**
@@ -311,18 +354,7 @@ namespace detail {
   }
   const std::uint64_t count = detail::parse_u64(field("records"), "records");
 
-  std::span<const std::byte> body = bytes.subspan(header_end + 2);
-  if (count > body.size() / 4) throw capture_format_error{"capture: more records announced than present"};
-  out.records.reserve(static_cast<std::size_t>(count));
-  while (!body.empty()) {
-    if (body.size() < 4) throw capture_format_error{"capture: truncated record length"};
-    const auto length = static_cast<std::size_t>(replicant::detail::load_big_endian<4>(body.data()));
-    if (length > body.size() - 4) throw capture_format_error{"capture: truncated record"};
-    const auto payload = body.subspan(4, length);
-    out.records.emplace_back(payload.begin(), payload.end());
-    body = body.subspan(4 + length);
-  }
-  if (out.records.size() != count) throw capture_format_error{"capture: record count differs from the header"};
+  out.records = detail::parse_records(bytes.subspan(header_end + 2), count, "capture");
   return out;
 }
 
@@ -331,10 +363,7 @@ namespace detail {
  * @throws capture_format_error when it cannot be read or parsed.
  */
 [[nodiscard]] inline auto read_capture(const std::filesystem::path& path) -> capture {
-  std::ifstream in{path, std::ios::binary};
-  if (!in) throw capture_format_error{"capture: cannot open " + path.string()};
-  const std::string text{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-  if (in.bad()) throw capture_format_error{"capture: cannot read " + path.string()};
+  const std::string text = detail::read_whole_file(path, "capture");
   return parse_capture(std::as_bytes(std::span{text.data(), text.size()}));
 }
 
@@ -345,14 +374,7 @@ namespace detail {
  *   std::runtime_error when the file cannot be written.
  */
 inline auto write_capture(const std::filesystem::path& path, const capture& c) -> void {
-  const std::string bytes = serialize_capture(c);
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out.flush()) throw std::runtime_error{"capture: cannot write " + tmp.string()};
-  }
-  std::filesystem::rename(tmp, path);
+  detail::write_file_atomically(path, serialize_capture(c), "capture");
 }
 
 /**

@@ -186,16 +186,7 @@ struct plugin_capture {
   if (!has_plugin || !has_scenario || !has_version || !has_options || !has_end || !count) {
     throw capture_format_error{"plugin capture: header lacks a field"};
   }
-  std::span<const std::byte> body = file.subspan(header_end + 2);
-  while (!body.empty()) {
-    if (body.size() < 4) throw capture_format_error{"plugin capture: truncated record length"};
-    const auto length = static_cast<std::size_t>(replicant::detail::load_big_endian<4>(body.data()));
-    if (length > body.size() - 4) throw capture_format_error{"plugin capture: truncated record"};
-    const auto payload = body.subspan(4, length);
-    out.records.emplace_back(payload.begin(), payload.end());
-    body = body.subspan(4 + length);
-  }
-  if (out.records.size() != *count) throw capture_format_error{"plugin capture: record count differs from the header"};
+  out.records = detail::parse_records(file.subspan(header_end + 2), *count, "plugin capture");
   return out;
 }
 
@@ -204,10 +195,7 @@ struct plugin_capture {
  * @throws capture_format_error when it cannot be read or parsed.
  */
 [[nodiscard]] inline auto read_plugin_capture(const std::filesystem::path& path) -> plugin_capture {
-  std::ifstream in{path, std::ios::binary};
-  if (!in) throw capture_format_error{"plugin capture: cannot open " + path.string()};
-  const std::string text{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-  if (in.bad()) throw capture_format_error{"plugin capture: cannot read " + path.string()};
+  const std::string text = detail::read_whole_file(path, "plugin capture");
   return parse_plugin_capture(std::as_bytes(std::span{text.data(), text.size()}));
 }
 
@@ -216,14 +204,7 @@ struct plugin_capture {
  * @throws capture_format_error, std::filesystem::filesystem_error or std::runtime_error.
  */
 inline auto write_plugin_capture(const std::filesystem::path& path, const plugin_capture& c) -> void {
-  const std::string text = serialize_plugin_capture(c);
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) throw std::runtime_error{"plugin capture: cannot write " + tmp.string()};
-  }
-  std::filesystem::rename(tmp, path);
+  detail::write_file_atomically(path, serialize_plugin_capture(c), "plugin capture");
 }
 
 }  // namespace replicant::test
