@@ -11,9 +11,11 @@
 #include <replicant/lsn.hpp>
 #include <replicant/options.hpp>
 #include <replicant/schema_change.hpp>
+#include <replicant/sink.hpp>
 #include <replicant/telemetry.hpp>
 #include <replicant/transaction.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -192,10 +194,19 @@ template <class Pipeline>
 struct running {
   Pipeline pipeline;
   std::error_code ec;
+  std::atomic<bool> ended{false};  // run() returned (ec and the pipeline's last_halt() are final)
   std::thread thread;
 
   template <class... Args>
-  explicit running(Args&&... args) : pipeline(std::forward<Args>(args)...), thread([this] { pipeline.run(ec); }) {}
+  explicit running(Args&&... args)
+      : pipeline(std::forward<Args>(args)...), thread([this] {
+          pipeline.run(ec);
+          ended.store(true);
+        }) {}
+  /// Whether run() returns by itself within @p timeout; after true, join() does not block.
+  auto ends_within(std::chrono::seconds timeout) -> bool {
+    return test::wait_until([this] { return ended.load(); }, timeout);
+  }
   /// Stops the pipeline and returns how run() ended.
   auto stop() -> std::error_code {
     pipeline.stop();
