@@ -10,6 +10,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "support/value_free_audit.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,6 +20,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -46,7 +50,8 @@ class child_process {
  public:
   /// Starts @p binary with @p args, its stdout into @p stdout_file and stderr into @p stderr_file.
   child_process(std::string_view binary, const std::vector<std::string>& args, const std::filesystem::path& stdout_file,
-                const std::filesystem::path& stderr_file) {
+                const std::filesystem::path& stderr_file)
+      : stderr_file_(stderr_file) {
     const int out = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     const int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     BOOST_TEST_REQUIRE(out >= 0);
@@ -68,12 +73,16 @@ class child_process {
   }
   child_process(const child_process&) = delete;
   auto operator=(const child_process&) -> child_process& = delete;
-  /// Kills the process if it still runs, and reaps it.
+  /// Kills the process if it still runs, reaps it, and hands its standard error to the value-free
+  /// audit (its standard output may carry row values by design: replicant-tail's does).
   ~child_process() {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
+    std::ifstream err{stderr_file_, std::ios::binary};
+    audit::note("standard error of a child program",
+                std::string{std::istreambuf_iterator<char>{err}, std::istreambuf_iterator<char>{}});
   }
 
   /// Whether the process still runs (false once it exited and was reaped).
@@ -119,6 +128,7 @@ class child_process {
   }
 
  private:
+  std::filesystem::path stderr_file_;
   pid_t pid_ = 0;
   int status_ = 0;
 };

@@ -7,7 +7,9 @@
 // it, a pipeline running on its own thread, and a telemetry recorder.
 
 #include "support/pg_cluster.hpp"
+#include "support/value_free_audit.hpp"
 
+#include <replicant/halt.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/options.hpp>
 #include <replicant/schema_change.hpp>
@@ -117,8 +119,10 @@ struct event_log {
 
   event_log() {
     dispatcher.attach([this](const replicant::telemetry::event_record& e) {
+      auto line = replicant::telemetry::to_string(e);
+      audit::note("telemetry event", line);
       const std::lock_guard lock{mutex};
-      lines.push_back(replicant::telemetry::to_string(e));
+      lines.push_back(std::move(line));
     });
   }
   event_log(const event_log&) = delete;
@@ -210,12 +214,15 @@ struct running {
   /// Stops the pipeline and returns how run() ended.
   auto stop() -> std::error_code {
     pipeline.stop();
-    if (thread.joinable()) thread.join();
-    return ec;
+    return join();
   }
   /// Waits for the pipeline to halt by itself.
   auto join() -> std::error_code {
-    if (thread.joinable()) thread.join();
+    if (thread.joinable()) {
+      thread.join();
+      audit::note("pipeline error", ec.message());
+      if (const auto& h = pipeline.last_halt()) audit::note("halt description", replicant::describe(*h));
+    }
     return ec;
   }
   ~running() { stop(); }

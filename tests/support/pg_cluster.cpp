@@ -1,6 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 #include "support/pg_cluster.hpp"
+#include "support/value_free_audit.hpp"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -877,6 +878,17 @@ live_server_fixture::live_server_fixture() {
   require_binaries(pg_cluster_options::from_environment());
 }
 
-live_server_fixture::~live_server_fixture() { live().cluster.reset(); }
+live_server_fixture::~live_server_fixture() {
+  live().cluster.reset();
+  // The value-free audit (support/value_free_audit.hpp): a finding fails the program, whichever
+  // test it came from. Only the kinds are printed: the texts hold the secret.
+  const auto found = audit::findings();
+  if (found.empty()) return;
+  std::fprintf(stderr, "value-free audit: %zu of %zu texts the library produced held a secret row value:\n", found.size(),
+               audit::audited());
+  for (const auto& kind : found) std::fprintf(stderr, "  in a %s\n", kind.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
 
 }  // namespace replicant::test
