@@ -16,6 +16,8 @@
 
 #include <sys/resource.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -38,6 +41,8 @@ using replicant::test::running;
 using replicant::test::wait_until;
 
 namespace {
+
+constexpr std::string_view secret = "s3cr3t-SPILL-6161";
 
 // The live server, configured once for this program.
 struct streaming_server : replicant::test::live_server_fixture {
@@ -387,6 +392,61 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   BOOST_TEST(events.contains("replicant.stream.spill_exhausted"));
   BOOST_TEST(sink.count() == 0U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()));
+}
+
+// Storage faults: a spill directory that cannot be made, and one where writing stops (a full disk,
+// brought about with RLIMIT_FSIZE: writes past the limit fail with EFBIG). Each halts
+// spill_io_failed without a byte of the rows in what it says, acknowledges nothing, and a restart
+// with working storage delivers the transaction.
+auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill_dir, bool limit_file_size) -> void {
+  replicant::test::published_database f;
+  f.options.max_inflight_bytes = 1U << 20U;
+  replicant::test::event_log events;
+  lsn before;
+  {
+    counting_sink sink;
+    rlimit saved{};
+    ::getrlimit(RLIMIT_FSIZE, &saved);
+    if (limit_file_size) {
+      std::signal(SIGXFSZ, SIG_IGN);  // the failing write returns EFBIG instead of ending the process
+      rlimit small = saved;
+      small.rlim_cur = 1U << 20U;
+      ::setrlimit(RLIMIT_FSIZE, &small);
+    }
+    running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = spill_dir},
+                              f.options, &events.dispatcher};
+    BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+    before = f.confirmed_flush();
+    f.sql("INSERT INTO items SELECT g, '" + std::string{secret} + "-' || repeat('x', 200), 1 "
+          "FROM generate_series(1, 40000) g");  // about 10 MB
+    BOOST_TEST(r.join() == halt_reason::spill_io_failed);
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    const auto& h = r.pipeline.last_halt();
+    BOOST_TEST_REQUIRE(h.has_value());
+    BOOST_TEST(replicant::describe(*h).find(secret) == std::string::npos);
+    BOOST_TEST(!events.contains(secret));
+    BOOST_TEST(sink.count() == 0U);
+  }
+  BOOST_TEST(f.confirmed_flush() == before, "nothing was acknowledged");
+  // Working storage again: the same transaction, whole.
+  replicant::test::temp_dir good{"replicant-spill-live"};
+  counting_sink sink;
+  running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = good.path()},
+                            f.options};
+  BOOST_TEST(wait_until([&] { return sink.count() >= 40000U; }, 120s));
+  BOOST_TEST(!r.stop());
+  BOOST_TEST(sink.transactions == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(a_spill_directory_that_cannot_be_made_halts_and_loses_nothing) {
+  // Not even root may make a directory in /proc.
+  spill_fault_halts_and_a_restart_delivers("/proc/replicant-spill-test", false);
+}
+
+BOOST_AUTO_TEST_CASE(a_full_spill_disk_halts_and_loses_nothing) {
+  replicant::test::temp_dir dir{"replicant-spill-live"};
+  spill_fault_halts_and_a_restart_delivers(dir.path(), true);
+  BOOST_TEST(std::filesystem::is_empty(dir.path()), "no spill file outlives the halt");
 }
 
 BOOST_AUTO_TEST_CASE(without_spill_the_same_transaction_halts) {
