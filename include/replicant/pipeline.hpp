@@ -13,6 +13,7 @@
 #include <replicant/concepts.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
+#include <replicant/detail/fault_point.hpp>
 #include <replicant/detail/frame_queue.hpp>
 #include <replicant/error.hpp>
 #include <replicant/halt.hpp>

@@ -56,6 +56,8 @@
 #include <thread>
 #include <vector>
 
+extern char** environ;  // NOLINT: POSIX, for execve
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::live_server;
@@ -76,6 +78,14 @@ constexpr std::string_view mirror_binary;
 
 // Skips the live tests of a build that has no replicant-pg-mirror (examples switched off), saying why.
 const replicant::test::binary_known binary_known{mirror_binary, "REPLICANT_PG_MIRROR_BINARY", "replicant-pg-mirror"};
+
+// The same program built with the crash points compiled in (REPLICANT_FAULT_INJECTION): the crash
+// matrix's. tests/CMakeLists.txt passes its path as REPLICANT_PG_MIRROR_FAULTS_BINARY.
+#ifdef REPLICANT_PG_MIRROR_FAULTS_BINARY
+constexpr std::string_view faults_binary = REPLICANT_PG_MIRROR_FAULTS_BINARY;
+#else
+constexpr std::string_view faults_binary;
+#endif
 
 // Written into some rows; must never show up in the mirror's output.
 constexpr std::string_view secret = "S3CR3T-mirror-7731";
@@ -116,19 +126,24 @@ const std::vector<std::pair<std::string, std::string>> mirrored_tables = {
 
 class mirror_process {
  public:
-  mirror_process(std::vector<std::string> args, std::filesystem::path log)
-      : args_(std::move(args)), log_(std::move(log)) {}
+  mirror_process(std::vector<std::string> args, std::filesystem::path log, std::string_view binary = mirror_binary)
+      : binary_(binary), args_(std::move(args)), log_(std::move(log)) {}
   mirror_process(const mirror_process&) = delete;
   auto operator=(const mirror_process&) -> mirror_process& = delete;
   ~mirror_process() { kill(); }
 
-  void start() {
+  // Starts it, with @p extra_environment ("NAME=value") added to this process's environment.
+  void start(std::vector<std::string> extra_environment = {}) {
     BOOST_TEST_REQUIRE(pid_ == 0);
     std::vector<char*> argv;
-    std::string path{mirror_binary};
+    std::string path{binary_};
     argv.push_back(path.data());
     for (auto& a : args_) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+    for (auto& e : extra_environment) envp.push_back(e.data());
+    envp.push_back(nullptr);
     const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     BOOST_TEST_REQUIRE(out >= 0);
     const pid_t parent = ::getpid();
@@ -142,7 +157,7 @@ class mirror_process {
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
       ::dup2(out, STDOUT_FILENO);
       ::dup2(out, STDERR_FILENO);
-      ::execv(argv[0], argv.data());
+      ::execve(argv[0], argv.data(), envp.data());
       ::_exit(127);
     }
     ::close(out);
@@ -187,6 +202,7 @@ class mirror_process {
   [[nodiscard]] auto output() const -> std::string { return replicant::test::read_file(log_); }
 
  private:
+  std::string_view binary_;
   std::vector<std::string> args_;
   std::filesystem::path log_;
   pid_t pid_ = 0;
@@ -403,13 +419,14 @@ struct mirror_fixture {
   std::string slot = pg.unique_name("eo_slot");
   std::filesystem::path log = pg.directory() / (slot + ".log");
 
-  // The mirror in this fixture's mode, with @p extra options.
-  [[nodiscard]] auto mirror(const std::vector<std::string>& extra = {}) const -> mirror_process {
+  // The mirror in this fixture's mode, with @p extra options (@p binary: the crash matrix's build).
+  [[nodiscard]] auto mirror(const std::vector<std::string>& extra = {}, std::string_view binary = mirror_binary) const
+      -> mirror_process {
     std::vector<std::string> args{"--source", pg.dsn(source),  "--target",   tpg.dsn(target),    "--slot",
                                   slot,       "--publication", "mirror_pub", "--go-forward-only"};
     for (auto& a : mode_arguments(mode)) args.push_back(std::move(a));
     args.insert(args.end(), extra.begin(), extra.end());
-    return mirror_process{std::move(args), log};
+    return mirror_process{std::move(args), log, binary};
   }
 
   auto slot_active() -> bool {
@@ -652,6 +669,66 @@ auto kills_for(bool extra_mode) -> int {
   return extra_mode ? (n + 4) / 5 : n;
 }
 
+// One case of the crash matrix: the mirror's crash-point build dies with SIGKILL at @p point
+// (REPLICANT_CRASH_AT, docs/reliability.md) on a random early pass, @p crashes times in a row under
+// a writer, then runs on without it. Every planned crash must happen (the point lies on the path),
+// and the verdict is the mode's: nothing lost, at most @p duplicates_per_crash duplicates each.
+// With @p large the writer commits transactions far larger than the mirror's memory budget.
+auto crash_at(const std::string& point, const std::string& mode, const std::vector<std::string>& extra, int crashes,
+              std::int64_t duplicates_per_crash, bool large = false) -> void {
+  const auto seed = seed_from_environment();
+  mirror_fixture f{mode};
+  std::mt19937_64 rng{seed};
+  const auto plan = [&] {
+    return std::vector<std::string>{"REPLICANT_CRASH_AT=" + point + ":" +
+                                    std::to_string(std::uniform_int_distribution<int>{1, 8}(rng))};
+  };
+  auto arguments = extra;
+  const auto spill = f.pg.directory() / (f.slot + "-spill");
+  if (large) arguments.insert(arguments.end(), {"--spill-dir", spill.string()});
+  auto m = f.mirror(arguments, faults_binary);
+  m.start(plan());
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active() || !m.running(); }, 60s));
+
+  // The writer goes on until every planned crash has happened (and at least a few hundred
+  // transactions, large ones fewer).
+  source_writer w{f.pg.dsn(f.source)};
+  std::atomic<bool> crashes_done{false};
+  std::atomic<bool> ok{true};
+  std::thread writer{[&] {
+    workload work{seed};
+    const std::uint64_t at_least = large ? 12 : 300;
+    const std::uint64_t at_most = large ? 24 : 100000;  // each large one is 1,500 rows
+    for (std::uint64_t i = 0; ok && i < at_most && (i < at_least || !crashes_done); ++i) {
+      const bool committed =
+          large ? w.commit([i](std::uint64_t id) {
+            return "INSERT INTO docs SELECT g, " + std::to_string(id) + ", 'large " + std::to_string(i) +
+                   "', repeat(md5(g::text), 10) FROM generate_series(1, 1500) g ON CONFLICT (id) DO UPDATE SET rev = "
+                   "EXCLUDED.rev, title = EXCLUDED.title, body = EXCLUDED.body;";
+          })
+                : w.commit(std::ref(work));
+      if (!committed) ok = false;
+    }
+  }};
+  int crashed = 0;
+  while (crashed < crashes) {
+    if (!wait_until([&] { return !m.running(); }, 60s)) break;  // the point was not reached
+    BOOST_TEST(m.last_status() == 128 + SIGKILL, "the mirror ended otherwise than at " << point);
+    ++crashed;
+    m.start(crashed < crashes ? plan() : std::vector<std::string>{});
+  }
+  crashes_done = true;
+  writer.join();
+  BOOST_TEST_REQUIRE(ok.load());
+  BOOST_TEST(crashed == crashes, "crash point " << point << " reached " << crashed << " of " << crashes << " times");
+  BOOST_TEST(f.catch_up(w, 180s));
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "crash point " + point, crashed, 0, duplicates_per_crash * crashed);
+  BOOST_TEST(m.output().find(secret) == std::string::npos);
+  std::error_code ec;
+  BOOST_TEST((!large || std::filesystem::is_empty(spill, ec)), "no spill file outlives the process");
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(exactly_once, *utf::label("integration") * utf::precondition(binary_known))
@@ -811,5 +888,34 @@ BOOST_AUTO_TEST_CASE(halts_when_the_checkpoint_store_stays_away_and_resumes_with
   check(f, w, "checkpoint store outage", 0, 0, 1);
   BOOST_TEST(m.output().find(secret) == std::string::npos);
 }
+
+// The crash matrix (docs/reliability.md): SIGKILL at each crash point of the library, three times
+// in a row, then a restart that runs to the end.
+BOOST_AUTO_TEST_SUITE(crash_matrix, *utf::precondition(replicant::test::binary_known{
+                                        faults_binary, "REPLICANT_PG_MIRROR_FAULTS_BINARY", "replicant-pg-mirror-faults"}))
+
+// F1: the transaction is assembled, the sink has not seen it.
+BOOST_AUTO_TEST_CASE(f1_before_the_sink_write) { crash_at("before_sink", "sink", {}, 3, 0); }
+
+// F2: the target committed the rows and the checkpoint; the slot was not acknowledged.
+BOOST_AUTO_TEST_CASE(f2_between_the_sink_write_and_the_ack) { crash_at("after_sink", "sink", {}, 3, 0); }
+
+// F3: the library's store holds the checkpoint; the slot was not acknowledged.
+BOOST_AUTO_TEST_CASE(f3_after_the_checkpoint_write_before_the_ack) {
+  crash_at("after_checkpoint_write", "lib", {}, 3, 0);
+}
+
+// F4: a transaction is half received.
+BOOST_AUTO_TEST_CASE(f4_mid_transaction) { crash_at("mid_transaction", "sink", {}, 3, 0); }
+
+// F5: transactions wait in a batch that was not handed over.
+BOOST_AUTO_TEST_CASE(f5_mid_batch) { crash_at("mid_batch", "batches", {}, 3, 0); }
+
+// F8: part of a transaction was just written to a spill file.
+BOOST_AUTO_TEST_CASE(f8_during_spill) {
+  crash_at("during_spill", "sink", {"--max-inflight-mib", "1", "--streaming"}, 3, 0, true);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE_END()

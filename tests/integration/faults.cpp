@@ -644,8 +644,8 @@ BOOST_AUTO_TEST_CASE(n3_fragmented_reads_deliver_everything) {
   fault_case c{"N3", 5ms};
   c.proxy().set_mode(fault_mode::fragment);  // from the startup handshake on
   c.start();
-  fault_case::let_run(2000ms);
-  BOOST_TEST(c.proxy().relayed_to_client() > 50'000U);
+  // Enough of the stream went through in pieces (how soon depends on the machine, not the pipeline).
+  BOOST_TEST(wait_until([&] { return c.proxy().relayed_to_client() > 50'000U; }, 60s));
   BOOST_TEST(c.sessions() == 1U);
   c.proxy().set_mode(fault_mode::pass_through);
   c.finish();

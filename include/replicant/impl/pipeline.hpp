@@ -412,6 +412,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
         sink_error = stored.error();
         return stored;
       }
+      REPLICANT_FAULT_POINT("mid_snapshot");
       if (ctx.last_for_table) {
         emit<telemetry::events::snapshot_table_completed>(telemetry::keys::table = batch.table(),
                                                           telemetry::keys::change_count =
@@ -434,6 +435,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
       auto written = with_store_retries([&] { return policy_.store.write(*slot_name_, summary->consistent_point); });
       if (!written) return false;
     }
+    REPLICANT_FAULT_POINT("snapshot_handoff");
     checkpoint_ = summary->consistent_point;
     emit<telemetry::events::snapshot_completed>(telemetry::keys::duration = std::chrono::steady_clock::now() - started,
                                                 telemetry::keys::commit_lsn = summary->consistent_point,
@@ -758,6 +760,7 @@ struct pipeline<D, C, S, Sink>::applier {
       static_cast<void>(t);
       return {};
     } else {
+      REPLICANT_FAULT_POINT("before_sink");
       const auto started = clock::now();
       auto stored = call_sink([&]() -> result<void> {
         if constexpr (detail::has_handle_transaction<Sink>) {
@@ -771,6 +774,7 @@ struct pipeline<D, C, S, Sink>::applier {
       });
       const auto took = clock::now() - started;
       if (!stored) return sink_failed(t.commit_lsn(), took, stored.error());
+      REPLICANT_FAULT_POINT("after_sink");
       p.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
                                                          telemetry::keys::commit_lsn = t.commit_lsn());
       const lsn commit = t.commit_lsn();
@@ -810,6 +814,7 @@ struct pipeline<D, C, S, Sink>::applier {
       if (batch.size() >= p.policy_.max_transactions || batch_bytes >= cap || span >= cap) {
         return flush(telemetry::kind::batch_full);
       }
+      REPLICANT_FAULT_POINT("mid_batch");
       return {};
     }
   }
@@ -819,6 +824,7 @@ struct pipeline<D, C, S, Sink>::applier {
     due.reset();
     if constexpr (batches) {
       if (batch.empty()) return {};
+      REPLICANT_FAULT_POINT("before_sink");
       const auto started = clock::now();
       auto stored = call_sink([&] { return p.sink_.handle_batch(std::span<const transaction>{batch}); });
       const auto took = clock::now() - started;
@@ -827,6 +833,7 @@ struct pipeline<D, C, S, Sink>::applier {
         return sink_failed(batch.front().commit_lsn(), took,
                            stored ? make_error_code(errc::sink_failed) : stored.error());
       }
+      REPLICANT_FAULT_POINT("after_sink");
       std::size_t changes = 0;
       for (const auto& t : batch) changes += t.change_count();
       p.template emit<telemetry::events::sink_batch_committed>(
@@ -847,6 +854,7 @@ struct pipeline<D, C, S, Sink>::applier {
         failed = std::exchange(p.halt_, std::nullopt);
         return fail(errc::halted);
       }
+      REPLICANT_FAULT_POINT("after_checkpoint_write");
       unwritten.reset();
       p.template emit<telemetry::events::checkpoint_store_written>(telemetry::keys::slot_name = *p.slot_name_,
                                                                    telemetry::keys::commit_lsn = w.commit);
@@ -999,6 +1007,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     const auto spilled_before = a.asm_.spill_totals();
     result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
     if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
+      REPLICANT_FAULT_POINT("during_spill");
       emit<telemetry::events::stream_spilled>(telemetry::keys::byte_size = spilled.second - spilled_before.second,
                                               telemetry::keys::change_count = spilled.first - spilled_before.first);
     }
@@ -1025,16 +1034,21 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
         a.failed = detail::to_halt(halt_reason::transaction_too_large);
       }
     }
+    if (!a.failed && !a.asm_.idle()) REPLICANT_FAULT_POINT("mid_transaction");
   };
-  std::deque<detail::frame_queue::item> batch;
-  for (;;) {
-    // On stop(), hand over what is held and finish what is in hand, then let the connection thread
-    // acknowledge it and end the copy: it goes on reporting until told, so a delivery in progress is
-    // never left unacknowledged.
+  // On stop(), hand over what is held and finish the delivery in hand, then let the connection
+  // thread acknowledge it and end the copy: it goes on reporting until told, so a delivery in
+  // progress is never left unacknowledged. Checked before every frame, so that a stop does not wait
+  // for a whole batch of received frames to be applied.
+  const auto honour_stop = [&] {
     if (stopping_.load() && !s.end_requested.load()) {
       if (!a.failed) static_cast<void>(a.flush(telemetry::kind::batch_drain));
       end_session();
     }
+  };
+  std::deque<detail::frame_queue::item> batch;
+  for (;;) {
+    honour_stop();
     auto wait = std::chrono::milliseconds(100);
     if (a.due) {
       wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*a.due - std::chrono::steady_clock::now()),
@@ -1073,6 +1087,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       continue;
     }
     for (const auto& item : batch) {
+      honour_stop();
       const auto size = item.frame.size();
       // Draining (after a stop or a failure) nothing more is delivered, and nothing that was not
       // applied may ever count as applied: the idle advance trusts `applied`.
