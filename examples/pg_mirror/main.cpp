@@ -71,6 +71,7 @@ auto stream(mirror_target& target, Sink& sink, const options& o, Policies... pol
   po.slot = o.slot;
   po.publications = o.publications;
   po.go_forward_only = o.go_forward_only;
+  po.snapshot = o.snapshot;
   // A restarted mirror can find its previous walsender still finishing for a moment (the slot is
   // "active"): allow a few seconds of that before giving up.
   po.max_command_retries = 30;

@@ -71,6 +71,21 @@ class mirror_sink {
     return t.commit_lsn();
   }
 
+  /// Stores one batch of a point-in-time snapshot (`--snapshot`) in one target transaction.
+  /// @return nothing, or the error.
+  [[nodiscard]] auto handle_snapshot(const snapshot_batch& b, const snapshot_context& ctx) -> result<void> {
+    return target_.transact([&]() -> result<bool> {
+      if (auto a = target_.apply_snapshot(b, ctx.first_for_table); !a) return unexpected(a.error());
+      return true;
+    });
+  }
+
+  /// The snapshot is whole: its consistent point becomes the checkpoint, and streaming goes on
+  /// from exactly there. @return nothing, or the error.
+  [[nodiscard]] auto handle_snapshot_complete(lsn at) -> result<void> {
+    return target_.transact([&]() -> result<bool> { return target_.claim(at); });
+  }
+
  private:
   mirror_target& target_;
 };

@@ -16,6 +16,7 @@
 #include <replicant/error.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
+#include <replicant/snapshot/batch.hpp>
 #include <replicant/transaction.hpp>
 
 #include <concepts>
@@ -242,6 +243,25 @@ class mirror_target {
   }
 
   /// Inside transact(): counts a source transaction turned away as applied before. Never throws.
+  /**
+   * Inside transact(): stores the rows of snapshot batch @p b. With @p clear (the table's first
+   * batch) it first removes every row the target holds of the table, so that a snapshot taken
+   * again leaves nothing behind that the source no longer has.
+   * @return nothing, or the error.
+   */
+  [[nodiscard]] auto apply_snapshot(const snapshot_batch& b, bool clear) -> result<void> {
+    if (clear) {
+      auto table = detail::qualified_name(b.relation());
+      if (!table) return unexpected(table.error());
+      if (auto r = target_->run("DELETE FROM " + *table); !r) return unexpected(r.error());
+    }
+    for (const change& c : b) {
+      if (auto a = apply_change(c); !a) return a;
+      ++pending_.changes;
+    }
+    return {};
+  }
+
   auto skipped() noexcept -> void { ++pending_.skipped; }
 
   /// Whether the last failure was a lost connection or a transient server condition, so that

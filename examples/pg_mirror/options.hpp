@@ -42,7 +42,11 @@ Options:
   --slot NAME           logical replication slot ([a-z0-9_], at most 63 bytes); created if absent
   --publication NAME    publication to mirror (repeatable; at least one)
   --go-forward-only     accept that a new slot mirrors only what commits from now on (required
-                        until a checkpoint for the slot exists)
+                        until a checkpoint for the slot exists, unless --snapshot is given)
+  --snapshot            with a new slot, first copy the published tables as they are (a
+                        point-in-time snapshot), then mirror from exactly that point on;
+                        --checkpoint sink only. An interrupted copy makes the next start stop
+                        (snapshot_incomplete): drop the slot, then run it again
   --checkpoint MODE     where the checkpoint lives and how transactions are grouped:
                           sink         one target transaction per source transaction, which also
                                        moves the checkpoint: exactly once (the default)
@@ -130,6 +134,8 @@ struct options {
   std::vector<std::string> publications;
   /// Accept that a new slot starts now.
   bool go_forward_only = false;
+  /// Copy the tables first (point-in-time snapshot), then stream from the snapshot's point.
+  bool snapshot = false;
   /// Where the checkpoint lives.
   checkpoint_mode checkpoint = checkpoint_mode::sink;
   /// Source transactions per batch (`batches`, `lib-batched`); 1 to 1,000,000.
@@ -187,6 +193,8 @@ struct refusal {
       o.help = true;
     } else if (name == "--go-forward-only" && !inline_value) {
       o.go_forward_only = true;
+    } else if (name == "--snapshot" && !inline_value) {
+      o.snapshot = true;
     } else if (name == "--streaming" && !inline_value) {
       o.streaming = true;
     } else if (name == "--max-inflight-mib") {
@@ -261,6 +269,8 @@ struct refusal {
   }
   if (o.spill_dir && o.checkpoint != checkpoint_mode::sink)
     return refusal{"--spill-dir applies to --checkpoint sink only"};
+  if (o.snapshot && o.checkpoint != checkpoint_mode::sink) return refusal{"--snapshot applies to --checkpoint sink only"};
+  if (o.snapshot && o.go_forward_only) return refusal{"--snapshot and --go-forward-only exclude each other"};
   return o;
 }
 

@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -419,11 +420,14 @@ struct mirror_fixture {
   std::string slot = pg.unique_name("eo_slot");
   std::filesystem::path log = pg.directory() / (slot + ".log");
 
-  // The mirror in this fixture's mode, with @p extra options (@p binary: the crash matrix's build).
+  // The mirror in this fixture's mode, with @p extra options (@p binary: the crash matrix's build),
+  // starting from now on (or, with --snapshot among @p extra, from a copy of the tables).
   [[nodiscard]] auto mirror(const std::vector<std::string>& extra = {}, std::string_view binary = mirror_binary) const
       -> mirror_process {
-    std::vector<std::string> args{"--source", pg.dsn(source),  "--target",   tpg.dsn(target),    "--slot",
-                                  slot,       "--publication", "mirror_pub", "--go-forward-only"};
+    const bool snapshot = std::find(extra.begin(), extra.end(), "--snapshot") != extra.end();
+    std::vector<std::string> args{"--source", pg.dsn(source), "--target", tpg.dsn(target), "--slot", slot,
+                                  "--publication", "mirror_pub"};
+    if (!snapshot) args.emplace_back("--go-forward-only");
     for (auto& a : mode_arguments(mode)) args.push_back(std::move(a));
     args.insert(args.end(), extra.begin(), extra.end());
     return mirror_process{std::move(args), log, binary};
@@ -914,6 +918,83 @@ BOOST_AUTO_TEST_CASE(f5_mid_batch) { crash_at("mid_batch", "batches", {}, 3, 0);
 // F8: part of a transaction was just written to a spill file.
 BOOST_AUTO_TEST_CASE(f8_during_spill) {
   crash_at("during_spill", "sink", {"--max-inflight-mib", "1", "--streaming"}, 3, 0, true);
+}
+
+// The tables hold rows before the mirror first starts, so that --snapshot has something to copy:
+// about 2,500 rows in `accounts` (three batches of the snapshot reader) and some in the others.
+auto fill_before_the_snapshot(mirror_fixture& f) -> void {
+  f.pg.sql("INSERT INTO accounts (id, balance, note, tags, flag) SELECT g, g * 7, 'n ' || g, ARRAY['a', g::text], "
+           "g % 2 = 0 FROM generate_series(100001, 102500) g; "
+           "INSERT INTO docs SELECT g, 1, 't ' || g, repeat(md5(g::text), 100) FROM generate_series(100001, 100050) g; "
+           "INSERT INTO pairs SELECT g, 'k' || g, g FROM generate_series(1, 300) g; "
+           "INSERT INTO \"Mixed Case\" SELECT g, 'v' || g FROM generate_series(1, 300) g",
+           f.source);
+}
+
+// Writes transactions until stopped, once the slot has its consistent point (transactions that
+// commit before it are the snapshot's: they are copied, not applied, and would not count).
+auto write_after_slot(mirror_fixture& f, source_writer& w, std::atomic<bool>& writing, std::uint64_t seed)
+    -> std::thread {
+  BOOST_TEST_REQUIRE(wait_until(
+      [&] {
+        return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + f.slot +
+                           "' AND confirmed_flush_lsn IS NOT NULL") == "1";
+      },
+      60s));
+  return std::thread{[&w, &writing, seed] {
+    workload work{seed};
+    while (writing && w.commit(std::ref(work))) {
+    }
+  }};
+}
+
+// F6: a crash between two snapshot batches. The next start refuses to stream with a partial copy
+// (snapshot_incomplete); the operator drops the slot and starts again; the copy is taken afresh
+// (each table cleared at its first batch) and the mirror converges.
+BOOST_AUTO_TEST_CASE(f6_mid_snapshot) {
+  mirror_fixture f{"sink"};
+  fill_before_the_snapshot(f);
+  auto m = f.mirror({"--snapshot"}, faults_binary);
+  m.start({"REPLICANT_CRASH_AT=mid_snapshot:2"});
+  BOOST_TEST_REQUIRE(wait_until([&] { return !m.running(); }, 120s), "the snapshot never reached its second batch");
+  BOOST_TEST(m.last_status() == 128 + SIGKILL);
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return !m.running(); }, 60s), "a partial snapshot was streamed from");
+  BOOST_TEST(m.last_status() == mirror::exit_failure);
+  BOOST_TEST(m.output().find("snapshot_incomplete") != std::string::npos);
+  // The operator's way out: a new slot, a new copy.
+  f.pg.sql("SELECT pg_drop_replication_slot('" + f.slot + "')");
+  source_writer w{f.pg.dsn(f.source)};
+  std::atomic<bool> writing{true};
+  m.start();
+  auto writer = write_after_slot(f, w, writing, seed_from_environment());
+  std::this_thread::sleep_for(2s);
+  writing = false;
+  writer.join();
+  BOOST_TEST(f.catch_up(w, 120s));
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "crash point mid_snapshot, then a new slot", 1, 0, 0);
+}
+
+// F7: a crash after the snapshot is stored, before streaming began. The checkpoint is the
+// snapshot's consistent point: the restart streams from exactly there.
+BOOST_AUTO_TEST_CASE(f7_snapshot_handoff) {
+  mirror_fixture f{"sink"};
+  fill_before_the_snapshot(f);
+  source_writer w{f.pg.dsn(f.source)};
+  std::atomic<bool> writing{true};
+  auto m = f.mirror({"--snapshot"}, faults_binary);
+  m.start({"REPLICANT_CRASH_AT=snapshot_handoff:1"});
+  auto writer = write_after_slot(f, w, writing, seed_from_environment());
+  BOOST_TEST_REQUIRE(wait_until([&] { return !m.running(); }, 120s), "the snapshot never completed");
+  BOOST_TEST(m.last_status() == 128 + SIGKILL);
+  m.start();
+  std::this_thread::sleep_for(2s);
+  writing = false;
+  writer.join();
+  BOOST_TEST(f.catch_up(w, 120s));
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "crash point snapshot_handoff", 1, 0, 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
