@@ -147,6 +147,19 @@ BOOST_AUTO_TEST_CASE(refuses_settings_the_mode_would_ignore) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_snapshot_start_needs_the_sink_mode_and_no_go_forward) {
+  const auto p = parse_with_required({"--snapshot"});
+  BOOST_TEST_REQUIRE(std::holds_alternative<mirror::options>(p));
+  BOOST_TEST(std::get<mirror::options>(p).snapshot);
+  for (const char* mode : {"batches", "lib", "lib-batched"}) {
+    BOOST_TEST(refused_with_required({"--snapshot", "--checkpoint", mode}) ==
+               "--snapshot applies to --checkpoint sink only");
+  }
+  BOOST_TEST(refused_with_required({"--go-forward-only", "--snapshot"}) ==
+             "--snapshot and --go-forward-only exclude each other");
+  BOOST_TEST(refused_with_required({"--snapshot=yes"}).find("unknown option") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(refuses_bad_values_without_repeating_them) {
   BOOST_TEST(refused_with_required({"--checkpoint", "exactly-once-q7"}).find("sink, batches, lib, lib-batched") !=
              std::string::npos);
@@ -196,7 +209,7 @@ BOOST_AUTO_TEST_CASE(help_needs_nothing_else_and_names_every_option) {
   const auto o = accepted({"--help"});
   BOOST_TEST(o.help);
   BOOST_TEST(accepted({"-h", "--checkpoint", "lib"}).help);
-  for (std::string_view name : {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--checkpoint",
+  for (std::string_view name : {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--snapshot", "--checkpoint",
                                 "--batch-size", "--batch-delay-ms", "--store-retries", "--store-backoff-ms", "sink",
                                 "batches", "lib-batched", "replicant_checkpoints"}) {
     BOOST_TEST(mirror::usage_text.find(name) != std::string_view::npos, name);
