@@ -156,7 +156,9 @@ struct option_read {
  */
 [[nodiscard]] inline auto read_slot_option(argument_reader& reader, slot_options& into) -> option_read {
   const std::string_view name = reader.name();
-  const auto refuse = [](std::string reason) { return option_read{.matched = true, .refused = refusal{std::move(reason)}}; };
+  const auto refuse = [](std::string reason) {
+    return option_read{.matched = true, .refused = refusal{std::move(reason)}};
+  };
   if (name == "--create-slot") {
     if (reader.has_inline_value()) return refuse("--create-slot takes no value");
     into.create_slot = true;

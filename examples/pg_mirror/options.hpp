@@ -269,7 +269,8 @@ struct refusal {
   }
   if (o.spill_dir && o.checkpoint != checkpoint_mode::sink)
     return refusal{"--spill-dir applies to --checkpoint sink only"};
-  if (o.snapshot && o.checkpoint != checkpoint_mode::sink) return refusal{"--snapshot applies to --checkpoint sink only"};
+  if (o.snapshot && o.checkpoint != checkpoint_mode::sink)
+    return refusal{"--snapshot applies to --checkpoint sink only"};
   if (o.snapshot && o.go_forward_only) return refusal{"--snapshot and --go-forward-only exclude each other"};
   return o;
 }

@@ -425,8 +425,8 @@ struct mirror_fixture {
   [[nodiscard]] auto mirror(const std::vector<std::string>& extra = {}, std::string_view binary = mirror_binary) const
       -> mirror_process {
     const bool snapshot = std::find(extra.begin(), extra.end(), "--snapshot") != extra.end();
-    std::vector<std::string> args{"--source", pg.dsn(source), "--target", tpg.dsn(target), "--slot", slot,
-                                  "--publication", "mirror_pub"};
+    std::vector<std::string> args{"--source", pg.dsn(source), "--target",      tpg.dsn(target),
+                                  "--slot",   slot,           "--publication", "mirror_pub"};
     if (!snapshot) args.emplace_back("--go-forward-only");
     for (auto& a : mode_arguments(mode)) args.push_back(std::move(a));
     args.insert(args.end(), extra.begin(), extra.end());
@@ -704,13 +704,12 @@ auto crash_at(const std::string& point, const std::string& mode, const std::vect
     const std::uint64_t at_least = large ? 12 : 300;
     const std::uint64_t at_most = large ? 24 : 100000;  // each large one is 1,500 rows
     for (std::uint64_t i = 0; ok && i < at_most && (i < at_least || !crashes_done); ++i) {
-      const bool committed =
-          large ? w.commit([i](std::uint64_t id) {
-            return "INSERT INTO docs SELECT g, " + std::to_string(id) + ", 'large " + std::to_string(i) +
-                   "', repeat(md5(g::text), 10) FROM generate_series(1, 1500) g ON CONFLICT (id) DO UPDATE SET rev = "
-                   "EXCLUDED.rev, title = EXCLUDED.title, body = EXCLUDED.body;";
-          })
-                : w.commit(std::ref(work));
+      const bool committed = large ? w.commit([i](std::uint64_t id) {
+        return "INSERT INTO docs SELECT g, " + std::to_string(id) + ", 'large " + std::to_string(i) +
+               "', repeat(md5(g::text), 10) FROM generate_series(1, 1500) g ON CONFLICT (id) DO UPDATE SET rev = "
+               "EXCLUDED.rev, title = EXCLUDED.title, body = EXCLUDED.body;";
+      })
+                                   : w.commit(std::ref(work));
       if (!committed) ok = false;
     }
   }};
@@ -895,8 +894,9 @@ BOOST_AUTO_TEST_CASE(halts_when_the_checkpoint_store_stays_away_and_resumes_with
 
 // The crash matrix (docs/reliability.md): SIGKILL at each crash point of the library, three times
 // in a row, then a restart that runs to the end.
-BOOST_AUTO_TEST_SUITE(crash_matrix, *utf::precondition(replicant::test::binary_known{
-                                        faults_binary, "REPLICANT_PG_MIRROR_FAULTS_BINARY", "replicant-pg-mirror-faults"}))
+BOOST_AUTO_TEST_SUITE(crash_matrix,
+                      *utf::precondition(replicant::test::binary_known{
+                          faults_binary, "REPLICANT_PG_MIRROR_FAULTS_BINARY", "replicant-pg-mirror-faults"}))
 
 // F1: the transaction is assembled, the sink has not seen it.
 BOOST_AUTO_TEST_CASE(f1_before_the_sink_write) { crash_at("before_sink", "sink", {}, 3, 0); }
@@ -923,12 +923,13 @@ BOOST_AUTO_TEST_CASE(f8_during_spill) {
 // The tables hold rows before the mirror first starts, so that --snapshot has something to copy:
 // about 2,500 rows in `accounts` (three batches of the snapshot reader) and some in the others.
 auto fill_before_the_snapshot(mirror_fixture& f) -> void {
-  f.pg.sql("INSERT INTO accounts (id, balance, note, tags, flag) SELECT g, g * 7, 'n ' || g, ARRAY['a', g::text], "
-           "g % 2 = 0 FROM generate_series(100001, 102500) g; "
-           "INSERT INTO docs SELECT g, 1, 't ' || g, repeat(md5(g::text), 100) FROM generate_series(100001, 100050) g; "
-           "INSERT INTO pairs SELECT g, 'k' || g, g FROM generate_series(1, 300) g; "
-           "INSERT INTO \"Mixed Case\" SELECT g, 'v' || g FROM generate_series(1, 300) g",
-           f.source);
+  f.pg.sql(
+      "INSERT INTO accounts (id, balance, note, tags, flag) SELECT g, g * 7, 'n ' || g, ARRAY['a', g::text], "
+      "g % 2 = 0 FROM generate_series(100001, 102500) g; "
+      "INSERT INTO docs SELECT g, 1, 't ' || g, repeat(md5(g::text), 100) FROM generate_series(100001, 100050) g; "
+      "INSERT INTO pairs SELECT g, 'k' || g, g FROM generate_series(1, 300) g; "
+      "INSERT INTO \"Mixed Case\" SELECT g, 'v' || g FROM generate_series(1, 300) g",
+      f.source);
 }
 
 // Writes transactions until stopped, once the slot has its consistent point (transactions that

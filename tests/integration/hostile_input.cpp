@@ -88,8 +88,8 @@ struct keeping_sink {
   }
 };
 
-using keeping_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, keeping_sink>;
+using keeping_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                             replicant::no_spill, keeping_sink>;
 
 // Runs a pipeline with @p options until it ends by itself; returns its halt and what it said.
 struct refusal_seen {
@@ -125,9 +125,8 @@ BOOST_AUTO_TEST_CASE(names_given_to_the_pipeline_are_refused_value_free) {
   published_database f;
   const std::string long_name(64, 'a');
   // Slot names: only a-z, 0-9 and _, 1 to 63 bytes; nothing of the name in what is said.
-  for (const std::string& bad :
-       {std::string{"bad;slot"}, std::string{"Slot"}, std::string{}, std::string{"sl\u00f6t"}, long_name,
-        std::string{"x'; DROP TABLE items; --"}, std::string{"s3cr3t_slot\"q"}}) {
+  for (const std::string& bad : {std::string{"bad;slot"}, std::string{"Slot"}, std::string{}, std::string{"sl\u00f6t"},
+                                 long_name, std::string{"x'; DROP TABLE items; --"}, std::string{"s3cr3t_slot\"q"}}) {
     auto o = f.options;
     o.slot = bad;
     const auto seen = refusal_of(o, bad);
@@ -138,7 +137,7 @@ BOOST_AUTO_TEST_CASE(names_given_to_the_pipeline_are_refused_value_free) {
   }
   // Publication names: plain identifiers of at most 63 bytes.
   for (const std::string& bad : {std::string{"pub'; DROP TABLE items; --"}, std::string{}, long_name,
-                                std::string{"p\u00fcb"}, std::string{"\"pub\""}, std::string{"pub pub"}}) {
+                                 std::string{"p\u00fcb"}, std::string{"\"pub\""}, std::string{"pub pub"}}) {
     auto o = f.options;
     o.publications = {"pub", bad};
     const auto seen = refusal_of(o, bad);
@@ -159,10 +158,11 @@ BOOST_AUTO_TEST_CASE(names_the_server_reports_are_delivered_exactly) {
   const std::string table = "Tab\"le \u00fc\u00df \U0001F418; DROP TABLE items; --";
   const std::string column = "Col \"1\"; SELECT 1; --";
   const std::string longest(63, 'z');  // the longest name PostgreSQL keeps whole
-  const std::string qualified = "\"Odd \"\"Schema\"\"; --\".\"Tab\"\"le \u00fc\u00df \U0001F418; DROP TABLE items; --\"";
+  const std::string qualified =
+      "\"Odd \"\"Schema\"\"; --\".\"Tab\"\"le \u00fc\u00df \U0001F418; DROP TABLE items; --\"";
   f.sql("CREATE SCHEMA \"Odd \"\"Schema\"\"; --\"; CREATE TABLE " + qualified +
-        " (id int PRIMARY KEY, \"Col \"\"1\"\"; SELECT 1; --\" text, " + longest + " text); ALTER PUBLICATION pub ADD TABLE " +
-        qualified);
+        " (id int PRIMARY KEY, \"Col \"\"1\"\"; SELECT 1; --\" text, " + longest +
+        " text); ALTER PUBLICATION pub ADD TABLE " + qualified);
   keeping_sink sink;
   event_log events;
   running<keeping_pipeline> r{sink, f.options, &events.dispatcher};
@@ -184,8 +184,9 @@ BOOST_AUTO_TEST_CASE(values_of_hostile_size_and_shape_are_delivered_exactly_or_r
   published_database f;
   // A 100 MiB value stored as it is (no compression), as one change of one transaction; nested
   // arrays at PostgreSQL's six-dimension limit; JSON nested 5,000 deep.
-  f.sql("CREATE TABLE blobs (id int PRIMARY KEY, big text, grid int[], doc json); "
-        "ALTER TABLE blobs ALTER COLUMN big SET STORAGE EXTERNAL; ALTER PUBLICATION pub ADD TABLE blobs");
+  f.sql(
+      "CREATE TABLE blobs (id int PRIMARY KEY, big text, grid int[], doc json); "
+      "ALTER TABLE blobs ALTER COLUMN big SET STORAGE EXTERNAL; ALTER PUBLICATION pub ADD TABLE blobs");
   constexpr std::size_t big_size = std::size_t{100} << 20U;
   const std::string unit{secret};
   const std::size_t repeats = big_size / unit.size();
@@ -213,7 +214,8 @@ BOOST_AUTO_TEST_CASE(values_of_hostile_size_and_shape_are_delivered_exactly_or_r
     BOOST_TEST_REQUIRE(big.has_value());
     BOOST_TEST(big->size() == repeats * unit.size());
     bool same = true;
-    for (std::size_t at = 0; at < big->size() && same; at += unit.size()) same = big->compare(at, unit.size(), unit) == 0;
+    for (std::size_t at = 0; at < big->size() && same; at += unit.size())
+      same = big->compare(at, unit.size(), unit) == 0;
     BOOST_TEST(same, "the 100 MiB value arrived changed");
     BOOST_TEST(c.texts.at(2).value_or("") == grid);
     BOOST_TEST(c.texts.at(3).value_or("") == nested_json);

@@ -65,8 +65,8 @@ struct two_phase_sink : memory_sink {
   }
 };
 
-using plain_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, memory_sink>;
+using plain_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                           replicant::no_spill, memory_sink>;
 using two_phase_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                                replicant::no_spill, two_phase_sink>;
 
@@ -90,8 +90,8 @@ auto insert_range(int first, int last) -> std::string {
 
 // Transactions the server streamed on this slot so far (pg_stat_replication_slots).
 auto streamed(replicant::test::published_database& f) -> long {
-  return std::stol(f.pg.scalar("SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '" +
-                               f.slot + "'"));
+  return std::stol(f.pg.scalar(
+      "SELECT coalesce(sum(stream_txns), 0) FROM pg_stat_replication_slots WHERE slot_name = '" + f.slot + "'"));
 }
 
 }  // namespace
@@ -352,9 +352,9 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
       const auto before = peak_rss_bytes();
       {
         // Room on disk for the whole transaction, whatever its size (the default is 16 budgets).
-        const replicant::disk_spill spill{.dir = dir.path(),
-                                          .max_spill_bytes = std::uint64_t{2} * 250U * static_cast<std::uint64_t>(rows) +
-                                                             (64U << 20U)};
+        const replicant::disk_spill spill{
+            .dir = dir.path(),
+            .max_spill_bytes = std::uint64_t{2} * 250U * static_cast<std::uint64_t>(rows) + (64U << 20U)};
         running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, spill, f.options, &events.dispatcher};
         BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
         f.sql(insert_range(1, rows));
@@ -417,7 +417,8 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
                               f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     before = f.confirmed_flush();
-    f.sql("INSERT INTO items SELECT g, '" + std::string{secret} + "-' || repeat('x', 200), 1 "
+    f.sql("INSERT INTO items SELECT g, '" + std::string{secret} +
+          "-' || repeat('x', 200), 1 "
           "FROM generate_series(1, 40000) g");  // about 10 MB
     BOOST_TEST(r.join() == halt_reason::spill_io_failed);
     ::setrlimit(RLIMIT_FSIZE, &saved);

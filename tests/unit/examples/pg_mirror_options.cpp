@@ -209,9 +209,9 @@ BOOST_AUTO_TEST_CASE(help_needs_nothing_else_and_names_every_option) {
   const auto o = accepted({"--help"});
   BOOST_TEST(o.help);
   BOOST_TEST(accepted({"-h", "--checkpoint", "lib"}).help);
-  for (std::string_view name : {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--snapshot", "--checkpoint",
-                                "--batch-size", "--batch-delay-ms", "--store-retries", "--store-backoff-ms", "sink",
-                                "batches", "lib-batched", "replicant_checkpoints"}) {
+  for (std::string_view name : {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--snapshot",
+                                "--checkpoint", "--batch-size", "--batch-delay-ms", "--store-retries",
+                                "--store-backoff-ms", "sink", "batches", "lib-batched", "replicant_checkpoints"}) {
     BOOST_TEST(mirror::usage_text.find(name) != std::string_view::npos, name);
   }
 }
