@@ -21,6 +21,7 @@
 #include <concepts>
 #include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
 
 namespace replicant {
@@ -110,6 +111,15 @@ concept has_handle_snapshot_complete = requires(S& s, lsn at) {
   { s.handle_snapshot_complete(at) } -> std::same_as<result<void>>;
 };
 
+/// Atom (needed with the `incremental` snapshot mode under a sink-owned checkpoint):
+/// `s.snapshot_progress()` returns `result<std::optional<std::string>>`: the progress token it
+/// stored atomically with the last chunk it applied (`snapshot_context::progress`), or none when
+/// it has stored none.
+template <class S>
+concept has_snapshot_progress = requires(S& s) {
+  { s.snapshot_progress() } -> std::same_as<result<std::optional<std::string>>>;
+};
+
 // A member of that name exists, whatever its signature: tells "absent" from "misdeclared".
 template <class S>
 concept names_checkpoint = requires {
@@ -141,6 +151,8 @@ template <class S>
 concept names_handle_snapshot = requires { &S::handle_snapshot; };
 template <class S>
 concept names_handle_snapshot_complete = requires { &S::handle_snapshot_complete; };
+template <class S>
+concept names_snapshot_progress = requires { &S::snapshot_progress; };
 
 // The sink's declared kind; state_mirror when it declares none.
 template <class S>
@@ -163,7 +175,37 @@ template <class P>
 inline constexpr bool is_checkpoint_policy =
     std::same_as<P, sink_owned_checkpoint> || std::same_as<P, sink_owned_batches> || is_lib_owned<P>;
 
+// Whether a library-owned checkpoint's store also keeps backfill progress.
+template <class P>
+inline constexpr bool keeps_progress = false;
+template <class Store>
+inline constexpr bool keeps_progress<lib_owned_checkpoint<Store>> = progress_store<Store>;
+
+// Whether the pipeline can run the incremental snapshot for this sink and checkpoint policy: the
+// sink takes chunks, and someone keeps the progress (the sink, or the library's store).
+template <class S, class Policy>
+inline constexpr bool supports_incremental_snapshot = has_handle_snapshot<S> &&
+                                                      (is_lib_owned<Policy> ? keeps_progress<Policy>
+                                                                            : has_snapshot_progress<S>);
+
 }  // namespace detail
+
+/**
+ * Opt-in: specialize as `true` for a sink meant for the `incremental` snapshot mode, so that a
+ * missing member is a compile error with a message (from the pipeline's sink checklist), rather
+ * than the start-time rejection `snapshot_unsupported` the pipeline gives a sink that cannot take
+ * the mode.
+ *
+ * With it, the checklist requires `handle_snapshot`, and `snapshot_progress()` under a sink-owned
+ * checkpoint, or a @ref replicant::progress_store "progress_store" under a library-owned one.
+ *
+ * @par Example
+ * @code
+ * template <> inline constexpr bool replicant::enable_incremental_snapshot<my_sink> = true;
+ * @endcode
+ */
+template <class S>
+inline constexpr bool enable_incremental_snapshot = false;
 
 /**
  * A type the replication pipeline can deliver committed transactions to .
@@ -263,6 +305,8 @@ constexpr auto check_hooks() -> bool {
                 "snapshot_context&)`");
   static_assert(!names_handle_snapshot_complete<S> || has_handle_snapshot_complete<S>,
                 "replicant: Sink::handle_snapshot_complete must be `result<void> handle_snapshot_complete(lsn)`");
+  static_assert(!names_snapshot_progress<S> || has_snapshot_progress<S>,
+                "replicant: Sink::snapshot_progress must be `result<std::optional<std::string>> snapshot_progress()`");
   static_cast<void>(kind_of<S>());
   return true;
 }
@@ -281,6 +325,21 @@ constexpr auto check_sink() -> bool {
                 "replicant: CheckpointPolicy must be sink_owned_checkpoint, sink_owned_batches or "
                 "lib_owned_checkpoint<Store>");
   check_hooks<S>();
+  if constexpr (enable_incremental_snapshot<S>) {
+    static_assert(has_handle_snapshot<S>,
+                  "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
+                  "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
+    if constexpr (is_lib_owned<Policy>) {
+      static_assert(keeps_progress<Policy>,
+                    "replicant: enable_incremental_snapshot with lib_owned_checkpoint<Store>: Store must provide "
+                    "`read_progress(const slot_name&)` and `write_progress(const slot_name&, std::string_view)` (see "
+                    "progress_store)");
+    } else {
+      static_assert(has_snapshot_progress<S>,
+                    "replicant: enable_incremental_snapshot: Sink must provide `result<std::optional<std::string>> "
+                    "snapshot_progress()` (returns the progress token it stored atomically with its last chunk)");
+    }
+  }
   if constexpr (std::same_as<Policy, sink_owned_checkpoint>) {
     static_assert(has_checkpoint<S>,
                   "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "

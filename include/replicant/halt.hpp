@@ -73,8 +73,8 @@ enum class halt_reason {
   /// Action: recreate the slot and re-synchronise the sink (snapshot, or accept the gap); give the
   /// slot more room (`max_slot_wal_keep_size`) so it does not happen again.
   slot_invalidated,
-  /// A publication named in the options does not exist on the server. Streaming the others alone
-  /// would silently skip tables, so the pipeline stops instead.
+  /// A publication named in the options (with pglogical: a replication set) does not exist on the
+  /// server. Streaming the others alone would silently skip tables, so the pipeline stops instead.
   /// Action: create or restore the publication, or correct its name, then restart.
   publication_missing,
   /// The slot does not exist and the options forbid creating it (`create_slot = false`).
@@ -104,14 +104,33 @@ enum class halt_reason {
   /// when the server version is known.
   /// Action: drop the failover option, or upgrade the server.
   failover_unsupported,
-  /// Failover and two-phase decoding were requested on one slot, which PostgreSQL 17 refuses
-  /// (18 allows it).
+  /// Failover and two-phase decoding were requested on one slot from PostgreSQL 17. Its server
+  /// accepts such a slot, but its slot synchronisation does not carry the point from which the
+  /// slot decodes two-phase (`two_phase_at`) to the standby, so after a failover a transaction
+  /// prepared before that point can be skipped; 18 synchronises it.
   /// Action: drop one of the two options, or upgrade to PostgreSQL 18.
   two_phase_failover_conflict,
+  /// Failover was requested, but the slot is not a failover slot: it exists without the property,
+  /// or the server is a standby, where a failover slot cannot be created. Streaming it would look
+  /// protected and lose the slot at the next failover.
+  /// Action: on the primary, `ALTER_REPLICATION_SLOT <slot> (FAILOVER true)` on a replication
+  /// connection (or drop the slot and let the pipeline create it there), or drop the option.
+  slot_not_failover,
+  /// Failover was requested and the sink has a checkpoint, but the slot does not exist on this
+  /// server: typically a promoted standby that had not synced it yet (or it was dropped). A new
+  /// slot would start at the present and silently skip everything written since the checkpoint.
+  /// Action: point the pipeline at the server that holds the slot; otherwise re-synchronise the
+  /// sink (a snapshot) and clear its checkpoint before starting again.
+  failover_slot_missing,
   /// The server is a standby and cannot decode logically for this pipeline (before PostgreSQL 16,
   /// or with the chosen decoder).
   /// Action: connect to the primary, or upgrade the standby.
   standby_unsupported,
+  /// The server is a standby with `hot_standby_feedback` off: vacuum on the primary would remove
+  /// catalog rows the slot still needs, and the server would then invalidate the slot.
+  /// Action: set `hot_standby_feedback = on` on the standby (and stream it through a physical slot,
+  /// `primary_slot_name`, so the feedback survives restarts), then restart.
+  standby_feedback_off,
   /// Origin filtering (`origin 'none'`) was requested from a server older than PostgreSQL 16, whose
   /// pgoutput does not know the option.
   /// Action: drop the origin option, or upgrade the server.
@@ -162,7 +181,7 @@ enum class halt_reason {
   /// Action: upgrade the plugin to a build with the option (wal2json 2.6 or later), then restart.
   decoder_option_unsupported,
   /// The server cannot run the chosen decoder at all (pgoutput before PostgreSQL 10, a missing
-  /// plugin library).
+  /// plugin library, pglogical without its preloaded library, extension or local node).
   /// Action: choose another decoder, install the plugin, or upgrade the server.
   decoder_unsupported_on_server,
   /// A table configured for the decoder (or found in a pglogical replication set) does not exist.
@@ -172,6 +191,10 @@ enum class halt_reason {
   /// FULL`: the plugin would silently drop its updates and deletes.
   /// Action: add a primary key, set `REPLICA IDENTITY FULL`, or declare the table insert-only.
   table_keyless,
+  /// The slot exists but was created for another output plugin than the chosen decoder's (say,
+  /// for pgoutput, and the pipeline now runs wal2json): the plugin would refuse every start.
+  /// Action: use the decoder the slot was made for, or a new slot for this decoder.
+  slot_plugin_mismatch,
 
   // --- start-time rejections: nothing started --------------------------------------------------
 
@@ -202,8 +225,8 @@ enum class halt_reason {
   /// Logical messages were requested but the sink has no `handle_message`.
   /// Action: implement `handle_message`, or do not request messages.
   messages_unsupported,
-  /// The chosen decoder cannot provide a requested capability (streaming or failover off pgoutput,
-  /// messages on pglogical).
+  /// The chosen decoder cannot provide a requested capability (streaming, two-phase, failover,
+  /// origin filtering, binary values or a protocol version off pgoutput; messages on pglogical).
   /// Action: choose a decoder that has it, or drop the option.
   decoder_capability_unsupported,
   /// The requested start position is not a valid LSN.
@@ -236,7 +259,10 @@ inline constexpr std::array halt_reasons = {
     halt_reason::slot_synced_unpromoted,
     halt_reason::failover_unsupported,
     halt_reason::two_phase_failover_conflict,
+    halt_reason::slot_not_failover,
+    halt_reason::failover_slot_missing,
     halt_reason::standby_unsupported,
+    halt_reason::standby_feedback_off,
     halt_reason::origin_unsupported,
     halt_reason::checkpoint_store_failed,
     halt_reason::schema_change_destructive,
@@ -251,6 +277,7 @@ inline constexpr std::array halt_reasons = {
     halt_reason::decoder_unsupported_on_server,
     halt_reason::decoder_table_missing,
     halt_reason::table_keyless,
+    halt_reason::slot_plugin_mismatch,
     halt_reason::invalid_identifier,
     halt_reason::invalid_sink,
     halt_reason::config_invalid,
@@ -298,7 +325,10 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::slot_synced_unpromoted: return "slot_synced_unpromoted";
     case halt_reason::failover_unsupported: return "failover_unsupported";
     case halt_reason::two_phase_failover_conflict: return "two_phase_failover_conflict";
+    case halt_reason::slot_not_failover: return "slot_not_failover";
+    case halt_reason::failover_slot_missing: return "failover_slot_missing";
     case halt_reason::standby_unsupported: return "standby_unsupported";
+    case halt_reason::standby_feedback_off: return "standby_feedback_off";
     case halt_reason::origin_unsupported: return "origin_unsupported";
     case halt_reason::checkpoint_store_failed: return "checkpoint_store_failed";
     case halt_reason::schema_change_destructive: return "schema_change_destructive";
@@ -313,6 +343,7 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::decoder_unsupported_on_server: return "decoder_unsupported_on_server";
     case halt_reason::decoder_table_missing: return "decoder_table_missing";
     case halt_reason::table_keyless: return "table_keyless";
+    case halt_reason::slot_plugin_mismatch: return "slot_plugin_mismatch";
     case halt_reason::invalid_identifier: return "invalid_identifier";
     case halt_reason::invalid_sink: return "invalid_sink";
     case halt_reason::config_invalid: return "config_invalid";
@@ -388,7 +419,13 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::failover_unsupported: return "drop the failover option, or upgrade to PostgreSQL 17 or later";
     case halt_reason::two_phase_failover_conflict:
       return "drop failover or two-phase, or upgrade to PostgreSQL 18";
+    case halt_reason::slot_not_failover:
+      return "make it a failover slot on the primary (ALTER_REPLICATION_SLOT), or drop the failover option";
+    case halt_reason::failover_slot_missing:
+      return "point at the server that holds the slot, or re-synchronise the sink and clear its checkpoint";
     case halt_reason::standby_unsupported: return "connect to the primary, or upgrade the standby";
+    case halt_reason::standby_feedback_off:
+      return "set hot_standby_feedback = on on the standby (with a physical slot), then restart";
     case halt_reason::origin_unsupported: return "drop the origin option, or upgrade to PostgreSQL 16 or later";
     case halt_reason::checkpoint_store_failed:
       return "restore the checkpoint store, correct its schema or configuration, then restart";
@@ -408,6 +445,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::decoder_table_missing: return "create the table or correct the table list, then restart";
     case halt_reason::table_keyless:
       return "add a primary key, set REPLICA IDENTITY FULL, or declare the table insert-only";
+    case halt_reason::slot_plugin_mismatch: return "use the decoder the slot was made for, or a new slot";
     case halt_reason::invalid_identifier: return "correct the name's shape";
     case halt_reason::invalid_sink: return "implement the callback the options need, or change the options";
     case halt_reason::config_invalid: return "correct the options";
@@ -444,8 +482,12 @@ class halt_category_impl final : public std::error_category {
       case halt_reason::slot_origin_unavailable: return "the slot's start position is missing or malformed";
       case halt_reason::slot_synced_unpromoted: return "the slot is a synced copy on an unpromoted standby";
       case halt_reason::failover_unsupported: return "failover slots need PostgreSQL 17 or later";
-      case halt_reason::two_phase_failover_conflict: return "the server cannot combine failover and two-phase on a slot";
+      case halt_reason::two_phase_failover_conflict:
+        return "this server version cannot keep a two-phase slot safe across a failover";
+      case halt_reason::slot_not_failover: return "failover was requested but the slot is not a failover slot";
+      case halt_reason::failover_slot_missing: return "the failover slot is missing although the sink has a checkpoint";
       case halt_reason::standby_unsupported: return "logical decoding is not possible on this standby";
+      case halt_reason::standby_feedback_off: return "the standby does not send hot standby feedback";
       case halt_reason::origin_unsupported: return "origin filtering needs PostgreSQL 16 or later";
       case halt_reason::checkpoint_store_failed: return "the checkpoint store failed beyond its retry budget";
       case halt_reason::schema_change_destructive: return "a destructive schema change reached a published table";
@@ -460,6 +502,7 @@ class halt_category_impl final : public std::error_category {
       case halt_reason::decoder_unsupported_on_server: return "the server cannot run the chosen decoder";
       case halt_reason::decoder_table_missing: return "a configured table does not exist on the server";
       case halt_reason::table_keyless: return "a configured table has no replica identity";
+      case halt_reason::slot_plugin_mismatch: return "the slot was created for another output plugin";
       case halt_reason::invalid_identifier: return "a name in the options is not of an allowed shape";
       case halt_reason::invalid_sink: return "the sink cannot serve these options";
       case halt_reason::config_invalid: return "the options are invalid";

@@ -12,6 +12,7 @@
 #include <replicant/result.hpp>
 
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -36,6 +37,59 @@ enum class origin_filter {
   /// Only those made on the server itself, not those it received through replication: what a
   /// consumer of a bidirectional setup needs so as not to send changes back where they came from.
   none,
+};
+
+/// How a pipeline fills a sink that starts without a checkpoint (see docs/snapshots.md).
+enum class snapshot_mode {
+  /// No snapshot: a start without a checkpoint needs `go_forward_only`.
+  none,
+  /// Create the slot exporting a snapshot, hand every existing row to `handle_snapshot` as of that
+  /// snapshot, then `handle_snapshot_complete(consistent_point)`, then stream from exactly there.
+  /// All or nothing: an interrupted one halts `snapshot_incomplete` on the next start.
+  point_in_time,
+  /// Stream at once from a durable slot while a reader on its own connection backfills every
+  /// published table in key-ordered chunks, each reconciled against the live stream between two
+  /// watermarks and delivered to `handle_snapshot` with a progress token the sink stores with it
+  /// (`snapshot_progress()`), or the checkpoint store keeps. A crash, halt or reconnect resumes
+  /// after the last applied chunk.
+  incremental,
+};
+
+/**
+ * The value of `pipeline_options::snapshot`: a @ref snapshot_mode, also settable from a `bool`
+ * (`true` is `snapshot_mode::point_in_time`, `false` is `snapshot_mode::none`), the spelling the
+ * option had before it had modes.
+ *
+ * @par Example
+ * @code
+ * o.snapshot = replicant::snapshot_mode::incremental;
+ * o.snapshot = true;  // point_in_time
+ * if (o.snapshot) { ... }  // any snapshot mode
+ * @endcode
+ */
+class snapshot_setting {
+ public:
+  /// `snapshot_mode::none`. Never throws.
+  constexpr snapshot_setting() noexcept = default;
+  /// @p mode. Never throws.
+  // NOLINTNEXTLINE(google-explicit-constructor): assigning a mode is the point of the type.
+  constexpr snapshot_setting(snapshot_mode mode) noexcept : mode_(mode) {}
+  /// `point_in_time` for true, `none` for false. Only `bool` itself converts, not an integer.
+  template <std::same_as<bool> Bool>
+  // NOLINTNEXTLINE(google-explicit-constructor): keeps `o.snapshot = true` meaning what it always did.
+  constexpr snapshot_setting(Bool on) noexcept : mode_(on ? snapshot_mode::point_in_time : snapshot_mode::none) {}
+
+  /// The mode. Never throws.
+  [[nodiscard]] constexpr auto mode() const noexcept -> snapshot_mode { return mode_; }
+  /// True for any mode but `none`. Never throws.
+  [[nodiscard]] constexpr explicit operator bool() const noexcept { return mode_ != snapshot_mode::none; }
+  /// Same mode. Never throws.
+  friend constexpr auto operator==(snapshot_setting a, snapshot_setting b) noexcept -> bool {
+    return a.mode_ == b.mode_;
+  }
+
+ private:
+  snapshot_mode mode_ = snapshot_mode::none;
 };
 
 /**
@@ -64,13 +118,23 @@ struct pipeline_options {
   /// Start-mode guard: with no checkpoint yet, stream only what commits from now on. Required for a
   /// new slot unless `snapshot` is set; setting both is an error.
   bool go_forward_only = false;
-  /// Start mode: with no checkpoint yet, create the slot exporting a snapshot, hand every existing
-  /// row of the published tables to the sink's `handle_snapshot` as of that snapshot, then
-  /// `handle_snapshot_complete(consistent_point)`, then stream from exactly that point. Needs a sink
-  /// with both members (else `snapshot_unsupported`) and a slot that does not exist yet.
-  bool snapshot = false;
-  /// Rows per `handle_snapshot` batch at most.
+  /// Start mode (see @ref snapshot_mode). `point_in_time` (or `true`): with no checkpoint yet,
+  /// create the slot exporting a snapshot, hand every existing row of the published tables to the
+  /// sink's `handle_snapshot` as of that snapshot, then `handle_snapshot_complete(consistent_point)`,
+  /// then stream from exactly that point; needs a sink with both members and a slot that does not
+  /// exist yet. `incremental`: stream at once and backfill in chunks beside the stream, resumably;
+  /// needs `handle_snapshot`, and `snapshot_progress()` unless the checkpoint is library-owned (whose
+  /// store must then keep progress too). A sink that cannot take the mode is refused with
+  /// `snapshot_unsupported`.
+  snapshot_setting snapshot{};
+  /// Point-in-time: rows per `handle_snapshot` batch at most.
   std::size_t snapshot_batch_rows = 1000;
+  /// Incremental: rows per chunk at most (one `handle_snapshot` call each). Smaller chunks keep
+  /// each watermark window short, so fewer of their rows collide with live writes.
+  std::size_t snapshot_chunk_rows = 1024;
+  /// Incremental: chunks the reader may read ahead of the stream (each held in memory until the
+  /// stream reaches its high watermark).
+  std::size_t snapshot_max_pending_chunks = 4;
 
   /// Create the slot when it does not exist (persistent, pgoutput, no snapshot). Off: a missing
   /// slot halts `slot_missing`, for deployments where slots are provisioned by someone else.
@@ -79,7 +143,11 @@ struct pipeline_options {
   /// Ask pgoutput for logical decoding messages (`pg_logical_emit_message`). Needs a sink with
   /// `handle_message` for the non-transactional ones.
   bool messages = false;
-  /// Create the slot with `FAILOVER` so it is synced to standbys (PostgreSQL 17+; refused below).
+  /// Create the slot with `FAILOVER` so that standbys with `sync_replication_slots` keep a copy
+  /// of it, and a promoted standby can be streamed from where this pipeline left off (PostgreSQL
+  /// 17+: below, `failover_unsupported`; with `two_phase` on 17, `two_phase_failover_conflict`).
+  /// An existing slot must already be a failover slot, and a standby cannot create one: either
+  /// halts `slot_not_failover`. Off, an existing failover slot is streamed as it is.
   bool failover = false;
   /// Filter transactions by origin (PostgreSQL 16+; on 15 asking for it halts
   /// `origin_unsupported`). None: the server's default, which is `any`.
@@ -146,13 +214,20 @@ struct pipeline_options {
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(30);
 };
 
+namespace detail {
+// Everything validate() checks but the publications, which only the pgoutput decoder streams: the
+// other decoders name their tables in their own options (the pipeline refuses publications then).
+[[nodiscard]] inline auto validate_without_publications(const pipeline_options& o) noexcept -> result<void>;
+}  // namespace detail
+
 /**
  * Checks @p o without connecting anywhere.
  *
  * @return nothing, or a start-time rejection: `invalid_identifier` (slot or a publication is not of
  * an allowed shape; which one is not said), `conflicting_start_mode` (`go_forward_only` and
  * `snapshot` both set), `config_invalid`
- * (no connection string, no publication, a zero budget or interval, a protocol version outside 1-4).
+ * (no connection string, no publication, a zero budget or interval, a protocol version outside 1-4,
+ * a zero chunk size, or `binary` with the incremental snapshot).
  * Never throws.
  */
 [[nodiscard]] inline auto validate(const pipeline_options& o) noexcept -> result<void> {
@@ -161,6 +236,11 @@ struct pipeline_options {
   for (const auto& p : o.publications) {
     if (!identifier::validate(p)) return fail(halt_reason::invalid_identifier);
   }
+  return detail::validate_without_publications(o);
+}
+
+inline auto detail::validate_without_publications(const pipeline_options& o) noexcept -> result<void> {
+  if (!identifier::validate_slot_name(o.slot)) return fail(halt_reason::invalid_identifier);
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
       o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 || o.receive_timeout.count() < 0 ||
@@ -171,7 +251,15 @@ struct pipeline_options {
     return fail(halt_reason::config_invalid);
   }
   if (o.go_forward_only && o.snapshot) return fail(halt_reason::conflicting_start_mode);
-  if (o.snapshot && o.snapshot_batch_rows == 0) return fail(halt_reason::config_invalid);
+  if (o.snapshot.mode() == snapshot_mode::point_in_time && o.snapshot_batch_rows == 0) {
+    return fail(halt_reason::config_invalid);
+  }
+  // Incremental chunks are reconciled with the stream by comparing key text, which binary values
+  // do not have.
+  if (o.snapshot.mode() == snapshot_mode::incremental &&
+      (o.snapshot_chunk_rows == 0 || o.snapshot_max_pending_chunks == 0 || o.binary)) {
+    return fail(halt_reason::config_invalid);
+  }
   return {};
 }
 

@@ -13,6 +13,8 @@
 #include <replicant/concepts.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/detail/backfill_worker.hpp>
 #include <replicant/detail/fault_point.hpp>
 #include <replicant/detail/frame_queue.hpp>
 #include <replicant/error.hpp>
@@ -21,6 +23,7 @@
 #include <replicant/options.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
+#include <replicant/snapshot/incremental.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
@@ -36,6 +39,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -72,7 +76,12 @@ namespace replicant {
  * `max_command_retries`; past it the pipeline halts `command_error_limit`. A server that is simply
  * down is retried until stop(). Every halt is value-free (see @ref replicant::halt).
  *
- * @tparam Decoder the output plugin's decoder: @ref pgoutput_decoder.
+ * @tparam Decoder the output plugin's decoder, a @ref replicant::decoder_policy "decoder_policy":
+ * @ref pgoutput_decoder, or `wal2json_decoder` (decoder/wal2json.hpp) or `pglogical_decoder`
+ * (decoder/pglogical.hpp), which translate their plugin's output into pgoutput. Its capabilities
+ * decide which options and sink hooks are allowed, and where the table set is named: the
+ * publications of `pipeline_options::publications` for pgoutput, the decoder's own options
+ * otherwise (docs/decoders.md).
  * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint (the sink, per
  * transaction), @ref sink_owned_batches (the sink, per atomic batch) or @ref lib_owned_checkpoint
  * (the library, in a @ref replicant::checkpoint_store "checkpoint_store"). It decides which sink members are
@@ -91,6 +100,11 @@ namespace replicant {
  *                     replicant::no_spill, my_sink> p{sink, o};
  * std::jthread stopper{[&](std::stop_token t) { wait_for_signal(t); p.stop(); }};
  * p.run();  // returns after stop(), throws replicant::error on a halt
+ *
+ * // wal2json instead: the tables are the decoder's (and the publications stay empty).
+ * replicant::wal2json_options w{.tables = {{"public", "orders"}}};
+ * replicant::pipeline<replicant::wal2json_decoder, replicant::sink_owned_checkpoint,
+ *                     replicant::no_spill, my_sink> q{sink, w, o_without_publications};
  * @endcode
  *
  * @par Thread safety
@@ -98,8 +112,7 @@ namespace replicant {
  */
 template <class Decoder, class CheckpointPolicy, class SpillPolicy, class Sink>
 class pipeline {
-  static_assert(std::same_as<Decoder, pgoutput_decoder>,
-                "replicant: pipeline: only pgoutput_decoder is available as the Decoder so far");
+  static_assert(detail::check_decoder<Decoder, Sink>());
   static_assert(std::same_as<SpillPolicy, no_spill> || std::same_as<SpillPolicy, disk_spill>,
                 "replicant: pipeline: SpillPolicy must be no_spill or disk_spill");
   static_assert(detail::check_sink<Sink, CheckpointPolicy>());
@@ -116,7 +129,38 @@ class pipeline {
       : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// As above, with the spill policy's settings too (the spill directory and its bound).
   pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder>
+      : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
+  /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
+  /// policy without settings of its own.
+  pipeline(Sink& sink, Decoder decoder, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+      : pipeline(sink, std::move(decoder), CheckpointPolicy{}, std::move(options), events) {}
+  /// With the decoder's options, e.g. a `wal2json_options`, from which the decoder is made.
+  template <class DecoderOptions>
+  pipeline(Sink& sink, DecoderOptions decoder_options, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
+      std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<CheckpointPolicy>
+      : pipeline(sink, Decoder{std::move(decoder_options)}, CheckpointPolicy{}, std::move(options), events) {}
+  /// With the decoder's and the checkpoint policy's settings.
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
+      : pipeline(sink, std::move(decoder), std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
+  /// With the decoder's, the checkpoint policy's and the spill policy's settings.
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
            telemetry::dispatcher* events = nullptr);
+  /// Another decoder, or another decoder's options: refused, because each decoder names its table
+  /// set in its own options, and those of one decoder mean nothing to another.
+  template <class Other>
+  pipeline(Sink& sink, Other, pipeline_options,
+           telemetry::dispatcher* = nullptr) requires detail::foreign_decoder_settings<Other, Decoder>
+      : sink_(sink), events_(nullptr) {
+    static_assert(detail::always_false<Other>,
+                  "replicant: pipeline: the decoder settings given belong to another Decoder. The table set is named "
+                  "per decoder: pgoutput_decoder streams the publications of pipeline_options::publications, "
+                  "wal2json_decoder the tables of wal2json_options::tables, pglogical_decoder the replication sets of "
+                  "pglogical_options::replication_sets");
+  }
   pipeline(const pipeline&) = delete;
   auto operator=(const pipeline&) -> pipeline& = delete;
   /// Stops a running pipeline and waits for its threads.
@@ -155,6 +199,7 @@ class pipeline {
   auto stream(session& s, pq::replication_stream&& stream) -> session_end;
   auto connection_loop(session& s, pq::replication_stream& stream) -> void;
   auto halt_with(halt h) -> void;
+  [[nodiscard]] auto validate_options() const -> result<void>;
   auto read_checkpoint() -> result<std::optional<lsn>>;
   auto read_snapshot(const exported_snapshot& exported) -> bool;
   auto publications_exist(pq::connection& conn) -> result<bool>;
@@ -168,6 +213,16 @@ class pipeline {
   auto call_sink(Call call) -> decltype(call());
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
+  // The incremental snapshot's hooks (impl/pipeline_backfill.hpp).
+  auto prepare_backfill(session& s) -> result<void>;
+  auto start_backfill() -> void;
+  auto end_backfill() noexcept -> void;
+  auto backfill_failed(applier& a) -> bool;
+  auto backfill_transaction(applier& a, transaction& t) -> std::optional<result<void>>;
+  auto backfill_reshaped(applier& a, const schema_change& c) -> void;
+  auto deliver_chunk(applier& a, const detail::backfill_window& w) -> result<void>;
+  auto read_progress() -> result<std::optional<std::string>>;
+  auto write_progress(std::string_view token) -> result<void>;
 
   template <class Event, class... Fields>
   auto emit(const Fields&... fields) noexcept -> void {
@@ -177,6 +232,7 @@ class pipeline {
   Sink& sink_;
   CheckpointPolicy policy_;
   [[no_unique_address]] SpillPolicy spill_;
+  Decoder decoder_;  // the plugin's side: options, START, translation; used by the applier thread only
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
@@ -188,6 +244,7 @@ class pipeline {
   std::optional<lsn> checkpoint_;
   std::optional<halt> halt_;
   std::exception_ptr sink_exception_;
+  detail::backfill_state backfill_;  // the incremental snapshot, when asked for
 };
 
 }  // namespace replicant

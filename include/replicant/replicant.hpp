@@ -30,6 +30,8 @@
 // Decoding
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/decoder/pglogical.hpp>
 #include <replicant/assembler.hpp>
 
 // libpq
@@ -47,6 +49,7 @@
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/snapshot/batch.hpp>
+#include <replicant/snapshot/incremental.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>

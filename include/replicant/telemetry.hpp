@@ -670,12 +670,13 @@ struct snapshot_started {
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
   /// @}
 };
-/// An incremental backfill resumed from its durable progress.
+/// An incremental backfill resumed from its durable progress (`change_count`: rows backfilled
+/// before).
 struct snapshot_resumed {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.resumed";
   static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::change_count_t>;
   /// @}
 };
 /// One table finished snapshotting.

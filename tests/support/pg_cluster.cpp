@@ -346,6 +346,75 @@ auto is_plain_identifier(std::string_view name) -> bool {
   });
 }
 
+// --- Base backups ---------------------------------------------------------------------------------
+
+// What a base backup leaves out of the data directory (PostgreSQL's "Making a Base Backup Using the
+// Low Level API", and what pg_basebackup skips): files that describe the running server or would
+// turn the copy into something else, and directories whose contents the server rebuilds at start.
+// pg_wal is among the latter because the standby streams the WAL it needs through its slot.
+constexpr std::array<std::string_view, 8> not_copied = {"postmaster.pid",   "postmaster.opts", "backup_label",
+                                                        "backup_label.old", "tablespace_map",  "standby.signal",
+                                                        "recovery.signal",  "current_logfiles"};
+constexpr std::array<std::string_view, 8> copied_empty = {"pg_wal",    "pg_replslot",  "pg_dynshmem", "pg_notify",
+                                                          "pg_serial", "pg_snapshots", "pg_stat_tmp", "pg_subtrans"};
+
+auto listed(std::string_view name, const auto& list) -> bool {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// The copy belongs to the account the server runs as (this process may be root).
+void give_to(const fs::path& path, const credentials& owner) {
+  if (owner.drop && lchown(path.c_str(), owner.uid, owner.gid) != 0) throw_errno("could not chown " + path.string());
+}
+
+// Copies the directory tree at from into the existing directory to, as a base backup does (see
+// not_copied and copied_empty; top says whether from is the data directory itself). Files may
+// change or vanish under the copy: the running server writes them, and replaying WAL from the
+// backup's start point repairs what the copy caught half-written.
+void copy_tree(const fs::path& from, const fs::path& to, bool top, const credentials& owner) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator{from}) {
+    const auto name = entry.path().filename().string();
+    // The relcache init file is rebuilt at start, and temporary files belong to running queries.
+    if (name == "pg_internal.init" || name.rfind("pgsql_tmp", 0) == 0) continue;
+    if (top && listed(name, not_copied)) continue;
+    const auto target = to / name;
+    const auto status = entry.symlink_status(ec);
+    if (ec) continue;  // gone since the listing
+    if (fs::is_directory(status)) {
+      fs::create_directory(target, entry.path());  // with the source's permissions
+      give_to(target, owner);
+      if (!(top && listed(name, copied_empty))) {
+        copy_tree(entry.path(), target, false, owner);
+      } else if (name == "pg_wal") {
+        // Its subdirectories (archive_status, and summaries on 17+) are part of the layout.
+        for (const auto& sub : fs::directory_iterator{entry.path()}) {
+          if (!sub.is_directory(ec)) continue;
+          fs::create_directory(target / sub.path().filename(), sub.path());
+          give_to(target / sub.path().filename(), owner);
+        }
+      }
+    } else if (fs::is_regular_file(status)) {
+      if (!fs::copy_file(entry.path(), target, ec) && fs::exists(entry.path())) {
+        throw std::system_error{ec, "pg_cluster: could not copy " + entry.path().string()};
+      }
+      if (!ec) give_to(target, owner);
+    } else if (fs::is_symlink(status)) {
+      // pg_tblspc links to tablespaces, which would need copies of their own.
+      throw std::runtime_error{"pg_cluster: cannot make a standby of a cluster with tablespaces"};
+    }
+  }
+}
+
+void write_text(const fs::path& path, std::string_view text, const credentials& owner) {
+  {
+    std::ofstream out{path, std::ios::binary | std::ios::trunc};
+    out << text;
+    if (!out.flush()) throw std::runtime_error{"pg_cluster: could not write " + path.string()};
+  }
+  give_to(path, owner);
+}
+
 }  // namespace
 
 // --- pg_error, pg_result, pg_connection -----------------------------------------------------------
@@ -538,23 +607,7 @@ void pg_cluster::create() {
   }
 
   sweep_stale_directories(options_.temp_root);
-  std::string pattern = (options_.temp_root / (std::string{dir_prefix} + "-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr)
-    throw_errno("could not create a directory in '" + options_.temp_root.string() + "'");
-  dir_ = pattern;
-
-  // Lock under a temporary name, then rename: a sweeping harness never sees an unlocked owner.lock.
-  lock_fd_ = open((dir_ / "owner.lock.new").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0) throw_errno("could not lock the cluster directory");
-  fs::rename(dir_ / "owner.lock.new", dir_ / "owner.lock");
-
-  if (drop_privileges_ && chown(dir_.c_str(), uid_, gid_) != 0) throw_errno("could not chown the cluster directory");
-
-  // The socket is <dir>/.s.PGSQL.<port>, and sockaddr_un holds 107 bytes plus the terminator.
-  if (dir_.string().size() + std::string_view{"/.s.PGSQL.65535"}.size() > 107) {
-    throw std::runtime_error{"pg_cluster: '" + dir_.string() +
-                             "' is too long for a unix socket path; set REPLICANT_PG_TMPDIR"};
-  }
+  make_directory();
 
   const credentials as{drop_privileges_, uid_, gid_};
   const auto postgres = (options_.bindir / "postgres").string();
@@ -611,20 +664,47 @@ void pg_cluster::create() {
     if (!conf.flush()) throw std::runtime_error{"pg_cluster: could not write postgresql.conf"};
   }
 
+  start_on_free_port();
+
+  const std::chrono::duration<double> took = steady::now() - began;
+  std::fprintf(stderr, "pg_cluster: PostgreSQL %d ready on 127.0.0.1:%d in %.2f s (%s)\n", major_, port_, took.count(),
+               dir_.c_str());
+}
+
+// A fresh cluster directory under the temporary root, locked for as long as this object lives.
+void pg_cluster::make_directory() {
+  std::string pattern = (options_.temp_root / (std::string{dir_prefix} + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw_errno("could not create a directory in '" + options_.temp_root.string() + "'");
+  dir_ = pattern;
+
+  // Lock under a temporary name, then rename: a sweeping harness never sees an unlocked owner.lock.
+  lock_fd_ = open((dir_ / "owner.lock.new").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0) throw_errno("could not lock the cluster directory");
+  fs::rename(dir_ / "owner.lock.new", dir_ / "owner.lock");
+
+  if (drop_privileges_ && chown(dir_.c_str(), uid_, gid_) != 0) throw_errno("could not chown the cluster directory");
+
+  // The socket is <dir>/.s.PGSQL.<port>, and sockaddr_un holds 107 bytes plus the terminator.
+  if (dir_.string().size() + std::string_view{"/.s.PGSQL.65535"}.size() > 107) {
+    throw std::runtime_error{"pg_cluster: '" + dir_.string() +
+                             "' is too long for a unix socket path; set REPLICANT_PG_TMPDIR"};
+  }
+}
+
+// Picks a free loopback port and starts the server on it, trying another port when one turns out
+// to be taken by the time the server binds it.
+void pg_cluster::start_on_free_port() {
   constexpr int attempts = 5;
   for (int attempt = 1;; ++attempt) {
     port_ = free_port();
     bool port_clash = false;
     start_once(port_clash);
-    if (postmaster_ != 0) break;
+    if (postmaster_ != 0) return;
     if (!port_clash || attempt == attempts) {
       throw std::runtime_error{"pg_cluster: no free port for PostgreSQL after " + std::to_string(attempts) + " tries"};
     }
   }
-
-  const std::chrono::duration<double> took = steady::now() - began;
-  std::fprintf(stderr, "pg_cluster: PostgreSQL %d ready on 127.0.0.1:%d in %.2f s (%s)\n", major_, port_, took.count(),
-               dir_.c_str());
 }
 
 auto pg_cluster::log_path() const -> fs::path { return dir_ / "server.log"; }
@@ -733,6 +813,24 @@ auto pg_cluster::running() noexcept -> bool {
 
 void pg_cluster::destroy() noexcept {
   wait_for_exit(SIGQUIT, 30'000);
+  if (!primary_slot_.empty()) {
+    // A standby's slot would pin WAL on its primary for as long as that runs. Best effort: the
+    // primary may be down by now (a failover test), and then there is nothing to release.
+    try {
+      pg_connection primary{primary_dsn_};
+      const auto drop = "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = " +
+                        primary.quote_literal(primary_slot_) + " AND NOT active";
+      const auto exists =
+          "SELECT count(*) FROM pg_replication_slots WHERE slot_name = " + primary.quote_literal(primary_slot_);
+      // The walsender that served the standby notices its end a moment later.
+      for (int i = 0; i < 100 && primary.exec(exists).value(0, 0) != "0"; ++i) {
+        static_cast<void>(primary.exec(drop));
+        std::this_thread::sleep_for(20ms);
+      }
+    } catch (...) {
+    }
+    primary_slot_.clear();
+  }
   if (dir_.empty()) return;
   if (options_.keep_directory) {
     // Without its owner.lock the next harness's sweep leaves the directory alone.
@@ -822,6 +920,112 @@ auto pg_cluster::has_setting(std::string_view name) const noexcept -> bool {
 }
 
 auto pg_cluster::server_log() const -> std::string { return read_file(log_path()); }
+
+// --- Standbys -------------------------------------------------------------------------------------
+
+auto pg_cluster::make_standby(standby_options options) -> std::unique_ptr<pg_cluster> {
+  if (!running()) throw std::runtime_error{"pg_cluster::make_standby: the primary is not running"};
+  if (options.slot.empty()) options.slot = unique_name("standby");
+  if (!is_plain_identifier(options.slot) || !is_plain_identifier(options.database)) {
+    throw std::invalid_argument{"pg_cluster::make_standby: slot and database must be 1-40 characters of [a-z0-9_]"};
+  }
+  if (options.sync_replication_slots && !has_setting("sync_replication_slots")) {
+    throw std::invalid_argument{"pg_cluster::make_standby: sync_replication_slots needs PostgreSQL 17 or later"};
+  }
+  // Not make_unique: the constructor is private.
+  return std::unique_ptr<pg_cluster>{new pg_cluster{standby_of{*this, options}}};
+}
+
+pg_cluster::pg_cluster(const standby_of& of) : options_(of.primary.options_) {
+  try {
+    create_standby(of);
+  } catch (...) {
+    destroy();
+    throw;
+  }
+}
+
+void pg_cluster::create_standby(const standby_of& of) {
+  const auto began = steady::now();
+  const auto& primary = of.primary;
+  major_ = primary.major_;
+  superuser_ = primary.superuser_;
+  drop_privileges_ = primary.drop_privileges_;
+  uid_ = primary.uid_;
+  gid_ = primary.gid_;
+  settings_ = primary.settings_;
+  make_directory();
+  const credentials owner{drop_privileges_, uid_, gid_};
+
+  // The slot first, reserving WAL at once: from here on the primary keeps every segment the
+  // standby will ask for, beginning with the backup's own start.
+  auto conn = primary.connect();
+  conn.exec("SELECT pg_create_physical_replication_slot(" + conn.quote_literal(of.options.slot) + ", true)");
+  primary_slot_ = of.options.slot;
+  primary_dsn_ = primary.dsn();
+
+  // A non-exclusive backup lives as long as this session; `fast` checkpoints now instead of
+  // spreading the checkpoint out, which is what keeps a standby of a small cluster at a second.
+  conn.exec("SELECT pg_backup_start('replicant standby', true)");
+  const auto data = dir_ / "data";
+  fs::create_directory(data, primary.dir_ / "data");
+  give_to(data, owner);
+  copy_tree(primary.dir_ / "data", data, true, owner);
+  // false: do not wait for WAL archiving, which is off; the slot keeps the WAL instead.
+  const auto stopped = conn.exec("SELECT labelfile, spcmapfile FROM pg_backup_stop(false)");
+  write_text(data / "backup_label", stopped.value(0, 0).value_or(""), owner);
+  if (const auto map = stopped.value(0, 1); map && !map->empty()) write_text(data / "tablespace_map", *map, owner);
+  write_text(data / "standby.signal", "", owner);
+
+  {
+    // After the primary's own settings, so these win (the copied postgresql.auto.conf still wins
+    // over both, as it does on the primary).
+    const std::string conninfo =
+        "host=127.0.0.1 port=" + std::to_string(primary.port_) + " user=" + quote_conninfo(superuser_) +
+        " dbname=" + quote_conninfo(of.options.database) + " application_name=" + quote_conninfo(of.options.slot);
+    const std::string_view feedback = of.options.hot_standby_feedback ? "on" : "off";
+    std::ofstream conf{data / "postgresql.conf", std::ios::app};
+    // wal_receiver_status_interval: replies (and with them feedback) at least every second rather
+    // than every ten, since tests wait on them.
+    conf << "\n# replicant test harness: a physical standby\n"
+         << "unix_socket_directories = " << quote_conf(dir_.string()) << "\n"
+         << "primary_conninfo = " << quote_conf(conninfo) << "\n"
+         << "primary_slot_name = " << quote_conf(of.options.slot) << "\n"
+         << "hot_standby = on\n"
+         << "hot_standby_feedback = " << feedback << "\n"
+         << "wal_receiver_status_interval = 1s\n";
+    if (of.options.sync_replication_slots) conf << "sync_replication_slots = on\n";
+    if (!conf.flush()) throw std::runtime_error{"pg_cluster: could not write the standby's postgresql.conf"};
+  }
+
+  start_on_free_port();
+  standby_ = true;
+  const std::chrono::duration<double> took = steady::now() - began;
+  std::fprintf(stderr, "pg_cluster: standby of 127.0.0.1:%d ready on 127.0.0.1:%d in %.2f s (%s)\n", primary.port_,
+               port_, took.count(), dir_.c_str());
+}
+
+void pg_cluster::wait_for_replay(pg_cluster& standby, std::chrono::milliseconds timeout) {
+  const auto target = scalar("SELECT pg_current_wal_flush_lsn()");
+  const auto check = "SELECT COALESCE(pg_last_wal_replay_lsn() >= '" + target + "'::pg_lsn, false)";
+  const auto deadline = steady::now() + timeout;
+  while (standby.scalar(check) != "t") {
+    if (steady::now() >= deadline) {
+      throw std::runtime_error{"pg_cluster: the standby did not replay the primary's WAL within " +
+                               std::to_string(timeout.count()) + " ms"};
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
+void pg_cluster::promote() {
+  if (!standby_) throw std::runtime_error{"pg_cluster::promote: this cluster is not a standby"};
+  // wait => true: returns once the server has left recovery and accepts writes.
+  if (scalar("SELECT pg_promote(true, 60)") != "t") {
+    throw std::runtime_error{"pg_cluster::promote: the standby did not finish promoting within 60 s"};
+  }
+  standby_ = false;
+}
 
 // --- The process-wide server ----------------------------------------------------------------------
 

@@ -30,8 +30,10 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -199,6 +201,25 @@ struct pg_cluster_options {
 };
 
 /**
+ * How pg_cluster::make_standby() sets up a physical standby.
+ */
+struct standby_options {
+  /// The physical replication slot on the primary that the standby streams through
+  /// (`primary_slot_name`), also its `application_name`. Empty: a fresh name from the primary's
+  /// unique_name(). The slot reserves WAL from the moment it is made, so nothing the base backup
+  /// needs can be removed before the standby has it.
+  std::string slot;
+  /// `hot_standby_feedback`: the standby tells the primary which rows its queries and its logical
+  /// slots still need, so that vacuum on the primary leaves them alone.
+  bool hot_standby_feedback = true;
+  /// `sync_replication_slots` (PostgreSQL 17+): keep synced copies of the primary's failover slots.
+  /// @throws std::invalid_argument from make_standby() on a server without the setting.
+  bool sync_replication_slots = false;
+  /// The database `primary_conninfo` names. Slot synchronisation needs one; streaming ignores it.
+  std::string database = "postgres";
+};
+
+/**
  * A throwaway PostgreSQL cluster, running for as long as the object lives.
  *
  * The constructor runs `initdb --no-sync` in a fresh temporary directory, configures the server for
@@ -321,8 +342,52 @@ class pg_cluster {
   /// The postmaster's process id, or 0 when stopped. Never throws.
   [[nodiscard]] auto postmaster_pid() const noexcept -> pid_t { return postmaster_; }
 
+  /**
+   * Starts a physical standby of this running cluster and returns once it accepts read-only
+   * connections.
+   *
+   * It is made the way `pg_basebackup -R` would make it, with nothing but the `postgres` binary
+   * and SQL (the provisioned 16+ builds ship no client programs): a physical slot on this server,
+   * `pg_backup_start`, a copy of the data directory without the files a base backup leaves out,
+   * `pg_backup_stop`'s label as `backup_label`, then `standby.signal`, `primary_conninfo` and
+   * `primary_slot_name`. The standby streams from this server over loopback TCP, and is a
+   * pg_cluster of its own: its own directory, port, socket and log, the same server binaries,
+   * stopped and removed (with its slot on this server, if that server still runs) when the
+   * returned object is destroyed. A fresh cluster takes about a second.
+   *
+   * @throws std::runtime_error when the backup or the start fails, pg_error for a failed
+   * statement on this server, std::invalid_argument for an option this server cannot honour.
+   */
+  [[nodiscard]] auto make_standby(standby_options options = {}) -> std::unique_ptr<pg_cluster>;
+
+  /**
+   * Waits until @p standby has replayed everything this server had flushed when the call began.
+   * @throws std::runtime_error after @p timeout.
+   */
+  void wait_for_replay(pg_cluster& standby, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  /// `pg_promote()`: ends recovery on this standby and waits until it accepts writes (at most a
+  /// minute). @throws std::runtime_error when it was no standby or did not finish promoting.
+  void promote();
+
+  /// Whether this cluster was made by make_standby() and has not been promoted. Never throws.
+  [[nodiscard]] auto is_standby() const noexcept -> bool { return standby_; }
+
+  /// The physical slot on the primary this standby streams through; empty for a primary. Never throws.
+  [[nodiscard]] auto primary_slot() const noexcept -> const std::string& { return primary_slot_; }
+
  private:
+  struct standby_of {
+    const pg_cluster& primary;
+    const standby_options& options;
+  };
+  // make_standby()'s constructor: the base backup, the standby settings, the start.
+  explicit pg_cluster(const standby_of& of);
+  void create_standby(const standby_of& of);
+
   void create();
+  void make_directory();
+  void start_on_free_port();
   void start_once(bool& port_clash);
   void wait_for_exit(int signal, int timeout_ms) noexcept;
   void destroy() noexcept;
@@ -341,6 +406,9 @@ class pg_cluster {
   int registry_slot_ = -1;
   std::set<std::string, std::less<>> settings_;
   std::uint64_t names_issued_ = 0;
+  bool standby_ = false;
+  std::string primary_slot_;  // with primary_dsn_: dropped on the primary by the destructor
+  std::string primary_dsn_;
 };
 
 /**

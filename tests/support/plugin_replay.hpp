@@ -91,6 +91,41 @@ inline auto show(const field& f) -> std::string {
   return std::to_string(static_cast<int>(v->kind())) + ":" + to_string(*v);
 }
 
+/// The logical message @p m as plain data.
+inline auto to_record(const logical_message& m) -> message_record {
+  return {m.transactional, m.message_lsn, std::string{m.prefix},
+          std::string{reinterpret_cast<const char*>(m.content.data()), m.content.size()}};
+}
+
+/// The committed transaction @p t as plain data: what a sink of the live tests keeps to compare
+/// the deliveries of two decoders.
+inline auto to_record(const transaction& t) -> transaction_record {
+  transaction_record r{t.xid(), t.commit_lsn(), t.end_lsn(), t.commit_time(), {}, {}, {}, {}};
+  for (const change& c : t.changes()) {
+    change_record x;
+    x.op = std::string{to_string(c.op())};
+    x.table = c.relation().schema + "." + c.relation().table;
+    x.relation_oid = c.relation().oid;
+    x.identity = static_cast<char>(c.relation().identity);
+    x.columns = c.relation().columns;
+    x.old_kind = static_cast<char>(c.old_kind());
+    for (const field f : c.record()) x.record.push_back({std::string{f.name()}, show(f)});
+    for (const field f : c.old()) x.old.push_back({std::string{f.name()}, show(f)});
+    for (const std::string_view name : c.unchanged()) x.unchanged.emplace_back(name);
+    if (c.op() == change_op::truncate) {
+      x.cascade = c.truncate_cascade();
+      x.restart_identity = c.truncate_restart_identity();
+    }
+    r.changes.push_back(std::move(x));
+  }
+  for (const logical_message& m : t.messages()) r.messages.push_back(to_record(m));
+  if (t.origin()) {
+    r.origin = std::string{t.origin()->name};
+    r.origin_lsn = t.origin()->origin_lsn;
+  }
+  return r;
+}
+
 /// The assembler handler that records everything into a replay_result.
 class recording_handler {
  public:

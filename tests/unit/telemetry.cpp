@@ -225,6 +225,12 @@ BOOST_AUTO_TEST_CASE(emit_reaches_handlers_with_the_right_keys) {
   t::emit<t::events::connection_slot_active>(d);  // no keys at all is fine
   BOOST_TEST_REQUIRE(got.size() == 6U);
   BOOST_TEST(got[5].metadata.empty());
+
+  // Every connect says which kind of node it reached.
+  t::emit<t::events::connection_connected>(d, t::keys::kind = t::kind::standby);
+  BOOST_TEST_REQUIRE(got.size() == 7U);
+  BOOST_TEST(got[6].name == "replicant.connection.connected");
+  BOOST_TEST(got[6].metadata == std::vector<std::string>{"kind=standby"});
 }
 
 BOOST_AUTO_TEST_CASE(record_gives_typed_values_by_key) {
@@ -245,6 +251,23 @@ BOOST_AUTO_TEST_CASE(record_gives_typed_values_by_key) {
   t::emit<t::events::snapshot_completed>(d, t::keys::commit_lsn = "0/10"_lsn, t::keys::change_count = 7,
                                          t::keys::duration = 2s);
   BOOST_TEST(checked);
+}
+
+BOOST_AUTO_TEST_CASE(incremental_snapshot_events_carry_their_counts) {
+  t::dispatcher d;
+  std::vector<std::string> got;
+  d.attach([&](const t::event_record& e) { got.push_back(t::to_string(e)); });
+  t::emit<t::events::snapshot_resumed>(d, t::keys::slot_name = replicant::slot_name::make("orders").value(),
+                                       t::keys::change_count = 4000);
+  const replicant::table_ref items{"public", "items"};
+  t::emit<t::events::snapshot_chunk_completed>(d, t::keys::table = items, t::keys::change_count = 1024);
+  t::emit<t::events::snapshot_chunk_retried>(d, t::keys::table = items,
+                                             t::keys::reason = replicant::halt_reason::snapshot_table_contended,
+                                             t::keys::attempt = 2);
+  BOOST_TEST_REQUIRE(got.size() == 3U);
+  BOOST_TEST(got[0] == "replicant.snapshot.resumed slot_name=orders change_count=4000");
+  BOOST_TEST(got[1] == "replicant.snapshot.chunk_completed table=public.items change_count=1024");
+  BOOST_TEST(got[2] == "replicant.snapshot.chunk_retried table=public.items reason=snapshot_table_contended attempt=2");
 }
 
 BOOST_AUTO_TEST_CASE(lag_ms_is_whole_milliseconds) {

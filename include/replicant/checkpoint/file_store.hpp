@@ -72,6 +72,34 @@ inline auto parse_checkpoint_file(std::string_view text, const slot_name& slot) 
   return *parsed;
 }
 
+// The first line of a progress file (see file_checkpoint_store::write_progress).
+inline constexpr std::string_view progress_file_magic = "replicant-snapshot-progress 1";
+
+// A progress token holds one key; a megabyte is far more than any key the server can index.
+inline constexpr std::size_t progress_file_limit = std::size_t{1} << 20U;
+
+// The progress file's bytes: the magic, the slot, the token's length, then the token itself, which
+// may hold any character (a key's text), newlines included.
+inline auto format_progress_file(const slot_name& slot, std::string_view token) -> std::string {
+  std::string out{progress_file_magic};
+  out += "\nslot ";
+  out += slot.view();
+  out += "\nlength ";
+  out += std::to_string(token.size());
+  out += '\n';
+  out += token;
+  return out;
+}
+
+// Parses a whole progress file written for @p slot; anything else is `store_mismatch`.
+inline auto parse_progress_file(std::string_view text, const slot_name& slot) -> result<std::string> {
+  if (take_line(text) != progress_file_magic) return fail(errc::store_mismatch);
+  if (take_field(text, "slot") != slot.view()) return fail(errc::store_mismatch);
+  const auto length = take_field(text, "length");
+  if (!length || *length != std::to_string(text.size())) return fail(errc::store_mismatch);
+  return std::string{text};
+}
+
 }  // namespace detail
 
 /**
@@ -95,6 +123,9 @@ inline auto parse_checkpoint_file(std::string_view text, const slot_name& slot) 
  * **Reads never start over silently.** A missing file means "no checkpoint yet" (`std::nullopt`).
  * A file of another slot, of another format version or that does not parse is
  * `errc::store_mismatch`, a permanent fault: the pipeline halts rather than replay or skip history.
+ *
+ * It is also a @ref replicant::progress_store "progress_store": an incremental snapshot's progress
+ * goes to `<file>.progress`, written the same crash-safe way.
  *
  * @par Errors
  * Error codes only; the path is never part of one. `errc::io_failed` (transient) for any failed
@@ -130,6 +161,10 @@ class file_checkpoint_store {
     if (file_.empty() || !file_.has_filename()) return;  // refused by every call
     temp_ = file_;
     temp_ += ".tmp";
+    progress_ = file_;
+    progress_ += ".progress";
+    progress_temp_ = progress_;
+    progress_temp_ += ".tmp";
     directory_ = file_.parent_path();
     if (directory_.empty()) directory_ = ".";
   }
@@ -162,16 +197,47 @@ class file_checkpoint_store {
     return detail::replace_file_durably(file_, temp_, directory_, detail::format_checkpoint_file(slot, at));
   }
 
+  /**
+   * The incremental-snapshot progress last written for @p slot, from `<file>.progress`, or
+   * `std::nullopt` when that file does not exist.
+   * @return the token, nothing, `errc::store_mismatch`, `errc::io_failed` or `errc::invalid_options`.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto read_progress(const slot_name& slot) const -> result<std::optional<std::string>> {
+    if (temp_.empty()) return fail(errc::invalid_options);
+    auto bytes = detail::read_small_file(progress_, detail::progress_file_limit);
+    if (!bytes) return unexpected(bytes.error());
+    if (!*bytes) return std::optional<std::string>{};
+    if ((*bytes)->size() > detail::progress_file_limit) return fail(errc::store_mismatch);
+    auto token = detail::parse_progress_file(**bytes, slot);
+    if (!token) return unexpected(token.error());
+    return std::optional<std::string>{std::move(*token)};
+  }
+
+  /**
+   * Makes @p token the incremental-snapshot progress of @p slot, durably, in `<file>.progress`.
+   * @return nothing, `errc::io_failed` (the previous file is intact) or `errc::invalid_options`
+   *         (also for a token too large to be one).
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto write_progress(const slot_name& slot, std::string_view token) -> result<void> {
+    if (temp_.empty() || token.size() > detail::progress_file_limit / 2) return fail(errc::invalid_options);
+    return detail::replace_file_durably(progress_, progress_temp_, directory_,
+                                        detail::format_progress_file(slot, token));
+  }
+
   /// The checkpoint file. Never throws.
   [[nodiscard]] auto path() const noexcept -> const std::filesystem::path& { return file_; }
 
  private:
   std::filesystem::path file_;
-  std::filesystem::path temp_;       // <file>.tmp; empty when the path was refused
-  std::filesystem::path directory_;  // fsynced after the rename
+  std::filesystem::path temp_;           // <file>.tmp; empty when the path was refused
+  std::filesystem::path directory_;      // fsynced after the rename
+  std::filesystem::path progress_;       // <file>.progress
+  std::filesystem::path progress_temp_;  // <file>.progress.tmp
 };
 
-static_assert(checkpoint_store<file_checkpoint_store>);
+static_assert(progress_store<file_checkpoint_store>);
 
 }  // namespace replicant
 

@@ -7,6 +7,7 @@
 /// replicant::postgres_checkpoint_store: checkpoints as rows of a PostgreSQL table, one per slot.
 
 #include <replicant/checkpoint/store.hpp>
+#include <replicant/detail/backfill_codec.hpp>
 #include <replicant/error.hpp>
 #include <replicant/identifier.hpp>
 #include <replicant/lsn.hpp>
@@ -43,6 +44,12 @@ struct postgres_store_options {
   /// `options='-c search_path=...'` in @ref conninfo. Used quoted, so its case is kept. Created on
   /// first use when it does not exist.
   std::string table = "replicant_checkpoints";
+  /// The table of incremental-snapshot progress (@ref replicant::progress_store "progress_store"),
+  /// a plain identifier like @ref table, resolved and quoted the same way. Created on first use of
+  /// read_progress() or write_progress() when it does not exist:
+  /// `(slot_name text PRIMARY KEY, progress text NOT NULL)`. Untouched by pipelines without an
+  /// incremental snapshot.
+  std::string progress_table = "replicant_snapshot_progress";
   /// Give up connecting after this long; the call then fails `errc::connection_failed`, and the
   /// pipeline's retry budget decides what happens next. Must be positive.
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
@@ -83,6 +90,10 @@ namespace detail {
  * LSN here after the sink returned, so a crash repeats at most the one transaction in between.
  * `commit_lsn` holds the LSN's 64 bits as a `bigint` (PostgreSQL has no unsigned type): every LSN
  * round-trips exactly, and those below 2^63 (all of them in practice) read as themselves in SQL.
+ *
+ * It is also a @ref replicant::progress_store "progress_store": the progress of an incremental
+ * snapshot lives in a second table, `progress_table` (one row per slot, `progress text`), created
+ * and checked the same way, only when a pipeline uses it.
  *
  * **Lazy, self-healing connection.** Nothing happens at construction. The first call connects
  * (`session_kind::normal`), pins `synchronous_commit = on` for the session (so a write is durable
@@ -135,7 +146,7 @@ class postgres_checkpoint_store {
    * @throws std::bad_alloc only.
    */
   explicit postgres_checkpoint_store(postgres_store_options options) : options_(std::move(options)) {
-    if (!identifier::validate(options_.table)) {
+    if (!identifier::validate(options_.table) || !identifier::validate(options_.progress_table)) {
       config_error_ = make_error_code(errc::invalid_identifier);
       return;
     }
@@ -147,6 +158,8 @@ class postgres_checkpoint_store {
     // that a literal would need to escape.
     quoted_table_ = quote_identifier(options_.table).value();
     table_literal_ = quote_literal(quoted_table_).value();
+    quoted_progress_ = quote_identifier(options_.progress_table).value();
+    progress_literal_ = quote_literal(quoted_progress_).value();
   }
 
   postgres_checkpoint_store(const postgres_checkpoint_store&) = delete;
@@ -199,6 +212,36 @@ class postgres_checkpoint_store {
     return {};
   }
 
+  /**
+   * The incremental-snapshot progress last written for @p slot, or `std::nullopt` when there is
+   * none. Creates or checks the progress table first if needed (same rules as the checkpoint
+   * table: `progress` must be `text`).
+   * @return the token, nothing, or an error from the class comment's table.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto read_progress(const slot_name& slot) -> result<std::optional<std::string>> {
+    if (auto s = progress_ready(); !s) return unexpected(s.error());
+    auto rows = run("SELECT progress FROM " + quoted_progress_ + " WHERE slot_name = " + slot_literal(slot));
+    if (!rows) return unexpected(rows.error());
+    if (rows->rows() == 0) return std::optional<std::string>{};
+    if (rows->rows() != 1 || rows->columns() != 1 || rows->is_null(0, 0)) return mismatch();
+    return std::optional<std::string>{std::string{rows->get(0, 0)}};
+  }
+
+  /**
+   * Makes @p token the incremental-snapshot progress of @p slot, durably, in one upsert of its own.
+   * @return nothing, or an error from the class comment's table.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto write_progress(const slot_name& slot, std::string_view token) -> result<void> {
+    if (auto s = progress_ready(); !s) return unexpected(s.error());
+    auto done = run("INSERT INTO " + quoted_progress_ + " (slot_name, progress) VALUES (" + slot_literal(slot) + ", " +
+                    detail::escape_string_literal(token) +
+                    ") ON CONFLICT (slot_name) DO UPDATE SET progress = EXCLUDED.progress");
+    if (!done) return unexpected(done.error());
+    return {};
+  }
+
   /// The SQLSTATE of the last server error a call ran into (e.g. `"42501"`, insufficient
   /// privilege), empty when the last call got none. For diagnosis: it carries no value. Never throws.
   [[nodiscard]] auto last_sqlstate() const noexcept -> std::string_view { return last_sqlstate_; }
@@ -212,6 +255,7 @@ class postgres_checkpoint_store {
   auto drop(std::error_code ec) noexcept -> unexpected<std::error_code> {
     conn_.reset();
     checked_ = false;
+    progress_checked_ = false;
     return unexpected<std::error_code>(ec);
   }
   auto mismatch() noexcept -> unexpected<std::error_code> { return drop(make_error_code(errc::store_mismatch)); }
@@ -260,10 +304,27 @@ class postgres_checkpoint_store {
     return {};
   }
 
+  // The connection ready, and the progress table there and of its shape, as needed.
+  auto progress_ready() -> result<void> {
+    if (auto s = ready(); !s) return s;
+    if (progress_checked_) return {};
+    auto found = probe_table(progress_literal_, "progress", "text");
+    if (!found) return unexpected(found.error());
+    if (!*found) {
+      if (auto created = create(quoted_progress_, "progress text NOT NULL"); !created) return created;
+      found = probe_table(progress_literal_, "progress", "text");
+      if (!found) return unexpected(found.error());
+      if (!*found) return drop(make_error_code(errc::checkpoint_store_failed));
+    }
+    progress_checked_ = true;
+    return {};
+  }
+
   // CREATE TABLE IF NOT EXISTS, where losing a race to another creator counts as success.
-  auto create() -> result<void> {
-    auto r = conn_->exec("CREATE TABLE IF NOT EXISTS " + quoted_table_ +
-                         " (slot_name text PRIMARY KEY, commit_lsn bigint NOT NULL)");
+  auto create() -> result<void> { return create(quoted_table_, "commit_lsn bigint NOT NULL"); }
+  auto create(const std::string& quoted, std::string_view value_column) -> result<void> {
+    auto r = conn_->exec("CREATE TABLE IF NOT EXISTS " + quoted + " (slot_name text PRIMARY KEY, " +
+                         std::string{value_column} + ")");
     last_sqlstate_ = conn_->last_error().sqlstate;
     if (r) return {};
     if (r.error() == errc::server_error && detail::is_concurrent_create_sqlstate(last_sqlstate_)) {
@@ -278,13 +339,18 @@ class postgres_checkpoint_store {
   // checks its shape in the catalogs: true when usable, false when absent, store_mismatch when of
   // another shape. Catalog objects are schema-qualified so that a hostile search_path cannot
   // substitute them.
-  auto probe() -> result<bool> {
+  auto probe() -> result<bool> { return probe_table(table_literal_, "commit_lsn", "bigint"); }
+  // The same for any of our tables: @p literal names it, @p column is its value column, of @p type.
+  auto probe_table(const std::string& literal, std::string_view column, std::string_view type) -> result<bool> {
+    const std::string value = "'" + std::string{column} + "'";
     auto r =
         run("SELECT c.relkind::text, c.relpersistence::text,"
             " (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
             "   WHERE a.attrelid = c.oid AND a.attname = 'slot_name' AND a.attnum > 0 AND NOT a.attisdropped),"
             " (SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
-            "   WHERE a.attrelid = c.oid AND a.attname = 'commit_lsn' AND a.attnum > 0 AND NOT a.attisdropped),"
+            "   WHERE a.attrelid = c.oid AND a.attname = " +
+            value +
+            " AND a.attnum > 0 AND NOT a.attisdropped),"
             // ON CONFLICT (slot_name) needs a valid, immediate, non-partial unique index on exactly it.
             " EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a"
             "   ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]"
@@ -294,9 +360,11 @@ class postgres_checkpoint_store {
             " EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a"
             "   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attnotnull"
             "   AND NOT a.atthasdef AND a.attidentity = '' AND a.attgenerated = ''"
-            "   AND a.attname NOT IN ('slot_name', 'commit_lsn'))"
+            "   AND a.attname NOT IN ('slot_name', " +
+            value +
+            "))"
             " FROM pg_catalog.pg_class c WHERE c.oid = pg_catalog.to_regclass(" +
-            table_literal_ + ")");
+            literal + ")");
     if (!r) return unexpected(r.error());
     if (r->rows() == 0) return false;
     const bool usable = r->rows() == 1 &&
@@ -304,22 +372,24 @@ class postgres_checkpoint_store {
                         // An ordinary or partitioned table; logged, since an unlogged or temporary
                         // one forgets its rows in a crash, which breaks the store's one promise.
                         && (r->get(0, 0) == "r" || r->get(0, 0) == "p") && r->get(0, 1) == "p" &&
-                        r->get(0, 2) == "text" && r->get(0, 3) == "bigint" && r->get(0, 4) == "t" &&
-                        r->get(0, 5) == "f";
+                        r->get(0, 2) == "text" && r->get(0, 3) == type && r->get(0, 4) == "t" && r->get(0, 5) == "f";
     if (!usable) return mismatch();
     return true;
   }
 
   postgres_store_options options_;
-  std::error_code config_error_;        // a bad table name or timeout, reported by every call
-  std::string quoted_table_;            // "name", for SQL
-  std::string table_literal_;           // '"name"', for to_regclass
+  std::error_code config_error_;  // a bad table name or timeout, reported by every call
+  std::string quoted_table_;      // "name", for SQL
+  std::string table_literal_;     // '"name"', for to_regclass
+  std::string quoted_progress_;   // the progress table, likewise
+  std::string progress_literal_;
+  bool progress_checked_ = false;       // the progress table probed on this connection
   std::optional<pq::connection> conn_;  // empty before the first call and after a failure
   bool checked_ = false;                // conn_ is pinned and the table probed
   std::string last_sqlstate_;
 };
 
-static_assert(checkpoint_store<postgres_checkpoint_store>);
+static_assert(progress_store<postgres_checkpoint_store>);
 
 }  // namespace replicant
 

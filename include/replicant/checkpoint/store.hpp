@@ -14,6 +14,8 @@
 
 #include <concepts>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
 
 namespace replicant {
@@ -51,6 +53,30 @@ template <class S>
 concept checkpoint_store = requires(S& s, const slot_name& slot, lsn at) {
   { s.read(slot) } -> std::same_as<result<std::optional<lsn>>>;
   { s.write(slot, at) } -> std::same_as<result<void>>;
+};
+
+/**
+ * A @ref replicant::checkpoint_store "checkpoint_store" that also keeps the progress of an
+ * incremental snapshot (backfill) per slot: what a library-owned checkpoint needs for the
+ * `incremental` snapshot mode.
+ *
+ * | Expression | Type | Semantics |
+ * |---|---|---|
+ * | `s.read_progress(slot)` | `result<std::optional<std::string>>` | The token last written for `slot`, or `std::nullopt` if none was ever written. Called when a session starts. |
+ * | `s.write_progress(slot, token)` | `result<void>` | Makes `token` the progress of `slot`, durably (as `write`). Called after each chunk the sink stored. |
+ *
+ * where `s`, `slot` are as for `checkpoint_store` and `token` a `std::string_view`. The token is
+ * opaque text (no NUL) holding a row key: keep it like row data. Faults are classified as for the
+ * checkpoint, with the same retry budget.
+ *
+ * @par Laws
+ * After `write_progress(slot, t)` returned success, `read_progress(slot)` returns `t` until the
+ * next write, across process restarts, and independently of `write(slot, at)`.
+ */
+template <class S>
+concept progress_store = checkpoint_store<S> && requires(S& s, const slot_name& slot, std::string_view token) {
+  { s.read_progress(slot) } -> std::same_as<result<std::optional<std::string>>>;
+  { s.write_progress(slot, token) } -> std::same_as<result<void>>;
 };
 
 /**

@@ -13,6 +13,7 @@
 /// `pglogical_output_plugin.c` (callbacks, the queue table), https://github.com/2ndQuadrant/pglogical.
 
 #include <replicant/decoder/catalog.hpp>
+#include <replicant/decoder/policy.hpp>
 #include <replicant/detail/byte_reader.hpp>
 #include <replicant/detail/pgoutput_writer.hpp>
 #include <replicant/error.hpp>
@@ -53,6 +54,11 @@ struct pglogical_options {
   /// pgoutput's `origin 'none'`.
   bool forward_origins = true;
 };
+
+namespace detail {
+template <>
+inline constexpr bool is_decoder_options<pglogical_options> = true;
+}  // namespace detail
 
 /**
  * What the plugin announced in its startup message (the first message of every session, sent
@@ -143,6 +149,12 @@ class pglogical_decoder {
   /// The only protocol version pglogical's native protocol has.
   static constexpr std::uint32_t protocol_version = 1;
 
+  /// Tables described from the catalog, and nothing else: no publications (the table set is
+  /// pglogical_options::replication_sets), logical messages, streaming, two-phase, origin filter
+  /// (pglogical_options::forward_origins instead), failover, binary values, protocol choice or
+  /// snapshot start mode.
+  static constexpr decoder_capabilities capabilities{.catalog = true};
+
   /**
    * A decoder for @p options, optionally with the tables' current shapes.
    * @throws std::bad_alloc only.
@@ -177,6 +189,43 @@ class pglogical_decoder {
    */
   template <pgoutput_emitter Emit>
   [[nodiscard]] auto translate(std::span<const std::byte> payload, Emit&& emit) -> result<void>;
+
+  /// @name As the replication pipeline's Decoder (@ref replicant::decoder_policy)
+  /// @{
+
+  /**
+   * Checks the options before a pipeline connects: at least one replication set, each name of an
+   * allowed shape.
+   * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
+   * Never throws.
+   */
+  [[nodiscard]] auto validate(const pipeline_options& o) const noexcept -> result<void>;
+
+  /**
+   * start_options() as the pipeline asks for them. pglogical ignores parameters it does not know,
+   * so there is nothing to fall back from; what it refuses (a protocol or encoding it does not
+   * speak, an unknown set) it refuses at START_REPLICATION, and prepare() checks the sets first.
+   * @return the request, or `halt_reason::invalid_identifier`. Value-free.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto negotiate(const decoder_context& ctx) const -> result<start_request>;
+
+  /// A new session: reset(). Never throws.
+  auto begin_session(const decoder_context&) noexcept -> void { reset(); }
+
+  /**
+   * At connect: checks that the server can run pglogical's output plugin here (the `pglogical`
+   * library preloaded, the extension installed, a local node), that every configured replication
+   * set exists on the local node, and reads the shapes of the sets' tables
+   * (relation_catalog::query_for_replication_sets) as the catalog.
+   *
+   * @return no halt; or a halt `decoder_unsupported_on_server` or `publication_missing` (a
+   *   replication set is pglogical's publication); or the query's error (or
+   *   `errc::decode_failure` for a catalog row of the wrong shape). Value-free.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto prepare(const query_function& query) -> result<std::optional<halt>>;
+  /// @}
 
   /// Replaces the catalog (e.g. read again at a reconnect); used from the next Relation message on.
   auto set_catalog(relation_catalog catalog) noexcept -> void { catalog_ = std::move(catalog); }

@@ -12,6 +12,8 @@
 /// against the server's writer `src/backend/replication/logical/proto.c`; see PROTOCOL.md §2.
 
 #include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pgoutput_protocol.hpp>
+#include <replicant/decoder/policy.hpp>
 #include <replicant/detail/byte_reader.hpp>
 #include <replicant/detail/config.hpp>
 #include <replicant/error.hpp>
@@ -37,50 +39,6 @@ class pgoutput_decoder;
 
 /// A PostgreSQL transaction id (`TransactionId`, 32 bits on the wire).
 using transaction_id = std::uint32_t;
-
-/**
- * The `streaming` option given to pgoutput at `START_REPLICATION`.
- *
- * It changes the wire format: with `parallel` (PostgreSQL 16+, protocol 4) a Stream Abort carries
- * the abort LSN and time, with `on` it does not (PROTOCOL.md §7 gotcha #10).
- */
-enum class pgoutput_streaming : std::uint8_t {
-  /// Large transactions are decoded only once committed (no S/E/c/A/p messages).
-  off,
-  /// In-progress transactions are streamed (protocol 2+).
-  on,
-  /// Streamed, with the extra abort information parallel apply needs (protocol 4+).
-  parallel,
-};
-
-/**
- * What was negotiated with pgoutput at `START_REPLICATION`: the decoder needs it because the
- * same message type byte can have different layouts (Stream Abort) and because some messages only
- * exist from some version on.
- *
- * @par Example
- * @code
- * replicant::pgoutput_decoder decoder{{.version = 4, .streaming = replicant::pgoutput_streaming::parallel}};
- * @endcode
- */
-struct pgoutput_protocol {
-  /// Highest protocol version pgoutput knows (PostgreSQL 16 to 18).
-  static constexpr std::uint32_t max_version = 4;
-
-  /// `proto_version`: 1 (PG10+), 2 (PG14+, streaming), 3 (PG15+, two-phase), 4 (PG16+, parallel).
-  std::uint32_t version = max_version;
-  /// The `streaming` option.
-  pgoutput_streaming streaming = pgoutput_streaming::off;
-
-  /// False for combinations pgoutput itself refuses: a version outside 1..4, streaming below
-  /// protocol 2, parallel streaming below protocol 4.
-  [[nodiscard]] constexpr auto is_valid() const noexcept -> bool {
-    if (version < 1 || version > max_version) return false;
-    if (streaming == pgoutput_streaming::on) return version >= 2;
-    if (streaming == pgoutput_streaming::parallel) return version >= 4;
-    return true;
-  }
-};
 
 namespace pgoutput {
 class tuple_data;
@@ -649,6 +607,63 @@ class pgoutput_decoder {
   explicit pgoutput_decoder(pgoutput_protocol negotiated = {}) noexcept : protocol_(negotiated) {
     REPLICANT_ASSERT(negotiated.is_valid());
   }
+
+  /// @name As the replication pipeline's Decoder (@ref replicant::decoder_policy)
+  /// In the pipeline the assembler decodes the stream with a pgoutput_decoder of its own; this
+  /// object stands for the plugin: it negotiates `START_REPLICATION` and its translation is the
+  /// identity, so the pgoutput path pays nothing for the seam the other decoders use.
+  /// @{
+
+  /// The output plugin name for `CREATE_REPLICATION_SLOT ... LOGICAL`.
+  static constexpr std::string_view plugin_name = "pgoutput";
+
+  /// Everything the pipeline offers: pgoutput is the protocol it is built on. Its table set is the
+  /// publications of `pipeline_options::publications`.
+  static constexpr decoder_capabilities capabilities{.publications = true,
+                                                     .streaming = true,
+                                                     .two_phase = true,
+                                                     .messages = true,
+                                                     .origin_filter = true,
+                                                     .failover = true,
+                                                     .binary = true,
+                                                     .protocol_version = true,
+                                                     .snapshot = true,
+                                                     .catalog = false};
+
+  /// Nothing of its own to check: `replicant::validate(const pipeline_options&)` checks the
+  /// publications and the protocol version. Never throws.
+  [[nodiscard]] auto validate(const pipeline_options&) const noexcept -> result<void> { return {}; }
+
+  /**
+   * The `START_REPLICATION` options for the server and options of @p ctx: `proto_version` (the one
+   * asked for, or the highest the server speaks: 3 on 15, 4 on 16 and later), `publication_names`,
+   * and `messages`, `streaming` (`parallel` with protocol 4 on 16+, else `on`), `two_phase`,
+   * `origin` and `binary` as asked. The protocol it returns is what the assembler must be told.
+   *
+   * @return the request, or `halt_reason::invalid_identifier` for a publication name that cannot
+   *   be quoted (validate() refuses those first). Value-free.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto negotiate(const decoder_context& ctx) const -> result<start_request>;
+
+  /// A new session: reset(). Never throws.
+  auto begin_session(const decoder_context&) noexcept -> void { reset(); }
+
+  /**
+   * pgoutput is what the pipeline consumes: hands @p payload to @p emit unchanged.
+   * @return nothing, or @p emit's error.
+   * @throws whatever @p emit throws; nothing else.
+   */
+  template <pgoutput_emitter Emit>
+  [[nodiscard]] auto translate(std::span<const std::byte> payload, Emit&& emit) const -> result<void> {
+    if constexpr (std::is_void_v<std::invoke_result_t<Emit&, std::span<const std::byte>>>) {
+      std::invoke(emit, payload);
+      return {};
+    } else {
+      return std::invoke(emit, payload);
+    }
+  }
+  /// @}
 
   /**
    * Decodes one pgoutput message: the `data` of one XLogData.

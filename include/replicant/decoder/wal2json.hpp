@@ -14,6 +14,7 @@
 /// header links simdjson (`find_package(simdjson)`, target `simdjson::simdjson`).
 
 #include <replicant/decoder/catalog.hpp>
+#include <replicant/decoder/policy.hpp>
 #include <replicant/detail/pgoutput_writer.hpp>
 #include <replicant/error.hpp>
 #include <replicant/identifier.hpp>
@@ -23,6 +24,7 @@
 
 #include <simdjson.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -54,6 +56,8 @@ struct wal2json_options {
   /// Deliver logical messages (`pg_logical_emit_message`). wal2json always sends them; without
   /// this they are dropped. Their content reaches wal2json as a C string: it ends at the first NUL
   /// byte, and content that is not UTF-8 cannot be read from the JSON (`errc::decode_failure`).
+  /// In a replication pipeline `pipeline_options::messages` decides, and this must stay false
+  /// (a pipeline refuses it with `config_invalid`): it is the switch of the bare decoder.
   bool messages = false;
   /// Ask for `numeric-data-types-as-string` (wal2json 2.6 or later; an older plugin refuses the
   /// option at START_REPLICATION). Without it wal2json prints `NaN`, `Infinity` and `-Infinity` of
@@ -61,7 +65,23 @@ struct wal2json_options {
   /// such values then arrive as NULL. Values are exact either way (replicant keeps the digits as
   /// printed and never goes through a binary floating-point number).
   bool numeric_data_types_as_string = false;
+  /// Accept tables that have neither a replica identity index nor `REPLICA IDENTITY FULL`. wal2json
+  /// drops the updates and deletes of such a table with nothing but a server WARNING, so a
+  /// pipeline halts `table_keyless` at connect for one, unless it is declared insert-only here.
+  bool allow_keyless_tables = false;
+  /// How often a pipeline reads the catalog again while streaming (0: never). wal2json sends no
+  /// relation messages, and an UPDATE leaves out an unchanged TOASTed column exactly as it leaves
+  /// out a dropped one; a dropped column of a variable-width type on a table that only sees
+  /// updates is therefore found by this check, within one interval, and reported as the
+  /// destructive schema change it is. A configured table dropped, or left without a key, halts
+  /// `decoder_table_missing` or `table_keyless` the same way.
+  std::chrono::milliseconds schema_check_interval = std::chrono::seconds(30);
 };
+
+namespace detail {
+template <>
+inline constexpr bool is_decoder_options<wal2json_options> = true;
+}  // namespace detail
 
 /**
  * Translates the output of the `wal2json` logical decoding plugin (format version 2) into pgoutput
@@ -137,6 +157,11 @@ class wal2json_decoder {
   /// The output plugin name for `CREATE_REPLICATION_SLOT ... LOGICAL`.
   static constexpr std::string_view plugin_name = "wal2json";
 
+  /// Logical messages, and tables described from the catalog; no publications (the table set is
+  /// wal2json_options::tables), streaming, two-phase, origin filter, failover, binary values,
+  /// protocol choice or snapshot start mode.
+  static constexpr decoder_capabilities capabilities{.messages = true, .catalog = true};
+
   /**
    * A decoder for @p options, optionally seeded with the tables' current shapes.
    * @throws std::bad_alloc only.
@@ -172,6 +197,62 @@ class wal2json_decoder {
   template <pgoutput_emitter Emit>
   [[nodiscard]] auto translate(std::span<const std::byte> payload, Emit&& emit) -> result<void>;
 
+  /// @name As the replication pipeline's Decoder (@ref replicant::decoder_policy)
+  /// @{
+
+  /**
+   * Checks the options before a pipeline connects: at least one table, every name part of an
+   * allowed shape, a non-negative schema check interval, and `messages` left to the pipeline.
+   * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
+   * Never throws.
+   */
+  [[nodiscard]] auto validate(const pipeline_options& o) const noexcept -> result<void>;
+
+  /**
+   * start_options() as the pipeline asks for them, with `fallback_options` (the same list without
+   * `numeric-data-types-as-string`) when that option is asked for: wal2json before 2.6 refuses it.
+   * @return the request, or start_options()'s error. Value-free.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto negotiate(const decoder_context& ctx) const -> result<start_request>;
+
+  /// A new session: reset(), and deliver logical messages as `ctx.options.messages` says.
+  auto begin_session(const decoder_context& ctx) noexcept -> void {
+    reset();
+    options_.messages = ctx.options.messages;
+  }
+
+  /**
+   * At connect: reads the configured tables' shapes (relation_catalog::query_for_tables) through
+   * @p query, checks that every table exists and, unless `allow_keyless_tables`, has a replica
+   * identity wal2json can send updates and deletes with, and makes the result the catalog.
+   *
+   * @return no halt; or a halt `decoder_table_missing` or `table_keyless` naming the table; or the
+   *   query's error (or `errc::decode_failure` for a catalog row of the wrong shape). Value-free.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto prepare(const query_function& query) -> result<std::optional<halt>>;
+
+  /// `schema_check_interval`: how often a pipeline calls recheck(). Never throws.
+  [[nodiscard]] auto recheck_interval() const noexcept -> std::chrono::milliseconds {
+    return options_.schema_check_interval;
+  }
+
+  /**
+   * The periodic catalog check: reads the tables' shapes again, halts as prepare() does for a
+   * table dropped or left without a key, and describes again (through @p emit, a Relation
+   * message) every table described in this session that has lost a column since: the assembler
+   * then reports the destructive schema change as it would have from pgoutput. wal2json itself
+   * shows no such drop where the column was of a variable-width type and the table only sees
+   * updates (an unchanged TOASTed column is left out alike).
+   *
+   * @return as prepare(), or @p emit's error.
+   * @throws std::bad_alloc, and whatever @p emit throws.
+   */
+  template <pgoutput_emitter Emit>
+  [[nodiscard]] auto recheck(const query_function& query, Emit&& emit) -> result<std::optional<halt>>;
+  /// @}
+
   /**
    * Replaces the catalog the decoder consults for tables it has not described yet (e.g. after
    * reading the catalog again at a reconnect). Tables already described keep their shape.
@@ -202,8 +283,9 @@ class wal2json_decoder {
  private:
   // One value as wal2json printed it.
   struct json_value {
-    enum class kind : std::uint8_t { null, string, number, yes, no };
-    kind type = kind::null;
+    // `json_null`, not `null`: that would shadow replicant::null of <replicant/value.hpp>.
+    enum class kind : std::uint8_t { json_null, string, number, yes, no };
+    kind type = kind::json_null;
     std::string_view text{};  // the unescaped string, or the number's literal
   };
   // One element of "columns" or "identity" (or "pk", which has no value).
@@ -238,6 +320,7 @@ class wal2json_decoder {
     bool described = false;
   };
 
+  [[nodiscard]] auto build_start_options(bool numeric_as_string) const -> result<std::string>;
   [[nodiscard]] auto translate_payload(std::span<const std::byte> payload) -> std::error_code;
   [[nodiscard]] auto parse(std::span<const std::byte> payload) -> std::error_code;
   [[nodiscard]] auto parse_columns(simdjson::ondemand::value& v, std::vector<json_column>& out, bool with_values)
@@ -249,6 +332,8 @@ class wal2json_decoder {
   [[nodiscard]] auto message() -> std::error_code;
   [[nodiscard]] auto table_for(std::string_view schema, std::string_view table) -> table_state&;
   [[nodiscard]] auto fits(const relation_info& shape) const -> bool;
+  [[nodiscard]] auto read_catalog(const query_function& query, relation_catalog& out) const -> result<void>;
+  [[nodiscard]] auto check_tables(const relation_catalog& catalog) const -> std::optional<halt>;
   [[nodiscard]] auto build_shape(const table_state& state) const -> relation_info;
   auto write_value(const json_value& v, std::uint32_t type_oid) -> void;
 

@@ -194,6 +194,17 @@ inline auto append_utf8(std::string& out, std::uint32_t code) -> void {
   }
 }
 
+// `'a', 'b'`: the names as SQL literals. Only for names identifier::validate accepted, which hold
+// no quote or backslash, so quoting cannot refuse them.
+[[nodiscard]] inline auto sql_literal_list(const std::vector<std::string>& names) -> std::string {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty()) out += ", ";
+    out += quote_literal(n).value();
+  }
+  return out;
+}
+
 }  // namespace detail
 
 inline auto pglogical_decoder::start_options() const -> result<std::string> {
@@ -219,6 +230,72 @@ inline auto pglogical_decoder::start_options() const -> result<std::string> {
   out += *literal;
   if (options_.forward_origins) out += ", \"pglogical.forward_origins\" 'all'";
   return out;
+}
+
+inline auto pglogical_decoder::validate(const pipeline_options&) const noexcept -> result<void> {
+  if (options_.replication_sets.empty()) return fail(halt_reason::config_invalid);
+  for (const std::string& set : options_.replication_sets) {
+    if (!identifier::validate(set)) return fail(halt_reason::invalid_identifier);
+  }
+  return {};
+}
+
+inline auto pglogical_decoder::negotiate(const decoder_context&) const -> result<start_request> {
+  auto options = start_options();
+  if (!options) return fail(halt_reason::invalid_identifier);
+  start_request r;
+  r.options = std::move(*options);
+  return r;
+}
+
+inline auto pglogical_decoder::prepare(const query_function& query) -> result<std::optional<halt>> {
+  const auto unsupported = [] {
+    return std::optional<halt>{halt{.reason = halt_reason::decoder_unsupported_on_server}};
+  };
+  // pglogical's output plugin fails at START without the library preloaded (XX000, "not in
+  // shared_preload_libraries") or without a local node (55000): both are a server that cannot run
+  // this decoder, which no retry will change, so they are found here by name instead.
+  std::optional<bool> ready;
+  auto asked = query(
+      "SELECT 'pglogical' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))"
+      " AND EXISTS (SELECT 1 FROM pg_catalog.pg_extension WHERE extname = 'pglogical')",
+      [&](query_row row) { ready = row.size() == 1 && row[0] == "t"; });
+  if (!asked) return unexpected(asked.error());
+  if (!ready) return fail(errc::decode_failure);
+  if (!*ready) return unsupported();
+  std::size_t nodes = 0;
+  auto node = query("SELECT count(*) FROM pglogical.local_node", [&](query_row row) {
+    if (row.size() == 1 && row[0] != "0") ++nodes;
+  });
+  if (!node) return unexpected(node.error());
+  if (nodes == 0) return unsupported();
+  std::vector<std::string> found;
+  auto sets = query(
+      "SELECT s.set_name FROM pglogical.replication_set s JOIN pglogical.local_node l ON l.node_id = s.set_nodeid"
+      " WHERE s.set_name IN (" +
+          detail::sql_literal_list(options_.replication_sets) + ")",
+      [&](query_row row) {
+        if (row.size() == 1) found.emplace_back(row[0]);
+      });
+  if (!sets) return unexpected(sets.error());
+  for (const std::string& set : options_.replication_sets) {
+    if (std::find(found.begin(), found.end(), set) == found.end()) {
+      // pglogical refuses an unknown set at START with an internal error (22023), retried forever.
+      return std::optional<halt>{halt{.reason = halt_reason::publication_missing}};
+    }
+  }
+  auto sql = relation_catalog::query_for_replication_sets(options_.replication_sets);
+  if (!sql) return unexpected(sql.error());
+  relation_catalog catalog;
+  std::error_code bad;
+  auto read = query(*sql, [&](query_row row) {
+    if (bad) return;
+    if (auto added = catalog.add_row(row); !added) bad = added.error();
+  });
+  if (!read) return unexpected(read.error());
+  if (bad) return unexpected(bad);
+  catalog_ = std::move(catalog);
+  return std::optional<halt>{};
 }
 
 template <pgoutput_emitter Emit>

@@ -546,6 +546,37 @@ inline auto pgoutput_decoder::decode_two_phase(std::uint8_t type, detail::byte_r
   return {};
 }
 
+inline auto pgoutput_decoder::negotiate(const decoder_context& ctx) const -> result<start_request> {
+  const pipeline_options& o = ctx.options;
+  start_request r;
+  // The highest protocol the server speaks, unless one was asked for: 4 (parallel streaming) on
+  // 16 and later, 3 (two-phase) on 15.
+  r.protocol.version = o.protocol_version != 0 ? o.protocol_version : ctx.server_version >= 160000 ? 4U : 3U;
+  // Streaming changes the wire format of Stream Abort: `parallel` adds the abort LSN and time.
+  r.protocol.streaming = !o.streaming                                              ? pgoutput_streaming::off
+                         : r.protocol.version >= 4 && ctx.server_version >= 160000 ? pgoutput_streaming::parallel
+                                                                                   : pgoutput_streaming::on;
+  // publication_names is one string literal holding a list of identifiers (PROTOCOL.md §2.1).
+  std::string names;
+  for (const auto& p : o.publications) {
+    auto quoted = quote_identifier(p);
+    if (!quoted) return fail(halt_reason::invalid_identifier);
+    if (!names.empty()) names += ',';
+    names += *quoted;
+  }
+  auto literal = quote_literal(names);
+  if (!literal) return fail(halt_reason::invalid_identifier);
+  r.options = "proto_version '" + std::to_string(r.protocol.version) + "', publication_names " + *literal;
+  if (o.messages) r.options += ", messages 'true'";
+  if (r.protocol.streaming == pgoutput_streaming::parallel) r.options += ", streaming 'parallel'";
+  if (r.protocol.streaming == pgoutput_streaming::on) r.options += ", streaming 'on'";
+  if (o.two_phase) r.options += ", two_phase 'on'";
+  if (o.origin) r.options += o.origin == origin_filter::none ? ", origin 'none'" : ", origin 'any'";
+  // pgoutput takes a Boolean here and refuses '1' (PROTOCOL.md §9).
+  if (o.binary) r.options += ", binary 'true'";
+  return r;
+}
+
 }  // namespace replicant
 
 #endif  // REPLICANT_IMPL_PGOUTPUT_DECODER_HPP

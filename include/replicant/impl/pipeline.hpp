@@ -39,6 +39,7 @@ struct pipeline_session {
   std::optional<std::int64_t> too_slow_lag;
   std::optional<lsn> origin;
   bool slot_created = false;
+  bool standby = false;  // the server was in recovery when the session began
   std::uint32_t server_version = 0;
   std::uint32_t protocol = 0;  // the pgoutput protocol START_REPLICATION asked for
   pgoutput_streaming streaming = pgoutput_streaming::off;  // and the streaming mode
@@ -70,9 +71,10 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
 }
 
 // A Commit (or Stream Commit) travels in a frame whose position is the end of its commit record
-// (the walsender's write location): a commit whose own end LSN says otherwise is damaged.
-inline auto commit_matches_frame(const xlog_data& w) noexcept -> bool {
-  const auto& d = w.data;
+// (the walsender's write location): a commit whose own end LSN says otherwise is damaged. @p d is
+// the pgoutput message the frame's payload became (for pgoutput, the payload itself): a
+// translating decoder's Commit carries the end LSN its plugin sent, which must agree as well.
+inline auto commit_matches_frame(std::span<const std::byte> d, const xlog_data& w) noexcept -> bool {
   std::size_t at = 0;
   if (d.size() >= 26 && static_cast<char>(d[0]) == 'C') {
     at = 10;  // 'C', flags, commit LSN, then the end LSN
@@ -104,15 +106,53 @@ auto valid_policy(const P& p) noexcept -> bool {
   }
 }
 
+// Runs a decoder's catalog queries on @p conn (the replication connection at connect, or the
+// probe connection): every field as text, NULL as empty. Only the SQLSTATE of a failure is kept.
+inline auto decoder_query(pq::connection& conn) -> query_function {
+  return [&conn](const std::string& sql, const std::function<void(query_row)>& visit) -> result<void> {
+    auto rows = conn.exec(sql);
+    if (!rows) return unexpected(rows.error());
+    std::vector<std::string_view> fields;
+    for (int r = 0; r < rows->rows(); ++r) {
+      fields.clear();
+      for (int c = 0; c < rows->columns(); ++c) fields.push_back(rows->get(r, c));
+      visit(fields);
+    }
+    return {};
+  };
+}
+
+// The halt for an error a decoder's translation (or the assembler behind it) returned: the
+// assembler's spill faults have halts of their own, and so do a decoder's own findings (a commit
+// without its LSN, a protocol the plugin announced that the decoder does not speak); an
+// unsupported server encoding means the server cannot run this decoder; anything else is bad input.
+inline auto halt_for_translation(std::error_code ec) noexcept -> halt_reason {
+  if (ec == halt_reason::spill_exhausted) return halt_reason::spill_exhausted;
+  if (ec == errc::io_failed) return halt_reason::spill_io_failed;
+  if (ec == halt_reason::decoder_lsn_missing || ec == halt_reason::decoder_protocol_unsupported) {
+    return static_cast<halt_reason>(ec.value());
+  }
+  if (ec == errc::unsupported_server) return halt_reason::decoder_unsupported_on_server;
+  return halt_reason::decode_failure;
+}
+
+// A server that cannot load the output plugin's library (58P01, "could not access file") will not
+// be able to after a retry either.
+inline auto plugin_missing(std::string_view sqlstate) noexcept -> bool { return sqlstate == "58P01"; }
+
 }  // namespace detail
 
 template <class D, class C, class S, class Sink>
 struct pipeline<D, C, S, Sink>::session : detail::pipeline_session {};
 
 template <class D, class C, class S, class Sink>
-pipeline<D, C, S, Sink>::pipeline(Sink& sink, C checkpoint, S spill, pipeline_options options,
+pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, pipeline_options options,
                                   telemetry::dispatcher* events)
-    : sink_(sink), policy_(std::move(checkpoint)), spill_(std::move(spill)), options_(std::move(options)),
+    : sink_(sink),
+      policy_(std::move(checkpoint)),
+      spill_(std::move(spill)),
+      decoder_(std::move(decoder)),
+      options_(std::move(options)),
       events_(events) {
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -171,13 +211,34 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
   ec = halt_ ? make_error_code(halt_->reason) : std::error_code{};
 }
 
+// The options, and what the decoder can serve of them: everything is refused before connecting.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::validate_options() const -> result<void> {
+  constexpr decoder_capabilities can = D::capabilities;
+  if constexpr (can.publications) {
+    if (auto v = validate(options_); !v) return v;
+  } else {
+    // This decoder's table set is in its own options: publications here would be ignored.
+    if (!options_.publications.empty()) return fail(halt_reason::config_invalid);
+    if (auto v = detail::validate_without_publications(options_); !v) return v;
+  }
+  if ((options_.streaming && !can.streaming) || (options_.two_phase && !can.two_phase) ||
+      (options_.failover && !can.failover) || (options_.messages && !can.messages) ||
+      (options_.origin && !can.origin_filter) || (options_.binary && !can.binary) ||
+      (options_.protocol_version != 0 && !can.protocol_version)) {
+    return fail(halt_reason::decoder_capability_unsupported);
+  }
+  if (options_.snapshot && !can.snapshot) return fail(halt_reason::snapshot_unsupported);
+  return decoder_.validate(options_);
+}
+
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::run_loop() -> void {
   if (stop_fd_ < 0 || wake_fd_ < 0) {
     halt_with(detail::to_halt(halt_reason::config_invalid, std::error_code(errno, std::generic_category())));
     return;
   }
-  if (auto v = validate(options_); !v) {
+  if (auto v = validate_options(); !v) {
     halt_with(detail::to_halt(static_cast<halt_reason>(v.error().value())));
     return;
   }
@@ -189,7 +250,12 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     halt_with(detail::to_halt(halt_reason::messages_unsupported));
     return;
   }
-  if (options_.snapshot && !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
+  if (options_.snapshot.mode() == snapshot_mode::point_in_time &&
+      !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return;
+  }
+  if (options_.snapshot.mode() == snapshot_mode::incremental && !detail::supports_incremental_snapshot<Sink, C>) {
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
     return;
   }
@@ -202,8 +268,13 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     auto stream = connect(s);
     if (halt_) {
       if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
+          halt_->reason == halt_reason::decoder_table_missing ||
+          halt_->reason == halt_reason::decoder_option_unsupported ||
           halt_->reason == halt_reason::slot_missing || halt_->reason == halt_reason::origin_unsupported ||
-          halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted) {
+          halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted ||
+          halt_->reason == halt_reason::two_phase_failover_conflict || halt_->reason == halt_reason::slot_not_failover ||
+          halt_->reason == halt_reason::failover_slot_missing ||
+          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off) {
         emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
                                                              telemetry::keys::reason = halt_->reason);
       }
@@ -483,7 +554,8 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     }
   }
 
-  // Server version: pgoutput protocol 3 needs 15; 4 needs 16.
+  // Server version: pgoutput protocol 3 needs 15; 4 needs 16. Every decoder needs 15 (pgoutput
+  // itself exists from 10, and a server older than that has no pgoutput at all).
   s.server_version = static_cast<std::uint32_t>(conn.server_version());
   if (s.server_version < 150000) {
     halt_with(detail::to_halt(halt_reason::decoder_unsupported_on_server, make_error_code(errc::unsupported_server)));
@@ -498,19 +570,22 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     return fail(errc::halted);
   }
   if (options_.failover && options_.two_phase && s.server_version < 180000) {
-    // PostgreSQL 17 refuses a slot that is both; 18 allows it.
+    // PostgreSQL 17 creates such a slot, but its slot sync leaves two_phase_at behind: after a
+    // failover a transaction prepared before that point could be skipped. 18 syncs it.
     halt_with(detail::to_halt(halt_reason::two_phase_failover_conflict, make_error_code(errc::unsupported_server)));
     return fail(errc::halted);
   }
 
   // Recovery check, then the slot's state with the columns this version has.
-  auto recovery = conn.exec("SELECT pg_is_in_recovery()");
+  auto recovery = conn.exec("SELECT pg_is_in_recovery(), current_setting('hot_standby_feedback')");
   if (!recovery) return server_failed(recovery.error());
+  if (recovery->rows() != 1 || recovery->columns() != 2) return fail(errc::protocol_violation);
   const bool in_recovery = recovery->get(0, 0) == "t";
+  s.standby = in_recovery;
   const auto slot_literal = quote_literal(options_.slot).value();
   std::string slot_query = "SELECT confirmed_flush_lsn, wal_status";
   if (s.server_version >= 160000) slot_query += ", conflicting";
-  if (s.server_version >= 170000) slot_query += ", invalidation_reason, synced";
+  if (s.server_version >= 170000) slot_query += ", invalidation_reason, synced, failover";
   slot_query += " FROM pg_replication_slots WHERE slot_name = " + slot_literal + " AND slot_type = 'logical'";
   auto slot_row = conn.exec(slot_query);
   if (!slot_row) return server_failed(slot_row.error());
@@ -533,16 +608,55 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     if (auto at = parse_lsn(slot_row->get(0, 0))) confirmed_flush = *at;
   }
   if (in_recovery) {
-    halt_with(detail::to_halt(halt_reason::standby_unsupported, make_error_code(errc::unsupported_server)));
+    // Logical decoding on a standby arrived in PostgreSQL 16. It needs the standby to tell the
+    // primary which catalog rows its slots still read: without that feedback the primary's vacuum
+    // removes them and the server invalidates the slot (rows_removed), which costs a resync.
+    if (s.server_version < 160000) {
+      halt_with(detail::to_halt(halt_reason::standby_unsupported, make_error_code(errc::unsupported_server)));
+      return fail(errc::halted);
+    }
+    if (recovery->get(0, 1) != "on") {
+      halt_with(detail::to_halt(halt_reason::standby_feedback_off));
+      return fail(errc::halted);
+    }
+  }
+  // Failover asked (17+, the version step saw to that): the slot must be a failover slot, or be
+  // created as one here, which a standby cannot do. A slot that is one without being asked is
+  // fine: a promoted standby's synced slot is, whatever the pipeline now says.
+  if (options_.failover && (slot_exists ? slot_row->get(0, 5) != "t" : in_recovery)) {
+    halt_with(detail::to_halt(halt_reason::slot_not_failover));
     return fail(errc::halted);
   }
 
+  // A slot made for another output plugin (say, pgoutput's, before the decoder was changed) would
+  // refuse this decoder's options at START on every retry.
+  if (slot_exists) {
+    auto plugin = conn.exec("SELECT plugin FROM pg_catalog.pg_replication_slots WHERE slot_name = " + slot_literal);
+    if (!plugin) return server_failed(plugin.error());
+    if (plugin->rows() == 1 && plugin->get(0, 0) != D::plugin_name) {
+      halt_with(detail::to_halt(halt_reason::slot_plugin_mismatch));
+      return fail(errc::halted);
+    }
+  }
+
   // Every requested publication must exist: a missing one would silently narrow the stream.
-  auto found = publications_exist(conn);
-  if (!found) return server_failed(found.error());
-  if (!*found) {
-    halt_with(detail::to_halt(halt_reason::publication_missing));
-    return fail(errc::halted);
+  if constexpr (D::capabilities.publications) {
+    auto found = publications_exist(conn);
+    if (!found) return server_failed(found.error());
+    if (!*found) {
+      halt_with(detail::to_halt(halt_reason::publication_missing));
+      return fail(errc::halted);
+    }
+  }
+  // A decoder that describes its tables from the catalog reads it now, and checks its own table
+  // set (wal2json: every table exists and has a key; pglogical: the sets and the node exist).
+  if constexpr (D::capabilities.catalog) {
+    auto prepared = decoder_.prepare(detail::decoder_query(conn));
+    if (!prepared) return server_failed(prepared.error());
+    if (*prepared) {
+      halt_with(std::move(**prepared));
+      return fail(errc::halted);
+    }
   }
 
   // The checkpoint (the sink's or the store's), then the start-mode guard.
@@ -555,7 +669,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   }
   // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
   // interrupted snapshot leaves behind, and its exported snapshot is gone.
-  const bool take_snapshot = !checkpoint_ && options_.snapshot;
+  const bool take_snapshot = !checkpoint_ && options_.snapshot.mode() == snapshot_mode::point_in_time;
   if (take_snapshot && slot_exists) {
     halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
     return fail(errc::halted);
@@ -568,14 +682,26 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     halt_with(detail::to_halt(halt_reason::slot_missing));
     return fail(errc::halted);
   }
+  if (!slot_exists && options_.failover && checkpoint_) {
+    // A failover slot that should be here is not: most likely a promoted standby that had not
+    // synced it. A new one would begin at the present, after a gap nobody would see.
+    halt_with(detail::to_halt(halt_reason::failover_slot_missing));
+    return fail(errc::halted);
+  }
   if (!slot_exists) {
-    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL pgoutput (SNAPSHOT '" +
-                         (take_snapshot ? "export" : "nothing") + "'";
+    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL " + std::string{D::plugin_name} +
+                         " (SNAPSHOT '" + (take_snapshot ? "export" : "nothing") + "'";
     if (options_.failover) create += ", FAILOVER";
     if (options_.two_phase) create += ", TWO_PHASE";
     create += ")";
     auto created = conn.exec(create);
     if (!created) {
+      if (detail::plugin_missing(conn.last_error().sqlstate)) {
+        halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, created.error());
+        h.sqlstate = conn.last_error().sqlstate;
+        halt_with(std::move(h));
+        return fail(errc::halted);
+      }
       if (conn.last_error().sqlstate != "42710") return server_failed(created.error());
       // Created concurrently by someone else: it exists now, which is what we wanted.
     } else {
@@ -613,34 +739,57 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     }
   }
 
-  // START_REPLICATION with the highest protocol the server speaks (or the one asked for).
-  s.protocol = options_.protocol_version != 0 ? options_.protocol_version : s.server_version >= 160000 ? 4U : 3U;
-  std::string names;
-  for (const auto& p : options_.publications) {
-    if (!names.empty()) names += ',';
-    names += quote_identifier(p).value();
+  // The incremental snapshot: its progress, its reader, and its arming before anything streams.
+  if (auto backfill = prepare_backfill(s); !backfill) return unexpected(backfill.error());
+
+  // START_REPLICATION with what the decoder asks of this server (pgoutput: the highest protocol the
+  // server speaks, or the one asked for).
+  const decoder_context ctx{s.server_version, options_};
+  auto request = decoder_.negotiate(ctx);
+  if (!request) {
+    halt_with(detail::to_halt(halt_reason::config_invalid, request.error()));
+    return fail(errc::halted);
+  }
+  s.protocol = request->protocol.version;
+  s.streaming = request->protocol.streaming;
+  // The incremental snapshot's watermarks are logical messages (only pgoutput serves that mode).
+  if (options_.snapshot.mode() == snapshot_mode::incremental && !options_.messages) {
+    request->options += ", messages 'true'";
   }
   // The server starts after the greater of this position and the slot's acknowledged one. The
   // checkpoint saves re-sending what the sink has; with two-phase decoding it may lie past the
   // PREPARE of a transaction still outstanding, whose changes would then never be sent again, so
   // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
   const lsn start_at = options_.two_phase ? lsn{} : checkpoint_.value_or(lsn{});
-  std::string start = "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) +
-                      " (proto_version '" + std::to_string(s.protocol) + "', publication_names " +
-                      quote_literal(names).value();
-  if (options_.messages) start += ", messages 'true'";
-  s.streaming = !options_.streaming                                ? pgoutput_streaming::off
-                : s.protocol >= 4 && s.server_version >= 160000 ? pgoutput_streaming::parallel
-                                                                  : pgoutput_streaming::on;
-  if (s.streaming == pgoutput_streaming::parallel) start += ", streaming 'parallel'";
-  if (s.streaming == pgoutput_streaming::on) start += ", streaming 'on'";
-  if (options_.two_phase) start += ", two_phase 'on'";
-  if (options_.origin) start += options_.origin == origin_filter::none ? ", origin 'none'" : ", origin 'any'";
-  if (options_.binary) start += ", binary 'true'";
-  start += ")";
+  const auto start_command = [&](const std::string& plugin_options) {
+    return "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) + " (" + plugin_options + ")";
+  };
+  decoder_.begin_session(ctx);
   const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes)};
-  auto started = pq::replication_stream::start(std::move(conn), start, stream_options);
-  if (!started) return server_failed(started.error());  // a failed start leaves conn as it was
+  auto started = pq::replication_stream::start(std::move(conn), start_command(request->options), stream_options);
+  if (!started) {
+    // A failed start leaves conn as it was. A plugin that cannot be loaded will not load on retry.
+    if (detail::plugin_missing(conn.last_error().sqlstate)) {
+      halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, started.error());
+      h.sqlstate = conn.last_error().sqlstate;
+      halt_with(std::move(h));
+      return fail(errc::halted);
+    }
+    if (request->fallback_options && started.error() == errc::server_error) {
+      // The probe: the same START without the options some builds of the plugin do not know. If
+      // that one starts, the plugin refused what was asked for, and a retry would be refused too.
+      const std::string sqlstate = conn.last_error().sqlstate;
+      auto probe = pq::replication_stream::start(std::move(conn), start_command(*request->fallback_options));
+      if (probe) {
+        static_cast<void>(probe->finish());  // nothing was acknowledged: the slot stays where it was
+        halt h = detail::to_halt(halt_reason::decoder_option_unsupported, started.error());
+        h.sqlstate = sqlstate;
+        halt_with(std::move(h));
+        return fail(errc::halted);
+      }
+    }
+    return server_failed(started.error());
+  }
   s.queue.clear();
   return started;
 }
@@ -731,6 +880,10 @@ struct pipeline<D, C, S, Sink>::applier {
     // Commits arrive in commit order: one that goes backwards is damaged.
     if (last_commit && t.commit_lsn() <= *last_commit) return fail(errc::protocol_violation);
     last_commit = t.commit_lsn();
+    // The incremental snapshot sees every transaction first; its watermarks stop there.
+    if (p.backfill_.reconciler) {
+      if (auto handled = p.backfill_transaction(*this, t)) return *handled;
+    }
     if (p.checkpoint_ && t.commit_lsn() <= *p.checkpoint_) {
       // Already persisted (the server sends acknowledged transactions again after some restarts):
       // skip it; it is durable, so its end may be acknowledged.
@@ -899,6 +1052,7 @@ struct pipeline<D, C, S, Sink>::applier {
 
   auto operator()(const schema_change& c) -> result<void> {
     const table_ref table{c.schema, c.table};
+    p.backfill_reshaped(*this, c);  // a table being backfilled: its reader lists it again
     if (c.kind != schema_change_kind::destructive) {
       p.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
                                                                  telemetry::keys::kind = telemetry::kind::additive);
@@ -954,7 +1108,8 @@ struct pipeline<D, C, S, Sink>::applier {
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream) -> session_end {
-  emit<telemetry::events::connection_connected>();
+  emit<telemetry::events::connection_connected>(telemetry::keys::kind =
+                                                    s.standby ? telemetry::kind::standby : telemetry::kind::primary);
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
@@ -966,12 +1121,15 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     a.asm_.enable_spill(std::move(spill));
   }
   detail::drain_eventfd(wake_fd_);
+  start_backfill();  // the incremental snapshot's reader, when this session has one
   s.walsender_pid = stream.connection().backend_pid();
   std::thread connection{[&] { connection_loop(s, stream); }};
 
   std::uint64_t applied = 0;
-  const bool check_publications = options_.publication_check_interval.count() > 0;
+  const bool check_publications = D::capabilities.publications && options_.publication_check_interval.count() > 0;
   auto next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
+  [[maybe_unused]] auto next_recheck = std::chrono::steady_clock::now();
+  if constexpr (detail::has_recheck<D>) next_recheck += decoder_.recheck_interval();
   const bool beat = options_.heartbeat_interval.count() > 0;
   auto next_heartbeat = std::chrono::steady_clock::now() + options_.heartbeat_interval;
   constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
@@ -998,14 +1156,24 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   const auto apply = [&](const detail::frame_queue::item& item) {
     auto frame = parse_copy_data(item.frame.bytes());
     const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
-    if (w != nullptr && !detail::commit_matches_frame(*w)) {
+    const auto spilled_before = a.asm_.spill_totals();
+    // The decoder turns the payload into pgoutput messages (pgoutput's own: the payload as it is),
+    // and every Commit among them must agree with the position of the frame it came in.
+    bool damaged_commit = false;
+    const auto to_assembler = [&](std::span<const std::byte> message) -> result<void> {
+      if (!detail::commit_matches_frame(message, *w)) {
+        damaged_commit = true;
+        return fail(errc::protocol_violation);
+      }
+      return a.asm_.push(message, a);
+    };
+    result<void> pushed = w ? decoder_.translate(w->data, to_assembler) : result<void>{fail(errc::decode_failure)};
+    if (damaged_commit) {
       halt h = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::protocol_violation));
       h.at = w->data_start;
       a.failed = std::move(h);
       return;
     }
-    const auto spilled_before = a.asm_.spill_totals();
-    result<void> pushed = w ? a.asm_.push(w->data, a) : result<void>{fail(errc::decode_failure)};
     if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
       REPLICANT_FAULT_POINT("during_spill");
       emit<telemetry::events::stream_spilled>(telemetry::keys::byte_size = spilled.second - spilled_before.second,
@@ -1016,11 +1184,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
                                                       telemetry::keys::reason = halt_reason::spill_exhausted);
     }
     if (!pushed && !a.failed) {
-      // The spill policy's own faults have halts of their own; anything else is bad input.
-      const auto why = pushed.error() == halt_reason::spill_exhausted ? halt_reason::spill_exhausted
-                       : pushed.error() == errc::io_failed            ? halt_reason::spill_io_failed
-                                                                      : halt_reason::decode_failure;
-      halt h = detail::to_halt(why, pushed.error());
+      halt h = detail::to_halt(detail::halt_for_translation(pushed.error()), pushed.error());
       if (w) h.at = w->data_start;
       a.failed = std::move(h);
     }
@@ -1062,6 +1226,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       flushed = !a.holding();
       if (a.failed) end_session();
     }
+    // The incremental snapshot's reader stopped by itself: a halt, or a new session to resume.
+    if (!a.failed && !s.end_requested.load() && backfill_failed(a)) end_session();
     if (check_publications && std::chrono::steady_clock::now() >= next_publication_check && !a.failed &&
         !s.end_requested.load()) {
       if (!publications_still_exist()) {
@@ -1071,6 +1237,39 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
         end_session();
       }
       next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
+    }
+    if constexpr (detail::has_recheck<D>) {
+      // The decoder's own periodic check (wal2json: the catalog, for a dropped column no change
+      // shows), on the ordinary connection. What it describes anew goes through the assembler, so
+      // a schema change is reported (and halts, or is accepted) as one from the stream would be.
+      const auto every = decoder_.recheck_interval();
+      if (every.count() > 0 && std::chrono::steady_clock::now() >= next_recheck && !a.failed &&
+          !s.end_requested.load()) {
+        // Also when the probe cannot be opened now: it is tried again at the next interval.
+        next_recheck = std::chrono::steady_clock::now() + every;
+        if (open_probe()) {
+          std::error_code refused;
+          auto checked =
+              decoder_.recheck(detail::decoder_query(*probe_), [&](std::span<const std::byte> m) -> result<void> {
+                auto pushed = a.asm_.push(m, a);
+                if (!pushed) refused = pushed.error();
+                return pushed;
+              });
+          if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
+          if (!a.failed && checked && *checked) {
+            if ((*checked)->reason == halt_reason::decoder_table_missing) {
+              emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                                   telemetry::keys::reason = (*checked)->reason);
+            }
+            a.failed = std::move(**checked);
+          }
+          if (a.failed) {
+            end_session();
+          } else if (!checked) {
+            probe_.reset();  // a failed query is left to the next check
+          }
+        }
+      }
     }
     if (beat && std::chrono::steady_clock::now() >= next_heartbeat && !a.failed && !s.end_requested.load()) {
       heartbeat();
@@ -1106,6 +1305,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     if (!a.failed && !s.end_requested.load()) publish(true);
   }
   connection.join();
+  end_backfill();
   // The connection ended by itself (a restart, a lost connection): what is held is complete and
   // committed, so it is handed over now rather than received again.
   if (!a.failed && a.holding()) static_cast<void>(a.flush(telemetry::kind::batch_drain));
@@ -1294,5 +1494,8 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
 }
 
 }  // namespace replicant
+
+// The incremental snapshot's hooks need the applier and the helpers above.
+#include <replicant/impl/pipeline_backfill.hpp>
 
 #endif  // REPLICANT_IMPL_PIPELINE_HPP

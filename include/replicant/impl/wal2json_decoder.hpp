@@ -39,6 +39,10 @@ inline constexpr std::string_view wal2json_message_start = R"({"action":"M")";
 }  // namespace detail
 
 inline auto wal2json_decoder::start_options() const -> result<std::string> {
+  return build_start_options(options_.numeric_data_types_as_string);
+}
+
+inline auto wal2json_decoder::build_start_options(bool numeric_as_string) const -> result<std::string> {
   if (options_.tables.empty()) return fail(errc::invalid_options);
   std::string tables;
   for (const table_name& t : options_.tables) {
@@ -61,8 +65,114 @@ inline auto wal2json_decoder::start_options() const -> result<std::string> {
       " \"include-type-oids\" '1', \"include-pk\" '1', \"actions\" 'insert,update,delete,truncate',"
       " \"add-tables\" ";
   out += *quoted;
-  if (options_.numeric_data_types_as_string) out += ", \"numeric-data-types-as-string\" '1'";
+  if (numeric_as_string) out += ", \"numeric-data-types-as-string\" '1'";
   return out;
+}
+
+inline auto wal2json_decoder::validate(const pipeline_options& o) const noexcept -> result<void> {
+  if (options_.tables.empty() || options_.schema_check_interval.count() < 0) return fail(halt_reason::config_invalid);
+  // The pipeline's own switch decides; a second one here could only disagree with it.
+  if (options_.messages && !o.messages) return fail(halt_reason::config_invalid);
+  for (const table_name& t : options_.tables) {
+    if (!identifier::validate(t.schema) || !identifier::validate(t.name)) return fail(halt_reason::invalid_identifier);
+  }
+  return {};
+}
+
+inline auto wal2json_decoder::negotiate(const decoder_context&) const -> result<start_request> {
+  auto options = start_options();
+  if (!options) return fail(halt_reason::invalid_identifier);
+  start_request r;
+  r.options = std::move(*options);
+  // wal2json refuses an option it does not know, and numeric-data-types-as-string arrived in 2.6:
+  // if START fails with it and starts without it, the plugin is too old for what was asked.
+  if (options_.numeric_data_types_as_string) {
+    auto plain = build_start_options(false);
+    if (!plain) return fail(halt_reason::invalid_identifier);
+    r.fallback_options = std::move(*plain);
+  }
+  return r;
+}
+
+inline auto wal2json_decoder::read_catalog(const query_function& query, relation_catalog& out) const -> result<void> {
+  auto sql = relation_catalog::query_for_tables(options_.tables);
+  if (!sql) return unexpected(sql.error());
+  std::error_code bad;
+  auto ran = query(*sql, [&](query_row row) {
+    if (bad) return;
+    if (auto added = out.add_row(row); !added) bad = added.error();
+  });
+  if (!ran) return ran;
+  if (bad) return unexpected(bad);
+  return {};
+}
+
+inline auto wal2json_decoder::check_tables(const relation_catalog& catalog) const -> std::optional<halt> {
+  for (const table_name& t : options_.tables) {
+    const relation_info* r = catalog.find(t.schema, t.name);
+    halt h;
+    if (r == nullptr) {
+      // add-tables matches names: a missing table would silently stream nothing.
+      h.reason = halt_reason::decoder_table_missing;
+    } else if (!options_.allow_keyless_tables && r->identity != replica_identity::full &&
+               std::none_of(r->columns.begin(), r->columns.end(), [](const column_info& c) { return c.key; })) {
+      // No identity index and not FULL (or REPLICA IDENTITY NOTHING): wal2json drops the table's
+      // updates and deletes with only a WARNING in the server log.
+      h.reason = halt_reason::table_keyless;
+    } else {
+      continue;
+    }
+    h.table = t;
+    return h;
+  }
+  return std::nullopt;
+}
+
+inline auto wal2json_decoder::prepare(const query_function& query) -> result<std::optional<halt>> {
+  relation_catalog catalog;
+  if (auto read = read_catalog(query, catalog); !read) return unexpected(read.error());
+  if (auto h = check_tables(catalog)) return h;
+  // Shapes kept from an earlier session lose the columns dropped in between, as a new pgoutput
+  // session describes each table as it is now.
+  for (auto& entry : tables_) {
+    table_state& state = entry.second;
+    if (!state.shape) continue;
+    if (const relation_info* now = catalog.find(state.shape->schema, state.shape->table)) {
+      std::erase_if(state.shape->columns,
+                    [now](const column_info& c) { return detail::find_named(now->columns, c.name) == nullptr; });
+    }
+  }
+  catalog_ = std::move(catalog);
+  return std::optional<halt>{};
+}
+
+template <pgoutput_emitter Emit>
+auto wal2json_decoder::recheck(const query_function& query, Emit&& emit) -> result<std::optional<halt>> {
+  relation_catalog now;
+  if (auto read = read_catalog(query, now); !read) return unexpected(read.error());
+  if (auto h = check_tables(now)) return h;
+  out_.clear();
+  for (auto& entry : tables_) {
+    table_state& state = entry.second;
+    if (!state.described || !state.shape) continue;
+    const relation_info* current = now.find(state.shape->schema, state.shape->table);
+    if (current == nullptr) continue;
+    relation_info shape = *state.shape;
+    std::erase_if(shape.columns,
+                  [current](const column_info& c) { return detail::find_named(current->columns, c.name) == nullptr; });
+    if (shape.columns.size() == state.shape->columns.size()) continue;
+    // Described again with the key as it is now, which is what pgoutput's Relation would say.
+    shape.identity = current->identity;
+    for (column_info& c : shape.columns) {
+      const column_info* known = detail::find_named(current->columns, c.name);
+      c.key = shape.identity == replica_identity::full || (known != nullptr && known->key);
+    }
+    state.shape = std::move(shape);
+    out_.relation(*state.shape);
+  }
+  catalog_ = std::move(now);
+  if (auto emitted = detail::emit_all(out_, emit); !emitted) return unexpected(emitted.error());
+  return std::optional<halt>{};
 }
 
 template <pgoutput_emitter Emit>
@@ -259,7 +369,7 @@ inline auto wal2json_decoder::parse_value(simdjson::ondemand::value& v, json_val
     case od::json_type::null: {
       bool is_null = false;
       if (v.is_null().get(is_null) != simdjson::SUCCESS || !is_null) return detail::wal2json_malformed();
-      out = {json_value::kind::null, {}};
+      out = {json_value::kind::json_null, {}};
       return {};
     }
     case od::json_type::string: {
@@ -445,7 +555,7 @@ inline auto wal2json_decoder::build_shape(const table_state& state) const -> rel
 
 inline auto wal2json_decoder::write_value(const json_value& v, std::uint32_t type_oid) -> void {
   switch (v.type) {
-    case json_value::kind::null: out_.null_column(); return;
+    case json_value::kind::json_null: out_.null_column(); return;
     // wal2json prints bytea_out's text without its leading `\x` (pg_decode_write_value).
     case json_value::kind::string: out_.text_column(v.text, type_oid == pg_type::bytea ? "\\x" : ""); return;
     case json_value::kind::number: out_.text_column(v.text); return;

@@ -6,7 +6,8 @@
 /// @file
 /// What a snapshot (backfill) delivers to a sink: replicant::snapshot_batch, the rows of one table
 /// read in one go, and replicant::snapshot_context, where that batch stands in the snapshot.
-/// Shared by every snapshot reader (replicant/snapshot/point_in_time.hpp).
+/// Shared by every snapshot reader (replicant/snapshot/point_in_time.hpp, and the incremental
+/// snapshot of the replication pipeline).
 
 #include <replicant/change.hpp>
 #include <replicant/identifier.hpp>
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string_view>
 #include <type_traits>
 
 namespace replicant {
@@ -84,13 +86,17 @@ class snapshot_batch {
  * A value type.
  */
 struct snapshot_context {
-  /// The LSN the snapshot was taken at: streaming takes over from here, and every transaction that
-  /// commits after it will be streamed. The position a sink persists in
-  /// `handle_snapshot_complete` once every batch is stored.
+  /// Point-in-time: the LSN the snapshot was taken at: streaming takes over from here, and every
+  /// transaction that commits after it will be streamed. The position a sink persists in
+  /// `handle_snapshot_complete` once every batch is stored. Incremental: the commit LSN of the
+  /// chunk's high watermark, the place in the stream the chunk is delivered at (a sink need not
+  /// store it; its checkpoint stays that of its last transaction).
   lsn consistent_point{};
   /// The first batch of its table. A sink must clear what it holds of the table before storing
   /// this batch: a snapshot that was interrupted and is taken again must not leave rows behind that
-  /// the new snapshot no longer has.
+  /// the new snapshot no longer has. In an incremental backfill this is an empty batch per table,
+  /// delivered before anything else when the backfill starts, and the one chunk of a table read
+  /// whole (it has no key to upsert by).
   bool first_for_table = false;
   /// The last batch of its table: every row of the table as of the snapshot has been delivered.
   bool last_for_table = false;
@@ -102,6 +108,15 @@ struct snapshot_context {
   std::uint64_t table_rows_before = 0;
   /// Rows of all tables delivered in earlier batches.
   std::uint64_t rows_before = 0;
+  /// Incremental snapshot only (empty for a point-in-time one): the backfill's progress once this
+  /// batch is stored, an opaque token. A sink that owns its checkpoint stores it atomically with
+  /// the batch and returns it from `snapshot_progress()`; under a library-owned checkpoint the
+  /// library writes it to the store after the call. It holds the last key read, a row value: keep
+  /// it like row data. Valid during the call.
+  std::string_view progress{};
+  /// Incremental snapshot only: this batch completes the backfill (the last chunk of the last
+  /// table).
+  bool complete = false;
 };
 
 /**

@@ -1,0 +1,287 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_DECODER_POLICY_HPP
+#define REPLICANT_DECODER_POLICY_HPP
+
+/// @file
+/// The decoder policy of the replication pipeline: what `pipeline<Decoder, ...>` needs of its
+/// `Decoder`. A decoder names its output plugin, declares at compile time what the plugin can
+/// express (@ref replicant::decoder_capabilities), says what to ask for at `START_REPLICATION`,
+/// and turns each XLogData payload into pgoutput messages, which the assembler consumes. pgoutput
+/// is the identity; `wal2json_decoder` and `pglogical_decoder` translate.
+///
+/// The concept `replicant::decoder_policy` is a conjunction of one atomic concept per member, and
+/// `detail::check_decoder<Decoder, Sink>()` is the pipeline's checklist: one `static_assert` per
+/// member, plus one per sink hook that the decoder's missing capabilities would leave uncalled.
+
+#include <replicant/concepts.hpp>
+#include <replicant/decoder/pgoutput_protocol.hpp>
+#include <replicant/detail/pgoutput_writer.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/options.hpp>
+#include <replicant/result.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace replicant {
+
+/**
+ * What an output plugin can express, declared by each decoder as
+ * `static constexpr decoder_capabilities capabilities`. The pipeline refuses, before it connects
+ * (`decoder_capability_unsupported`, or `snapshot_unsupported`), any option that needs a
+ * capability the decoder lacks, and refuses to compile a sink whose hooks only such a capability
+ * would call. So nothing is ever asked of a plugin that would silently not do it.
+ *
+ * | capability | pgoutput | wal2json | pglogical |
+ * |---|---|---|---|
+ * | `publications` (the table set is `pipeline_options::publications`) | yes | no: `wal2json_options::tables` | no: `pglogical_options::replication_sets` |
+ * | `streaming`, `two_phase`, `origin_filter`, `binary`, `protocol_version` | yes | no | no |
+ * | `failover` | yes | no | no |
+ * | `messages` | yes | yes | no |
+ * | `snapshot` (point-in-time snapshot through publication filters) | yes | no | no |
+ * | `catalog` (tables described from the server's catalog, read at connect) | no | yes | yes |
+ *
+ * @par Example
+ * @code
+ * static_assert(!replicant::pglogical_decoder::capabilities.messages);
+ * @endcode
+ */
+struct decoder_capabilities {
+  /// The table set is the pgoutput publications of `pipeline_options::publications`, checked to
+  /// exist at connect and every `publication_check_interval`. A decoder without it names its
+  /// tables in its own options, and `pipeline_options::publications` must stay empty.
+  bool publications = false;
+  /// In-progress transactions can be streamed (`pipeline_options::streaming`).
+  bool streaming = false;
+  /// Two-phase transactions can be decoded (`pipeline_options::two_phase`, `Sink::handle_prepare`).
+  bool two_phase = false;
+  /// Logical decoding messages can be delivered (`pipeline_options::messages`,
+  /// `Sink::handle_message`).
+  bool messages = false;
+  /// Transactions can be filtered by origin (`pipeline_options::origin`).
+  bool origin_filter = false;
+  /// The slot may be created as a failover slot (`pipeline_options::failover`).
+  bool failover = false;
+  /// Column values can come in binary form (`pipeline_options::binary`).
+  bool binary = false;
+  /// The plugin's protocol version can be chosen (`pipeline_options::protocol_version`).
+  bool protocol_version = false;
+  /// The point-in-time snapshot start mode (`pipeline_options::snapshot`, `Sink::handle_snapshot`)
+  /// is available: it reads the published tables through their publication's filters.
+  bool snapshot = false;
+  /// The decoder describes its tables from the server's catalog: the pipeline calls its
+  /// `prepare()` at every connect, before `START_REPLICATION`.
+  bool catalog = false;
+};
+
+/**
+ * What a decoder is told when the pipeline validates its options and at every connect.
+ *
+ * @par Thread safety
+ * A view: valid while the options it refers to are.
+ */
+struct decoder_context {
+  /// `server_version_num` of the server connected to (0 while validating, before any connection).
+  std::uint32_t server_version = 0;
+  /// The pipeline's options.
+  const pipeline_options& options;
+};
+
+/**
+ * What a decoder asks for at `START_REPLICATION`, and what the pgoutput messages it will hand the
+ * assembler look like.
+ */
+struct start_request {
+  /// The option list: the `(...)` of `START_REPLICATION SLOT s LOGICAL x/x (...)`.
+  std::string options{};
+  /// The same list without the options that some builds of the plugin do not know, when any was
+  /// asked for. If `START_REPLICATION` with `options` fails but with these it starts, the plugin
+  /// refused one of them, and the pipeline halts `decoder_option_unsupported` instead of retrying.
+  std::optional<std::string> fallback_options{};
+  /// The pgoutput the assembler receives: what was negotiated for pgoutput itself; for a
+  /// translating decoder, plain pgoutput without streaming (the default).
+  pgoutput_protocol protocol{};
+};
+
+/// One row of a query a decoder runs: each field as text, SQL NULL as an empty string.
+using query_row = std::span<const std::string_view>;
+
+/**
+ * Runs one SQL statement for a decoder, handing each row of its result to the visitor in order.
+ * It returns a value-free error when the statement fails; the server's message is never kept.
+ * The pipeline provides it on its replication connection at connect, and on an ordinary connection
+ * for periodic checks. The rows a decoder asks for are catalog data (names, OIDs, flags), never
+ * row values.
+ */
+using query_function = std::function<result<void>(const std::string& sql, const std::function<void(query_row)>& visit)>;
+
+namespace detail {
+
+// The only callable the concept checks translate() with: a pgoutput_emitter that does nothing.
+struct emitter_archetype {
+  auto operator()(std::span<const std::byte>) const -> result<void> { return {}; }
+};
+
+/// Atom: `D::plugin_name` names the output plugin (`CREATE_REPLICATION_SLOT ... LOGICAL <name>`).
+template <class D>
+concept has_plugin_name = requires {
+  { D::plugin_name } -> std::convertible_to<std::string_view>;
+};
+
+/// Atom: `D::capabilities` is a constant `decoder_capabilities`.
+template <class D>
+concept has_capabilities = requires {
+  { D::capabilities } -> std::same_as<const decoder_capabilities&>;
+};
+
+/// Atom: `d.validate(options)` checks the decoder's own settings against the pipeline options,
+/// before anything connects, returning `result<void>` (a start-time rejection as its error).
+template <class D>
+concept has_validate = requires(const D& d, const pipeline_options& o) {
+  { d.validate(o) } -> std::same_as<result<void>>;
+};
+
+/// Atom: `d.negotiate(context)` returns `result<start_request>`: what to ask for at START.
+template <class D>
+concept has_negotiate = requires(const D& d, const decoder_context& ctx) {
+  { d.negotiate(ctx) } -> std::same_as<result<start_request>>;
+};
+
+/// Atom: `d.begin_session(context)` forgets everything of the previous session.
+template <class D>
+concept has_begin_session = requires(D& d, const decoder_context& ctx) {
+  { d.begin_session(ctx) } -> std::same_as<void>;
+};
+
+/// Atom: `d.translate(payload, emit)` turns one XLogData payload into pgoutput messages.
+template <class D>
+concept has_translate = requires(D& d, std::span<const std::byte> payload, emitter_archetype& emit) {
+  { d.translate(payload, emit) } -> std::same_as<result<void>>;
+};
+
+/// Atom (with the `catalog` capability): `d.prepare(query)` reads what the decoder needs from the
+/// server at connect and checks its table set, returning a halt when it must not start.
+template <class D>
+concept has_prepare = requires(D& d, const query_function& query) {
+  { d.prepare(query) } -> std::same_as<result<std::optional<halt>>>;
+};
+
+/// Atom (optional): `d.recheck_interval()` and `d.recheck(query, emit)`: a periodic check while
+/// streaming (wal2json: the catalog, for columns dropped where no change shows it).
+template <class D>
+concept has_recheck = requires(D& d, const query_function& query, emitter_archetype& emit) {
+  { d.recheck_interval() } -> std::same_as<std::chrono::milliseconds>;
+  { d.recheck(query, emit) } -> std::same_as<result<std::optional<halt>>>;
+};
+
+// Whether a type is the options struct of a decoder (wal2json_options, pglogical_options): their
+// headers opt in, so that the pipeline can name them in its messages without including them.
+template <class T>
+inline constexpr bool is_decoder_options = false;
+
+}  // namespace detail
+
+/**
+ * A type the replication pipeline can take as its `Decoder`.
+ *
+ * | Expression | Type | Semantics |
+ * |---|---|---|
+ * | `D::plugin_name` | convertible to `std::string_view` | The output plugin, as `CREATE_REPLICATION_SLOT ... LOGICAL` names it. |
+ * | `D::capabilities` | `const decoder_capabilities` | What the plugin can express; constant, so that combinations it cannot serve are refused at compile time or before connecting. |
+ * | `d.validate(o)` | `result<void>` | Checks the decoder's own settings against the pipeline options `o`, before any connection; the error is a start-time @ref replicant::halt_reason "halt_reason". |
+ * | `d.negotiate(ctx)` | `result<start_request>` | What to ask for at `START_REPLICATION` on the server `ctx` describes. |
+ * | `d.begin_session(ctx)` | `void` | A new session begins: forget the stream state of the previous one. |
+ * | `d.translate(payload, emit)` | `result<void>` | Turns one XLogData payload into zero or more pgoutput messages, each handed to `emit` in order. |
+ * | `d.prepare(query)` | `result<std::optional<halt>>` | Only with the `catalog` capability: at connect, read the catalog and check the table set; a halt when the pipeline must not start, an error when a query failed (the pipeline reconnects). |
+ *
+ * where `d` is an lvalue of `D` (`const` for the queries), `o` a `const pipeline_options&`, `ctx` a
+ * `const decoder_context&`, `payload` a `std::span<const std::byte>`, `emit` a
+ * `replicant::pgoutput_emitter` and `query` a `const query_function&`. Optionally,
+ * `d.recheck_interval()` (`std::chrono::milliseconds`) and `d.recheck(query, emit)` (as
+ * `prepare`, and may emit pgoutput messages) are called periodically while streaming.
+ *
+ * @par Laws
+ * The translation of a session is well-formed pgoutput of `negotiate(ctx).protocol`: every relation
+ * described before its changes, changes only inside a transaction, and a Commit whose commit LSN is
+ * the one its Begin announced and whose end LSN is the XLogData position it arrived at. The commit
+ * LSN is the server's, never invented: it is the exactly-once watermark.
+ *
+ * @par Models
+ * @ref replicant::pgoutput_decoder "pgoutput_decoder" (the identity), `wal2json_decoder` (decoder/wal2json.hpp),
+ * `pglogical_decoder` (decoder/pglogical.hpp).
+ *
+ * @tparam D the decoder type.
+ */
+template <class D>
+concept decoder_policy = detail::has_plugin_name<D> && detail::has_capabilities<D> && detail::has_validate<D> &&
+    detail::has_negotiate<D> && detail::has_begin_session<D> && detail::has_translate<D> &&
+    (!D::capabilities.catalog || detail::has_prepare<D>);
+
+namespace detail {
+
+template <class T>
+inline constexpr bool always_false = false;
+
+// Settings that belong to another decoder than D: another decoder, or another decoder's options.
+template <class T, class D>
+concept foreign_decoder_settings = (is_decoder_options<T> || decoder_policy<T>)&&!std::constructible_from<D, T>;
+
+/**
+ * The decoder checklist of the pipeline: one `static_assert` per member @ref decoder_policy
+ * requires, and one per sink hook that only a capability the decoder lacks would call (such a
+ * hook is refused rather than silently never called, as a `checkpoint()` is under a library-owned
+ * checkpoint).
+ *
+ * @return whether `D` models @ref decoder_policy.
+ */
+template <class D, class Sink>
+constexpr auto check_decoder() -> bool {
+  static_assert(has_plugin_name<D>,
+                "replicant: Decoder must provide `static constexpr std::string_view plugin_name` (the output plugin "
+                "CREATE_REPLICATION_SLOT names)");
+  static_assert(has_capabilities<D>,
+                "replicant: Decoder must provide `static constexpr decoder_capabilities capabilities` (what its "
+                "plugin can express)");
+  static_assert(has_validate<D>,
+                "replicant: Decoder must provide `result<void> validate(const pipeline_options&) const` (checks its "
+                "settings before anything connects)");
+  static_assert(has_negotiate<D>,
+                "replicant: Decoder must provide `result<start_request> negotiate(const decoder_context&) const` "
+                "(what START_REPLICATION asks for)");
+  static_assert(has_begin_session<D>,
+                "replicant: Decoder must provide `void begin_session(const decoder_context&)` (called at every "
+                "connect)");
+  static_assert(has_translate<D>,
+                "replicant: Decoder must provide `result<void> translate(std::span<const std::byte>, Emit&&)` (turns "
+                "one XLogData payload into pgoutput messages)");
+  if constexpr (has_capabilities<D>) {
+    static_assert(!D::capabilities.catalog || has_prepare<D>,
+                  "replicant: a Decoder with the catalog capability must provide `result<std::optional<halt>> "
+                  "prepare(const query_function&)` (reads the catalog at connect)");
+    static_assert(D::capabilities.messages || !names_handle_message<Sink>,
+                  "replicant: this Decoder cannot deliver logical messages (pglogical has none), so "
+                  "Sink::handle_message would never be called: remove it, or use pgoutput_decoder or wal2json_decoder");
+    static_assert(D::capabilities.two_phase || !names_handle_prepare<Sink>,
+                  "replicant: this Decoder cannot decode two-phase transactions (only pgoutput can), so "
+                  "Sink::handle_prepare would never be called: remove it, or use pgoutput_decoder");
+    static_assert(D::capabilities.snapshot || !(names_handle_snapshot<Sink> || names_handle_snapshot_complete<Sink>),
+                  "replicant: this Decoder has no snapshot start mode (only pgoutput, through its publications), so "
+                  "Sink::handle_snapshot would never be called: remove it, or use pgoutput_decoder");
+  }
+  return decoder_policy<D>;
+}
+
+}  // namespace detail
+
+}  // namespace replicant
+
+#endif  // REPLICANT_DECODER_POLICY_HPP

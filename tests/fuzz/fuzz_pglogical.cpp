@@ -1,0 +1,207 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// Fuzzes replicant::pglogical_decoder with sequences of pglogical_output payloads (its native
+// protocol), each translated into pgoutput messages that go straight into a replicant::assembler,
+// as the replication pipeline does.
+//
+// Input: byte 0 selects the session (see `session` below); then chunks, each a big-endian u16
+// length and that many bytes (cut short at the end of the input). A chunk is one XLogData payload,
+// translated from a heap buffer of its own that is overwritten and freed right after, so that
+// AddressSanitizer reports any view kept into it. A chunk of length 0 is a reconnect: reset() of
+// both the decoder and the assembler.
+//
+// Properties, besides the sanitizers':
+// - translation errors are value-free and one of the documented codes; after one, reset() of both
+//   leaves them idle;
+// - the assembler accepts every message the decoder emits: the translation is always well-formed
+//   pgoutput, with every relation described before its changes and changes only inside a
+//   transaction (an assembler error would be the decoder's fault);
+// - every delivered transaction can be read whole: each change's rows have one field per column
+//   of its relation and cast as field::value documents.
+#include <replicant/decoder/pglogical.hpp>
+
+#include "fuzz_common.hpp"
+
+#include <replicant/assembler.hpp>
+#include <replicant/decoder/catalog.hpp>
+#include <replicant/halt.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <system_error>
+
+namespace {
+
+using namespace replicant;
+
+// Byte 0 of the input:
+//   bit 0  seed the decoder with a catalog (tables of tests/data/pglogical's capture, by the OIDs of
+//          that recording, so that its messages find their types)
+struct session {
+  bool catalog;
+
+  static auto from(std::uint8_t b) -> session { return {(b & 1U) != 0}; }
+};
+
+// The recording's tables, by the OIDs they had in it (tests/data/pglogical/plugins.pg15.capture).
+auto make_catalog() -> relation_catalog {
+  relation_catalog c;
+  relation_info kinds;
+  kinds.oid = 16'555;
+  kinds.schema = "public";
+  kinds.table = "kinds";
+  struct named_type {
+    const char* name;
+    std::uint32_t oid;
+  };
+  // clang-format off
+  const named_type kind_columns[] = {
+      {"id", pg_type::int4}, {"c_bool", pg_type::boolean}, {"c_int2", pg_type::int2}, {"c_int4", pg_type::int4},
+      {"c_int8", pg_type::int8}, {"c_float4", pg_type::float4}, {"c_float8", pg_type::float8},
+      {"c_numeric", pg_type::numeric}, {"c_numeric_scaled", pg_type::numeric}, {"c_money", pg_type::money},
+      {"c_text", pg_type::text}, {"c_varchar", pg_type::varchar}, {"c_bpchar", pg_type::bpchar},
+      {"c_bytea", pg_type::bytea}, {"c_uuid", pg_type::uuid}, {"c_json", pg_type::json}, {"c_jsonb", pg_type::jsonb},
+      {"c_date", pg_type::date}, {"c_time", pg_type::time}, {"c_timestamp", pg_type::timestamp},
+      {"c_timestamptz", pg_type::timestamptz}, {"c_interval", pg_type::interval},
+      {"c_int4_array", pg_type::int4_array}, {"c_text_array", pg_type::text_array},
+      {"c_numeric_array", pg_type::numeric_array}, {"c_bool_array", pg_type::boolean_array},
+      {"c_varchar_array", pg_type::varchar_array}, {"c_domain", 16'547}, {"c_enum", 16'550}};
+  // clang-format on
+  for (const named_type& k : kind_columns) kinds.columns.push_back({k.name, k.oid, -1, kinds.columns.empty()});
+  if (!c.add(kinds)) fuzz::property_failed("catalog", __FILE__, __LINE__);
+  const auto text_table = [&c](std::uint32_t oid, const char* name, replica_identity identity) {
+    relation_info r;
+    r.oid = oid;
+    r.schema = "public";
+    r.table = name;
+    r.identity = identity;
+    r.columns = {{"id", pg_type::int4, -1, true},
+                 {"note", pg_type::text, -1, identity == replica_identity::full},
+                 {"big", pg_type::text, -1, identity == replica_identity::full}};
+    if (!c.add(r)) fuzz::property_failed("catalog", __FILE__, __LINE__);
+  };
+  text_table(16'562, "docs", replica_identity::default_key);
+  text_table(16'569, "full_identity", replica_identity::full);
+  relation_info trunc;
+  trunc.oid = 16'588;
+  trunc.schema = "public";
+  trunc.table = "trunc_a";
+  trunc.columns = {{"id", pg_type::int4, -1, true}};
+  if (!c.add(trunc)) fuzz::property_failed("catalog", __FILE__, __LINE__);
+  return c;
+}
+
+auto touch_transaction(const transaction& t) -> std::uint64_t {
+  std::uint64_t h = t.xid();
+  for (const change& c : t.changes()) {
+    const relation_info& relation = c.relation();
+    fuzz::mix(h, relation.table);
+    if (c.op() == change_op::truncate) continue;
+    if (!c.record().empty()) fuzz::mix(h, fuzz::touch_row(relation, c.record().raw()));
+    if (!c.old().empty()) fuzz::mix(h, fuzz::touch_row(relation, c.old().raw()));
+    for (const std::string_view name : c.unchanged()) fuzz::mix(h, name);
+  }
+  for (const logical_message& m : t.messages()) {
+    fuzz::mix(h, m.prefix);
+    fuzz::mix(h, m.content);
+  }
+  return h;
+}
+
+struct handler {
+  auto operator()(transaction&& t) -> result<void> {
+    fuzz::digest_sink = touch_transaction(t);
+    return {};
+  }
+  auto operator()(const logical_message& m) -> result<void> {
+    REPLICANT_FUZZ_CHECK(!m.transactional);
+    std::uint64_t h = 0;
+    fuzz::mix(h, m.prefix);
+    fuzz::mix(h, m.content);
+    fuzz::digest_sink = h;
+    return {};
+  }
+  auto operator()(const schema_change& c) -> result<void> {
+    REPLICANT_FUZZ_CHECK(c.kind != schema_change_kind::none);
+    fuzz::digest_sink = c.changes.size();
+    return {};
+  }
+  auto operator()(const empty_commit& e) -> result<void> {
+    fuzz::digest_sink = e.end_lsn.value();
+    return {};
+  }
+  // pglogical has no two-phase or streamed transactions: the translation never produces them.
+  auto operator()(const prepared_event&) -> result<void> {
+    fuzz::property_failed("a prepared transaction from pglogical", __FILE__, __LINE__);
+  }
+  auto operator()(const rollback_prepared_event&) -> result<void> {
+    fuzz::property_failed("a rolled back prepared transaction from pglogical", __FILE__, __LINE__);
+  }
+  auto operator()(const stream_abort_event&) -> result<void> {
+    fuzz::property_failed("a stream abort from pglogical", __FILE__, __LINE__);
+  }
+};
+
+// The documented errors of translate(), each with a message that is a function of the code alone.
+auto check_translation_error(std::error_code ec) -> void {
+  const std::error_code unsupported = make_error_code(halt_reason::decoder_protocol_unsupported);
+  if (ec.category() == unsupported.category()) {
+    REPLICANT_FUZZ_CHECK(ec == unsupported && ec.message() == unsupported.message());
+    return;
+  }
+  fuzz::check_error(ec);
+  REPLICANT_FUZZ_CHECK(ec == errc::decode_failure || ec == errc::protocol_violation || ec == errc::unsupported_server ||
+                       ec == std::errc::not_enough_memory);
+}
+
+}  // namespace
+
+extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) -> int {
+  fuzz::begin_input();
+  if (size == 0) return 0;
+  static const relation_catalog catalog = make_catalog();
+  const session config = session::from(data[0]);
+  pglogical_options options;
+  options.replication_sets = {"default"};
+  pglogical_decoder decoder{options, config.catalog ? catalog : relation_catalog{}};
+  auto owner = std::make_unique<assembler>();
+  assembler& a = *owner;
+  handler h;
+  const auto emit = [&](std::span<const std::byte> message) -> result<void> {
+    auto pushed = a.push(message, h);
+    if (!pushed) fuzz::property_failed("the assembler refused a translated message", __FILE__, __LINE__);
+    return pushed;
+  };
+
+  std::size_t at = 1;
+  while (size - at >= 2) {
+    std::size_t length = (std::size_t{data[at]} << 8U) | data[at + 1];
+    at += 2;
+    length = std::min(length, size - at);
+    if (length == 0) {
+      decoder.reset();
+      a.reset();
+      REPLICANT_FUZZ_CHECK(a.idle() && !decoder.in_transaction());
+      continue;
+    }
+    auto chunk = std::make_unique<std::byte[]>(length);
+    std::memcpy(chunk.get(), data + at, length);
+    at += length;
+    const auto translated = decoder.translate(std::span<const std::byte>{chunk.get(), length}, emit);
+    std::memset(chunk.get(), 0xEE, length);
+    chunk.reset();
+    if (!translated) {
+      check_translation_error(translated.error());
+      decoder.reset();
+      a.reset();
+    }
+    REPLICANT_FUZZ_CHECK(decoder.in_transaction() == a.in_transaction());
+  }
+  return 0;
+}

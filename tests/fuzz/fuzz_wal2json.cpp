@@ -1,0 +1,193 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// Fuzzes replicant::wal2json_decoder with sequences of wal2json payloads, each translated into
+// pgoutput messages that go straight into a replicant::assembler, as the replication pipeline does.
+//
+// Input: byte 0 selects the session (see `session` below); then chunks, each a big-endian u16
+// length and that many bytes (cut short at the end of the input). A chunk is one XLogData payload,
+// translated from a heap buffer of its own that is overwritten and freed right after, so that
+// AddressSanitizer reports any view kept into it. A chunk of length 0 is a reconnect: reset() of
+// both the decoder and the assembler.
+//
+// Properties, besides the sanitizers':
+// - translation errors are value-free and one of the documented codes; after one, reset() of both
+//   leaves them idle;
+// - the assembler accepts every message the decoder emits: the translation is always well-formed
+//   pgoutput, with every relation described before its changes and changes only inside a
+//   transaction (an assembler error would be the decoder's fault);
+// - every delivered transaction can be read whole: each change's rows have one field per column
+//   of its relation and cast as field::value documents.
+#include <replicant/decoder/wal2json.hpp>
+
+#include "fuzz_common.hpp"
+
+#include <replicant/assembler.hpp>
+#include <replicant/decoder/catalog.hpp>
+#include <replicant/halt.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <system_error>
+
+namespace {
+
+using namespace replicant;
+
+// Byte 0 of the input:
+//   bit 0  seed the decoder with a catalog (the tables of tests/data/wal2json's capture)
+//   bit 1  deliver logical messages
+//   bit 2  ask for numeric-data-types-as-string (changes nothing in decoding: wal2json's strings
+//          are taken as they come either way, so this checks that claim)
+struct session {
+  bool catalog;
+  bool messages;
+  bool numeric_as_string;
+
+  static auto from(std::uint8_t b) -> session { return {(b & 1U) != 0, (b & 2U) != 0, (b & 4U) != 0}; }
+};
+
+auto make_catalog() -> relation_catalog {
+  relation_catalog c;
+  relation_info docs;
+  docs.oid = 16'562;
+  docs.schema = "public";
+  docs.table = "docs";
+  docs.columns = {
+      {"id", pg_type::int4, -1, true}, {"note", pg_type::text, -1, false}, {"big", pg_type::text, -1, false}};
+  if (!c.add(docs)) fuzz::property_failed("catalog", __FILE__, __LINE__);
+  relation_info full = docs;
+  full.oid = 16'569;
+  full.table = "full_identity";
+  full.identity = replica_identity::full;
+  for (column_info& col : full.columns) col.key = true;
+  if (!c.add(full)) fuzz::property_failed("catalog", __FILE__, __LINE__);
+  relation_info kinds;
+  kinds.oid = 16'555;
+  kinds.schema = "public";
+  kinds.table = "kinds";
+  kinds.identity = replica_identity::index;
+  kinds.columns = {{"id", pg_type::int4, -1, true},
+                   {"c_bool", pg_type::boolean, -1, false},
+                   {"c_numeric", pg_type::numeric, -1, false},
+                   {"c_bytea", pg_type::bytea, -1, false},
+                   {"c_varchar", pg_type::varchar, 24, false}};
+  if (!c.add(kinds)) fuzz::property_failed("catalog", __FILE__, __LINE__);
+  return c;
+}
+
+auto touch_transaction(const transaction& t) -> std::uint64_t {
+  std::uint64_t h = t.xid();
+  for (const change& c : t.changes()) {
+    const relation_info& relation = c.relation();
+    fuzz::mix(h, relation.table);
+    if (c.op() == change_op::truncate) continue;
+    if (!c.record().empty()) fuzz::mix(h, fuzz::touch_row(relation, c.record().raw()));
+    if (!c.old().empty()) fuzz::mix(h, fuzz::touch_row(relation, c.old().raw()));
+    for (const std::string_view name : c.unchanged()) fuzz::mix(h, name);
+  }
+  for (const logical_message& m : t.messages()) {
+    fuzz::mix(h, m.prefix);
+    fuzz::mix(h, m.content);
+  }
+  return h;
+}
+
+struct handler {
+  auto operator()(transaction&& t) -> result<void> {
+    fuzz::digest_sink = touch_transaction(t);
+    return {};
+  }
+  auto operator()(const logical_message& m) -> result<void> {
+    REPLICANT_FUZZ_CHECK(!m.transactional);
+    std::uint64_t h = 0;
+    fuzz::mix(h, m.prefix);
+    fuzz::mix(h, m.content);
+    fuzz::digest_sink = h;
+    return {};
+  }
+  auto operator()(const schema_change& c) -> result<void> {
+    REPLICANT_FUZZ_CHECK(c.kind != schema_change_kind::none);
+    fuzz::digest_sink = c.changes.size();
+    return {};
+  }
+  auto operator()(const empty_commit& e) -> result<void> {
+    fuzz::digest_sink = e.end_lsn.value();
+    return {};
+  }
+  // wal2json has no two-phase or streamed transactions: the translation never produces them.
+  auto operator()(const prepared_event&) -> result<void> {
+    fuzz::property_failed("a prepared transaction from wal2json", __FILE__, __LINE__);
+  }
+  auto operator()(const rollback_prepared_event&) -> result<void> {
+    fuzz::property_failed("a rolled back prepared transaction from wal2json", __FILE__, __LINE__);
+  }
+  auto operator()(const stream_abort_event&) -> result<void> {
+    fuzz::property_failed("a stream abort from wal2json", __FILE__, __LINE__);
+  }
+};
+
+// The documented errors of translate(), each with a message that is a function of the code alone.
+auto check_translation_error(std::error_code ec) -> void {
+  const std::error_code lsn_missing = make_error_code(halt_reason::decoder_lsn_missing);
+  if (ec.category() == lsn_missing.category()) {
+    REPLICANT_FUZZ_CHECK(ec == lsn_missing && ec.message() == lsn_missing.message());
+    return;
+  }
+  fuzz::check_error(ec);
+  REPLICANT_FUZZ_CHECK(ec == errc::decode_failure || ec == errc::protocol_violation ||
+                       ec == std::errc::not_enough_memory);
+}
+
+}  // namespace
+
+extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) -> int {
+  fuzz::begin_input();
+  if (size == 0) return 0;
+  static const relation_catalog catalog = make_catalog();
+  const session config = session::from(data[0]);
+  wal2json_options options;
+  options.tables = {{"public", "docs"}};
+  options.messages = config.messages;
+  options.numeric_data_types_as_string = config.numeric_as_string;
+  wal2json_decoder decoder{options, config.catalog ? catalog : relation_catalog{}};
+  auto owner = std::make_unique<assembler>();
+  assembler& a = *owner;
+  handler h;
+  const auto emit = [&](std::span<const std::byte> message) -> result<void> {
+    auto pushed = a.push(message, h);
+    if (!pushed) fuzz::property_failed("the assembler refused a translated message", __FILE__, __LINE__);
+    return pushed;
+  };
+
+  std::size_t at = 1;
+  while (size - at >= 2) {
+    std::size_t length = (std::size_t{data[at]} << 8U) | data[at + 1];
+    at += 2;
+    length = std::min(length, size - at);
+    if (length == 0) {
+      decoder.reset();
+      a.reset();
+      REPLICANT_FUZZ_CHECK(a.idle() && !decoder.in_transaction());
+      continue;
+    }
+    auto chunk = std::make_unique<std::byte[]>(length);
+    std::memcpy(chunk.get(), data + at, length);
+    at += length;
+    const auto translated = decoder.translate(std::span<const std::byte>{chunk.get(), length}, emit);
+    std::memset(chunk.get(), 0xEE, length);
+    chunk.reset();
+    if (!translated) {
+      check_translation_error(translated.error());
+      decoder.reset();
+      a.reset();
+    }
+    REPLICANT_FUZZ_CHECK(decoder.in_transaction() == a.in_transaction());
+  }
+  return 0;
+}
