@@ -14,6 +14,7 @@
 /// row values (the last key read): like rows, they go to the sink or the store and never into an
 /// error, a log line or telemetry.
 
+#include <replicant/detail/decimal.hpp>
 #include <replicant/error.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
@@ -49,15 +50,6 @@ inline auto append_netstring(std::string& out, std::string_view field) -> void {
   const auto field = text.substr(colon + 1, length);
   text.remove_prefix(colon + 1 + length);
   return field;
-}
-
-// A decimal number filling all of @p text.
-template <class T>
-[[nodiscard]] auto backfill_number(std::string_view text) noexcept -> std::optional<T> {
-  T v{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return v;
 }
 
 // A string literal for ordinary SQL (not the replication grammar) that holds any text, keys and
@@ -147,7 +139,7 @@ inline constexpr std::string_view backfill_token_magic = "rbf1";
   const auto phase = take_netstring(token);
   const auto rows = take_netstring(token);
   if (magic != backfill_token_magic || !phase || phase->size() != 1 || !rows) return fail(errc::store_mismatch);
-  const auto n = backfill_number<std::uint64_t>(*rows);
+  const auto n = parse_decimal<std::uint64_t>(*rows);
   if (!n) return fail(errc::store_mismatch);
   p.rows = *n;
   switch ((*phase)[0]) {
@@ -163,7 +155,7 @@ inline constexpr std::string_view backfill_token_magic = "rbf1";
       if (!table_rows || !done || !schema || !table || !key || (*done != "0" && *done != "1")) {
         return fail(errc::store_mismatch);
       }
-      const auto t = backfill_number<std::uint64_t>(*table_rows);
+      const auto t = parse_decimal<std::uint64_t>(*table_rows);
       if (!t || !decode_key(*key) || schema->empty() || table->empty()) return fail(errc::store_mismatch);
       p.table_rows = *t;
       p.table_done = *done == "1";
@@ -227,9 +219,9 @@ struct watermark {
     if (d < 0) return std::nullopt;
     w.nonce = (w.nonce << 4U) | static_cast<std::uint64_t>(d);
   }
-  const auto epoch = backfill_number<std::uint32_t>(part[1]);
-  const auto seq = backfill_number<std::uint64_t>(part[2]);
-  const auto oid = backfill_number<std::uint32_t>(part[4]);
+  const auto epoch = parse_decimal<std::uint32_t>(part[1]);
+  const auto seq = parse_decimal<std::uint64_t>(part[2]);
+  const auto oid = parse_decimal<std::uint32_t>(part[4]);
   if (!epoch || !seq || !oid || (part[3] != "L" && part[3] != "H")) return std::nullopt;
   w.epoch = *epoch;
   w.seq = *seq;
@@ -260,15 +252,15 @@ struct xid_snapshot {
     const auto first = text.find(':');
     const auto second = first == std::string_view::npos ? first : text.find(':', first + 1);
     if (second == std::string_view::npos) return std::nullopt;
-    const auto xmin = backfill_number<std::uint64_t>(text.substr(0, first));
-    const auto xmax = backfill_number<std::uint64_t>(text.substr(first + 1, second - first - 1));
+    const auto xmin = parse_decimal<std::uint64_t>(text.substr(0, first));
+    const auto xmax = parse_decimal<std::uint64_t>(text.substr(first + 1, second - first - 1));
     if (!xmin || !xmax || *xmin > *xmax) return std::nullopt;
     s.xmin = *xmin;
     s.xmax = *xmax;
     std::string_view list = text.substr(second + 1);
     while (!list.empty()) {
       const auto comma = list.find(',');
-      const auto x = backfill_number<std::uint64_t>(list.substr(0, comma));
+      const auto x = parse_decimal<std::uint64_t>(list.substr(0, comma));
       if (!x || *x < s.xmin || *x >= s.xmax) return std::nullopt;
       s.xip.push_back(*x);
       if (comma == std::string_view::npos) break;

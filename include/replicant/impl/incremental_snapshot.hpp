@@ -17,7 +17,9 @@
 
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/detail/backfill_codec.hpp>
+#include <replicant/detail/column_shapes.hpp>
 #include <replicant/detail/copy_text.hpp>
+#include <replicant/detail/decimal.hpp>
 #include <replicant/halt.hpp>
 #include <replicant/identifier.hpp>
 #include <replicant/pq/copy.hpp>
@@ -44,20 +46,6 @@ namespace detail {
          " AND sa.attnum > 0 AND NOT sa.attisdropped) || '/' ||"
          " (SELECT sc.relreplident::pg_catalog.text FROM pg_catalog.pg_class sc WHERE sc.oid = " +
          oid + ")";
-}
-
-// The attribute numbers of a list spelled "1 2 5" (positive, as in column lists and index keys).
-[[nodiscard]] inline auto parse_attnums(std::string_view text) -> std::optional<std::vector<std::int16_t>> {
-  std::vector<std::int16_t> out;
-  while (!text.empty()) {
-    const std::size_t space = text.find(' ');
-    const auto n = backfill_number<std::int16_t>(text.substr(0, space));
-    if (!n || *n <= 0) return std::nullopt;
-    out.push_back(*n);
-    if (space == std::string_view::npos) break;
-    text.remove_prefix(space + 1);
-  }
-  return out;
 }
 
 }  // namespace detail
@@ -98,7 +86,7 @@ inline auto incremental_snapshot::list_tables(std::span<const std::string> publi
   auto count =
       conn_->exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
   if (!count) return unexpected(count.error());
-  const auto found = detail::backfill_number<std::size_t>(count->get(0, 0));
+  const auto found = detail::parse_decimal<std::size_t>(count->get(0, 0));
   if (!found) return fail(errc::protocol_violation);
   if (*found != names.size()) return fail(halt_reason::publication_missing);
 
@@ -145,7 +133,7 @@ inline auto incremental_snapshot::list_tables(std::span<const std::string> publi
   std::vector<pending_table> pending;
   std::unordered_map<std::uint32_t, std::size_t> by_oid;
   for (int row = 0; row < rows->rows(); ++row) {
-    const auto oid = detail::backfill_number<std::uint32_t>(rows->get(row, 0));
+    const auto oid = detail::parse_decimal<std::uint32_t>(rows->get(row, 0));
     const std::string_view kind = rows->get(row, 3);
     const std::string_view identity = rows->get(row, 4);
     if (!oid || kind.size() != 1 || identity.size() != 1 ||
@@ -170,46 +158,17 @@ inline auto incremental_snapshot::list_tables(std::span<const std::string> publi
   }
   if (pending.empty()) return {};
 
-  // Every column's shape, with the key flag pgoutput sends (see the point-in-time reader).
-  std::string oids = "'{";
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    if (i != 0) oids += ',';
-    oids += std::to_string(pending[i].oid);
-  }
-  oids += "}'::pg_catalog.oid[]";
-  auto attributes = conn_->exec(
-      "SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod,"
-      " c.relreplident = 'f' OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i"
-      "   WHERE i.indrelid = c.oid AND i.indislive AND i.indisvalid AND i.indisunique AND i.indimmediate"
-      "     AND i.indpred IS NULL AND a.attnum = ANY(i.indkey)"
-      "     AND CASE c.relreplident WHEN 'd' THEN i.indisprimary WHEN 'i' THEN i.indisreplident ELSE false END)"
-      " FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid"
-      " WHERE a.attrelid = ANY(" +
-      oids +
-      ") AND a.attnum > 0 AND NOT a.attisdropped"
-      " ORDER BY a.attrelid, a.attnum");
-  if (!attributes) return unexpected(attributes.error());
-  struct attribute {
-    std::int16_t number = 0;
-    column_info column;
-  };
-  std::unordered_map<std::uint32_t, std::vector<attribute>> shapes;
-  for (int row = 0; row < attributes->rows(); ++row) {
-    const auto relid = detail::backfill_number<std::uint32_t>(attributes->get(row, 0));
-    const auto number = detail::backfill_number<std::int16_t>(attributes->get(row, 1));
-    const auto type = detail::backfill_number<std::uint32_t>(attributes->get(row, 3));
-    const auto modifier = detail::backfill_number<std::int32_t>(attributes->get(row, 4));
-    const std::string_view key = attributes->get(row, 5);
-    if (!relid || !number || !type || !modifier || (key != "t" && key != "f")) return fail(errc::protocol_violation);
-    shapes[*relid].push_back(
-        attribute{*number, column_info{std::string{attributes->get(row, 2)}, *type, *modifier, key == "t"}});
-  }
+  std::vector<std::uint32_t> oids;
+  oids.reserve(pending.size());
+  for (const pending_table& t : pending) oids.push_back(t.oid);
+  auto shapes = detail::read_column_shapes(*conn_, oids);
+  if (!shapes) return unexpected(shapes.error());
 
   tables_.reserve(pending.size());
   statements_.reserve(pending.size());
   for (const pending_table& t : pending) {
-    const auto published = detail::parse_attnums(t.columns);
-    const auto key = detail::parse_attnums(t.key);
+    const auto published = detail::parse_attnum_list(t.columns);
+    const auto key = detail::parse_attnum_list(t.key);
     if (!published || !key) return fail(errc::protocol_violation);
     auto info = std::make_shared<relation_info>();
     info->oid = t.oid;
@@ -220,10 +179,10 @@ inline auto incremental_snapshot::list_tables(std::span<const std::string> publi
     st.shape = t.shape;
     st.oid = std::to_string(t.oid);
     std::string select_list;
-    const std::vector<attribute>& shape = shapes[t.oid];
+    const std::vector<detail::catalog_attribute>& shape = (*shapes)[t.oid];
     for (const std::int16_t number : *published) {
-      const auto it =
-          std::find_if(shape.begin(), shape.end(), [number](const attribute& a) { return a.number == number; });
+      const auto it = std::find_if(shape.begin(), shape.end(),
+                                   [number](const detail::catalog_attribute& a) { return a.number == number; });
       if (it == shape.end()) return fail(errc::protocol_violation);
       const auto quoted = quote_identifier(it->column.name);
       if (!quoted) return unexpected(quoted.error());

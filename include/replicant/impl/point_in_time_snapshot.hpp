@@ -15,7 +15,9 @@
 #include <replicant/snapshot/point_in_time.hpp>
 
 #include <replicant/decoder/pgoutput.hpp>
+#include <replicant/detail/column_shapes.hpp>
 #include <replicant/detail/copy_text.hpp>
+#include <replicant/detail/decimal.hpp>
 #include <replicant/halt.hpp>
 #include <replicant/pq/copy.hpp>
 
@@ -28,32 +30,7 @@
 #include <unordered_map>
 
 namespace replicant {
-namespace detail {
-
-// A decimal integer of type T filling all of @p text, or nothing.
-template <class T>
-[[nodiscard]] auto parse_catalog_number(std::string_view text) noexcept -> std::optional<T> {
-  T v{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return v;
-}
-
-// The attribute numbers of a published column list, as the tables query spells them ("1 2 5").
-[[nodiscard]] inline auto parse_attnum_list(std::string_view text) -> std::optional<std::vector<std::int16_t>> {
-  std::vector<std::int16_t> out;
-  while (!text.empty()) {
-    const std::size_t space = text.find(' ');
-    const auto n = parse_catalog_number<std::int16_t>(text.substr(0, space));
-    if (!n || *n <= 0) return std::nullopt;
-    out.push_back(*n);
-    if (space == std::string_view::npos) break;
-    text.remove_prefix(space + 1);
-  }
-  return out;
-}
-
-}  // namespace detail
+namespace detail {}  // namespace detail
 
 inline point_in_time_snapshot::point_in_time_snapshot(point_in_time_snapshot&& other) noexcept
     : conn_(std::exchange(other.conn_, nullptr)),
@@ -142,7 +119,7 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
   auto count =
       conn_->exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
   if (!count) return unexpected(count.error());
-  const auto found = detail::parse_catalog_number<std::size_t>(count->get(0, 0));
+  const auto found = detail::parse_decimal<std::size_t>(count->get(0, 0));
   if (!found) return fail(errc::protocol_violation);
   if (*found != names.size()) return fail(halt_reason::publication_missing);
 
@@ -182,7 +159,7 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
   std::vector<pending_table> pending;
   std::unordered_map<std::uint32_t, std::size_t> by_oid;
   for (int row = 0; row < rows->rows(); ++row) {
-    const auto oid = detail::parse_catalog_number<std::uint32_t>(rows->get(row, 0));
+    const auto oid = detail::parse_decimal<std::uint32_t>(rows->get(row, 0));
     const std::string_view kind = rows->get(row, 3);
     const std::string_view identity = rows->get(row, 4);
     if (!oid || kind.size() != 1 || identity.size() != 1 ||
@@ -208,43 +185,11 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
   }
   if (pending.empty()) return {};
 
-  // The shape of every column of those tables, with the key flag pgoutput would send
-  // (logicalrep_write_attrs): every column under REPLICA IDENTITY FULL, otherwise the columns of the
-  // replica identity index, which is the primary key for DEFAULT and the chosen index for USING
-  // INDEX, and counts only when live, valid, unique, immediate and not partial (RelationGetIndexList).
-  std::string oids = "'{";
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    if (i != 0) oids += ',';
-    oids += std::to_string(pending[i].oid);
-  }
-  oids += "}'::pg_catalog.oid[]";
-  auto attributes = conn_->exec(
-      "SELECT a.attrelid, a.attnum, a.attname, a.atttypid, a.atttypmod,"
-      " c.relreplident = 'f' OR EXISTS (SELECT 1 FROM pg_catalog.pg_index i"
-      "   WHERE i.indrelid = c.oid AND i.indislive AND i.indisvalid AND i.indisunique AND i.indimmediate"
-      "     AND i.indpred IS NULL AND a.attnum = ANY(i.indkey)"
-      "     AND CASE c.relreplident WHEN 'd' THEN i.indisprimary WHEN 'i' THEN i.indisreplident ELSE false END)"
-      " FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid"
-      " WHERE a.attrelid = ANY(" +
-      oids +
-      ") AND a.attnum > 0 AND NOT a.attisdropped"
-      " ORDER BY a.attrelid, a.attnum");
-  if (!attributes) return unexpected(attributes.error());
-  struct attribute {
-    std::int16_t number = 0;
-    column_info column;
-  };
-  std::unordered_map<std::uint32_t, std::vector<attribute>> shapes;
-  for (int row = 0; row < attributes->rows(); ++row) {
-    const auto relid = detail::parse_catalog_number<std::uint32_t>(attributes->get(row, 0));
-    const auto number = detail::parse_catalog_number<std::int16_t>(attributes->get(row, 1));
-    const auto type = detail::parse_catalog_number<std::uint32_t>(attributes->get(row, 3));
-    const auto modifier = detail::parse_catalog_number<std::int32_t>(attributes->get(row, 4));
-    const std::string_view key = attributes->get(row, 5);
-    if (!relid || !number || !type || !modifier || (key != "t" && key != "f")) return fail(errc::protocol_violation);
-    shapes[*relid].push_back(
-        attribute{*number, column_info{std::string{attributes->get(row, 2)}, *type, *modifier, key == "t"}});
-  }
+  std::vector<std::uint32_t> oids;
+  oids.reserve(pending.size());
+  for (const pending_table& t : pending) oids.push_back(t.oid);
+  auto shapes = detail::read_column_shapes(*conn_, oids);
+  if (!shapes) return unexpected(shapes.error());
 
   tables_.reserve(pending.size());
   copy_commands_.reserve(pending.size());
@@ -257,10 +202,10 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
     info->table = t.name;
     info->identity = static_cast<replica_identity>(t.identity);
     std::string select_list;
-    const std::vector<attribute>& shape = shapes[t.oid];
+    const std::vector<detail::catalog_attribute>& shape = (*shapes)[t.oid];
     for (const std::int16_t number : *published) {
-      const auto it =
-          std::find_if(shape.begin(), shape.end(), [number](const attribute& a) { return a.number == number; });
+      const auto it = std::find_if(shape.begin(), shape.end(),
+                                   [number](const detail::catalog_attribute& a) { return a.number == number; });
       if (it == shape.end()) return fail(errc::protocol_violation);
       const auto quoted = quote_identifier(it->column.name);
       if (!quoted) return unexpected(quoted.error());
