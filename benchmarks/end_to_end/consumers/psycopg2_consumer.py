@@ -6,15 +6,17 @@ psycopg2 is Debian's python3-psycopg2, unpacked by benchmarks/end_to_end/compare
 folder and put on PYTHONPATH; run this with Debian's /usr/bin/python3, which that build is for.
 
 The loop is psycopg2's documented non-blocking one (read_message, then select on the cursor). It
-looks at each pgoutput message's type byte only: it counts Inserts and, at each Commit, acknowledges
-the Commit's end position with send_feedback (psycopg2 sends the feedback on its status interval,
-or at once when the server asks). It does not decode column values.
+looks at each pgoutput message's type byte only: it counts Inserts and Updates and, at each Commit
+(or Stream Commit, with --streaming), acknowledges the commit's end position with send_feedback
+(psycopg2 sends the feedback on its status interval, or at once when the server asks). It does not
+decode column values.
 
 It stops when a Commit ends at or past --end-lsn, or when nothing is pending and the server's
 position (ReplicationCursor.wal_end, moved by keepalives) is at or past it. On exit it prints one
 line: transactions=N rows=N acknowledged=X/Y.
 
 Usage: python3 psycopg2_consumer.py --dsn DSN --slot S --publication PUB --end-lsn X/Y [--protocol N]
+                                    [--streaming]
 """
 
 import argparse
@@ -26,7 +28,9 @@ import psycopg2
 import psycopg2.extras
 
 INSERT = ord("I")
+UPDATE = ord("U")
 COMMIT = ord("C")
+STREAM_COMMIT = ord("c")
 
 
 def parse_lsn(text):
@@ -45,16 +49,16 @@ def main():
     parser.add_argument("--publication", required=True)
     parser.add_argument("--end-lsn", required=True)
     parser.add_argument("--protocol", default="1")
+    parser.add_argument("--streaming", action="store_true", help="pgoutput streaming (protocol 2+)")
     args = parser.parse_args()
     end = parse_lsn(args.end_lsn)
 
     conn = psycopg2.connect(args.dsn, connection_factory=psycopg2.extras.LogicalReplicationConnection)
     cur = conn.cursor()
-    cur.start_replication(
-        slot_name=args.slot,
-        decode=False,
-        options={"proto_version": args.protocol, "publication_names": args.publication},
-    )
+    options = {"proto_version": args.protocol, "publication_names": args.publication}
+    if args.streaming:
+        options["streaming"] = "on"
+    cur.start_replication(slot_name=args.slot, decode=False, options=options)
     transactions = rows = acknowledged = 0
     while True:
         msg = cur.read_message()
@@ -65,12 +69,14 @@ def main():
             continue
         payload = msg.payload
         kind = payload[0]
-        if kind == INSERT:
+        if kind == INSERT or kind == UPDATE:  # streamed ones too: the same type byte, then an xid
             rows += 1
-        elif kind == COMMIT:
+        elif kind == COMMIT or kind == STREAM_COMMIT:
             transactions += 1
-            # Commit: type, flags (1 byte), commit LSN (8), end LSN (8), timestamp (8).
-            acknowledged = int.from_bytes(payload[10:18], "big")
+            # Commit: type, flags (1 byte), commit LSN (8), end LSN (8), timestamp (8). Stream
+            # Commit: the same after the type and an xid (4).
+            at = 10 if kind == COMMIT else 14
+            acknowledged = int.from_bytes(payload[at:at + 8], "big")
             cur.send_feedback(flush_lsn=acknowledged)
             if acknowledged >= end:
                 break
