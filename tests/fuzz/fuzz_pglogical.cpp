@@ -22,6 +22,7 @@
 #include <replicant/decoder/pglogical.hpp>
 
 #include "fuzz_common.hpp"
+#include "translator_fuzz.hpp"
 
 #include <replicant/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>
@@ -97,57 +98,6 @@ auto make_catalog() -> relation_catalog {
   return c;
 }
 
-auto touch_transaction(const transaction& t) -> std::uint64_t {
-  std::uint64_t h = t.xid();
-  for (const change& c : t.changes()) {
-    const relation_info& relation = c.relation();
-    fuzz::mix(h, relation.table);
-    if (c.op() == change_op::truncate) continue;
-    if (!c.record().empty()) fuzz::mix(h, fuzz::touch_row(relation, c.record().raw()));
-    if (!c.old().empty()) fuzz::mix(h, fuzz::touch_row(relation, c.old().raw()));
-    for (const std::string_view name : c.unchanged()) fuzz::mix(h, name);
-  }
-  for (const logical_message& m : t.messages()) {
-    fuzz::mix(h, m.prefix);
-    fuzz::mix(h, m.content);
-  }
-  return h;
-}
-
-struct handler {
-  auto operator()(transaction&& t) -> result<void> {
-    fuzz::digest_sink = touch_transaction(t);
-    return {};
-  }
-  auto operator()(const logical_message& m) -> result<void> {
-    REPLICANT_FUZZ_CHECK(!m.transactional);
-    std::uint64_t h = 0;
-    fuzz::mix(h, m.prefix);
-    fuzz::mix(h, m.content);
-    fuzz::digest_sink = h;
-    return {};
-  }
-  auto operator()(const schema_change& c) -> result<void> {
-    REPLICANT_FUZZ_CHECK(c.kind != schema_change_kind::none);
-    fuzz::digest_sink = c.changes.size();
-    return {};
-  }
-  auto operator()(const empty_commit& e) -> result<void> {
-    fuzz::digest_sink = e.end_lsn.value();
-    return {};
-  }
-  // pglogical has no two-phase or streamed transactions: the translation never produces them.
-  auto operator()(const prepared_event&) -> result<void> {
-    fuzz::property_failed("a prepared transaction from pglogical", __FILE__, __LINE__);
-  }
-  auto operator()(const rollback_prepared_event&) -> result<void> {
-    fuzz::property_failed("a rolled back prepared transaction from pglogical", __FILE__, __LINE__);
-  }
-  auto operator()(const stream_abort_event&) -> result<void> {
-    fuzz::property_failed("a stream abort from pglogical", __FILE__, __LINE__);
-  }
-};
-
 // The documented errors of translate(), each with a message that is a function of the code alone.
 auto check_translation_error(std::error_code ec) -> void {
   const std::error_code unsupported = make_error_code(halt_reason::decoder_protocol_unsupported);
@@ -172,7 +122,7 @@ extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t siz
   pglogical_decoder decoder{options, config.catalog ? catalog : relation_catalog{}};
   auto owner = std::make_unique<assembler>();
   assembler& a = *owner;
-  handler h;
+  fuzz::translated_handler h{"pglogical"};
   const auto emit = [&](std::span<const std::byte> message) -> result<void> {
     auto pushed = a.push(message, h);
     if (!pushed) fuzz::property_failed("the assembler refused a translated message", __FILE__, __LINE__);
