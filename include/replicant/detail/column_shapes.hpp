@@ -11,10 +11,13 @@
 
 #include <replicant/detail/decimal.hpp>
 #include <replicant/error.hpp>
+#include <replicant/halt.hpp>
+#include <replicant/identifier.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/relation.hpp>
 #include <replicant/result.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -23,6 +26,32 @@
 #include <vector>
 
 namespace replicant::detail {
+
+// The publications @p publications as a SQL array of literals (duplicates collapsed), once every
+// one of them is known to exist: pg_publication_tables lists nothing for a publication that does
+// not, and a snapshot that silently skipped tables would be worse than none.
+// @return the array, `halt_reason::publication_missing`, or the error.
+[[nodiscard]] inline auto existing_publications(pq::connection& conn, std::span<const std::string> publications)
+    -> result<std::string> {
+  std::vector<std::string> names(publications.begin(), publications.end());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string array = "ARRAY[";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto literal = quote_literal(names[i]);
+    if (!literal) return unexpected(literal.error());
+    if (i != 0) array += ',';
+    array += *literal;
+  }
+  array += "]::pg_catalog.name[]";
+  auto count =
+      conn.exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
+  if (!count) return unexpected(count.error());
+  const auto found = parse_decimal<std::size_t>(count->get(0, 0));
+  if (!found) return fail(errc::protocol_violation);
+  if (*found != names.size()) return fail(halt_reason::publication_missing);
+  return array;
+}
 
 // One column of a table, with its attribute number.
 struct catalog_attribute {

@@ -69,26 +69,8 @@ inline auto incremental_snapshot::open(pq::connection& conn, std::span<const std
 }
 
 inline auto incremental_snapshot::list_tables(std::span<const std::string> publications) -> result<void> {
-  std::vector<std::string> names(publications.begin(), publications.end());
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::string array = "ARRAY[";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto literal = quote_literal(names[i]);
-    if (!literal) return unexpected(literal.error());
-    if (i != 0) array += ',';
-    array += *literal;
-  }
-  array += "]::pg_catalog.name[]";
-
-  // pg_publication_tables lists nothing for a publication that does not exist: a backfill that
-  // silently skipped tables would be worse than none.
-  auto count =
-      conn_->exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
-  if (!count) return unexpected(count.error());
-  const auto found = detail::parse_decimal<std::size_t>(count->get(0, 0));
-  if (!found) return fail(errc::protocol_violation);
-  if (*found != names.size()) return fail(halt_reason::publication_missing);
+  auto array = detail::existing_publications(*conn_, publications);
+  if (!array) return unexpected(array.error());
 
   // One row per (table, publication), as the point-in-time reader lists them; the published
   // columns as attribute numbers (pgoutput sends no generated column before 18, and never a virtual
@@ -113,7 +95,7 @@ inline auto incremental_snapshot::list_tables(std::span<const std::string> publi
       " JOIN pg_catalog.pg_namespace n ON n.nspname = t.schemaname"
       " JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
       " WHERE t.pubname = ANY(" +
-      array +
+      *array +
       ")"
       " ORDER BY n.nspname COLLATE \"C\", c.relname COLLATE \"C\", t.pubname COLLATE \"C\"");
   if (!rows) return unexpected(rows.error());

@@ -100,28 +100,8 @@ inline auto point_in_time_snapshot::import_snapshot(std::string_view name) -> re
 }
 
 inline auto point_in_time_snapshot::list_tables(std::span<const std::string> publications) -> result<void> {
-  // Publication names as a SQL array of literals; duplicates collapse so that the existence check
-  // below can compare counts.
-  std::vector<std::string> names(publications.begin(), publications.end());
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::string array = "ARRAY[";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto literal = quote_literal(names[i]);
-    if (!literal) return unexpected(literal.error());
-    if (i != 0) array += ',';
-    array += *literal;
-  }
-  array += "]::pg_catalog.name[]";
-
-  // pg_publication_tables silently lists nothing for a publication that does not exist, which
-  // would make a snapshot that silently skips tables.
-  auto count =
-      conn_->exec("SELECT pg_catalog.count(*) FROM pg_catalog.pg_publication WHERE pubname = ANY(" + array + ")");
-  if (!count) return unexpected(count.error());
-  const auto found = detail::parse_decimal<std::size_t>(count->get(0, 0));
-  if (!found) return fail(errc::protocol_violation);
-  if (*found != names.size()) return fail(halt_reason::publication_missing);
+  auto array = detail::existing_publications(*conn_, publications);
+  if (!array) return unexpected(array.error());
 
   // One row per (table, publication). The published columns come back as attribute numbers, so no
   // name array has to be parsed here: `attnames` lists the column list, or every column when there
@@ -141,7 +121,7 @@ inline auto point_in_time_snapshot::list_tables(std::span<const std::string> pub
       " JOIN pg_catalog.pg_namespace n ON n.nspname = t.schemaname"
       " JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
       " WHERE t.pubname = ANY(" +
-      array +
+      *array +
       ")"
       " ORDER BY n.nspname COLLATE \"C\", c.relname COLLATE \"C\", t.pubname COLLATE \"C\"");
   if (!rows) return unexpected(rows.error());
