@@ -21,12 +21,13 @@
 #include <replicant/halt.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/options.hpp>
+#include <replicant/options_for.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
-#include <replicant/snapshot/incremental.hpp>
-#include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
+#include <replicant/snapshot/incremental.hpp>
+#include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/telemetry.hpp>
@@ -101,10 +102,15 @@ namespace replicant {
  * std::jthread stopper{[&](std::stop_token t) { wait_for_signal(t); p.stop(); }};
  * p.run();  // returns after stop(), throws replicant::error on a halt
  *
- * // wal2json instead: the tables are the decoder's (and the publications stay empty).
+ * // wal2json instead: the tables are the decoder's, and its options have no publications (nor
+ * // any other setting wal2json cannot express: setting one does not compile).
  * replicant::wal2json_options w{.tables = {{"public", "orders"}}};
+ * replicant::pipeline_options_for<replicant::wal2json_decoder> j;
+ * j.conninfo = "dbname=shop";
+ * j.slot = "shop_json";
+ * j.go_forward_only = true;
  * replicant::pipeline<replicant::wal2json_decoder, replicant::sink_owned_checkpoint,
- *                     replicant::no_spill, my_sink> q{sink, w, o_without_publications};
+ *                     replicant::no_spill, my_sink> q{sink, w, j};
  * @endcode
  *
  * @par Thread safety
@@ -118,41 +124,45 @@ class pipeline {
   static_assert(detail::check_sink<Sink, CheckpointPolicy>());
 
  public:
+  /// The options this pipeline takes: `pipeline_options` for pgoutput; for a decoder that cannot
+  /// express all of it, the same without what it cannot express (see @ref pipeline_options_for).
+  using options_type = pipeline_options_for<Decoder>;
+
   /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
   /// telemetry to @p events if given. For a checkpoint policy without settings of its own.
-  pipeline(Sink& sink, pipeline_options options,
+  pipeline(Sink& sink, options_type options,
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
       : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
   /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
-  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options, telemetry::dispatcher* events = nullptr)
-    requires std::default_initializable<SpillPolicy>
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, options_type options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
       : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// As above, with the spill policy's settings too (the spill directory and its bound).
-  pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, options_type options,
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder>
       : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
   /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
   /// policy without settings of its own.
-  pipeline(Sink& sink, Decoder decoder, pipeline_options options,
+  pipeline(Sink& sink, Decoder decoder, options_type options,
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
       : pipeline(sink, std::move(decoder), CheckpointPolicy{}, std::move(options), events) {}
   /// With the decoder's options, e.g. a `wal2json_options`, from which the decoder is made.
   template <class DecoderOptions>
-  pipeline(Sink& sink, DecoderOptions decoder_options, pipeline_options options,
+  pipeline(Sink& sink, DecoderOptions decoder_options, options_type options,
            telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
       std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<CheckpointPolicy>
       : pipeline(sink, Decoder{std::move(decoder_options)}, CheckpointPolicy{}, std::move(options), events) {}
   /// With the decoder's and the checkpoint policy's settings.
-  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, pipeline_options options,
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, options_type options,
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
       : pipeline(sink, std::move(decoder), std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// With the decoder's, the checkpoint policy's and the spill policy's settings.
-  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, options_type options,
            telemetry::dispatcher* events = nullptr);
   /// Another decoder, or another decoder's options: refused, because each decoder names its table
   /// set in its own options, and those of one decoder mean nothing to another.
-  template <class Other>
-  pipeline(Sink& sink, Other, pipeline_options,
+  template <class Other, class Options>
+  pipeline(Sink& sink, Other, const Options&,
            telemetry::dispatcher* = nullptr) requires detail::foreign_decoder_settings<Other, Decoder>
       : sink_(sink), events_(nullptr) {
     static_assert(detail::always_false<Other>,
@@ -160,6 +170,17 @@ class pipeline {
                   "per decoder: pgoutput_decoder streams the publications of pipeline_options::publications, "
                   "wal2json_decoder the tables of wal2json_options::tables, pglogical_decoder the replication sets of "
                   "pglogical_options::replication_sets");
+  }
+  /// A full `pipeline_options` for a decoder that cannot express all of it: refused, so that
+  /// what the plugin cannot do is caught where it is set (see @ref pipeline_options_for).
+  template <class... Args>
+  explicit pipeline(Sink& sink, const Args&...) requires(!std::same_as<options_type, pipeline_options> &&
+                                                         (std::same_as<Args, pipeline_options> || ...))
+      : sink_(sink), events_(nullptr) {
+    static_assert(detail::always_false<Sink>,
+                  "replicant: pipeline: this Decoder cannot express every setting of pipeline_options; give it "
+                  "pipeline_options_for<Decoder> (replicant/options_for.hpp), whose settings the decoder cannot "
+                  "express do not compile, or convert explicitly: pipeline_options_for<Decoder>{full_options}");
   }
   pipeline(const pipeline&) = delete;
   auto operator=(const pipeline&) -> pipeline& = delete;
@@ -237,8 +258,8 @@ class pipeline {
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
   std::optional<pq::connection> probe_;  // the applier's own session for checks and heartbeats
-  int stop_fd_ = -1;  // readable once stop() was called; never drained
-  int wake_fd_ = -1;  // wakes the connection thread (new durable position, stop)
+  int stop_fd_ = -1;                     // readable once stop() was called; never drained
+  int wake_fd_ = -1;                     // wakes the connection thread (new durable position, stop)
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> durable_{0};
   std::optional<lsn> checkpoint_;

@@ -42,6 +42,7 @@
 // The replication pipeline and its policies
 #include <replicant/sink.hpp>
 #include <replicant/options.hpp>
+#include <replicant/options_for.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/postgres_store.hpp>

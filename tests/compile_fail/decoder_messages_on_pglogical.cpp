@@ -3,8 +3,7 @@
 //
 // pglogical's native protocol has no logical messages: a sink with handle_message on a pglogical
 // pipeline would never be called, so it is refused rather than silently left waiting. (Asking for
-// messages at run time, `pipeline_options::messages`, is refused before connecting:
-// decoder_capability_unsupported.)
+// them in the options does not compile either: decoder_options_messages_on_pglogical.cpp.)
 // expect: replicant: this Decoder cannot deliver logical messages
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/pipeline.hpp>

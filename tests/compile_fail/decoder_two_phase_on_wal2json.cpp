@@ -2,9 +2,8 @@
 // SPDX-License-Identifier: MIT
 //
 // Only pgoutput decodes two-phase transactions: a sink with handle_prepare on a wal2json pipeline
-// would never be called, so it is refused. (`pipeline_options::two_phase`, like `streaming` and
-// `failover`, is a run-time option: with wal2json or pglogical it is refused before connecting,
-// decoder_capability_unsupported, as tests/unit/decoder/policy.cpp shows.)
+// would never be called, so it is refused. (Setting `two_phase` in its options does not compile
+// either: see decoder_options_streaming_on_wal2json.cpp for the options' refusals.)
 // expect: replicant: this Decoder cannot decode two-phase transactions
 #include <replicant/decoder/wal2json.hpp>
 #include <replicant/pipeline.hpp>

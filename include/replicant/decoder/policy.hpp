@@ -36,10 +36,11 @@ namespace replicant {
 
 /**
  * What an output plugin can express, declared by each decoder as
- * `static constexpr decoder_capabilities capabilities`. The pipeline refuses, before it connects
- * (`decoder_capability_unsupported`, or `snapshot_unsupported`), any option that needs a
- * capability the decoder lacks, and refuses to compile a sink whose hooks only such a capability
- * would call. So nothing is ever asked of a plugin that would silently not do it.
+ * `static constexpr decoder_capabilities capabilities`. An option that needs a capability the
+ * decoder lacks does not compile in the pipeline's options (@ref pipeline_options_for), nor does a
+ * sink whose hooks only such a capability would call; options converted from a full
+ * `pipeline_options` are refused before connecting (`decoder_capability_unsupported`, or
+ * `snapshot_unsupported`). So nothing is ever asked of a plugin that would silently not do it.
  *
  * | capability | pgoutput | wal2json | pglogical |
  * |---|---|---|---|

@@ -99,7 +99,9 @@ using pipeline_of = replicant::pipeline<Decoder, replicant::sink_owned_checkpoin
 template <class Decoder, class... DecoderArgs>
 auto refusal(const replicant::pipeline_options& o, DecoderArgs&&... decoder) -> std::error_code {
   plain_sink sink;
-  pipeline_of<Decoder> p{sink, std::forward<DecoderArgs>(decoder)..., o};
+  // Converted explicitly, so that what the decoder cannot express is carried over (setting it on
+  // pipeline_options_for<Decoder> would not compile) and refused at run time instead.
+  pipeline_of<Decoder> p{sink, std::forward<DecoderArgs>(decoder)..., replicant::pipeline_options_for<Decoder>{o}};
   std::error_code ec;
   p.run(ec);
   return ec;
@@ -452,13 +454,50 @@ BOOST_AUTO_TEST_CASE(refuses_every_option_the_decoder_cannot_serve_before_connec
   BOOST_TEST((refusal<replicant::pgoutput_decoder>(base_options()) == halt_reason::config_invalid));
 }
 
+// The options of a translating decoder: pgoutput's own are pipeline_options; the others redeclare
+// what their plugin cannot express as members that do not compile when set (tests/compile_fail
+// proves that), and keep the rest.
+static_assert(std::same_as<replicant::pipeline_options_for<replicant::pgoutput_decoder>, replicant::pipeline_options>);
+static_assert(
+    std::derived_from<replicant::pipeline_options_for<replicant::wal2json_decoder>, replicant::pipeline_options>);
+static_assert(std::same_as<decltype(replicant::pipeline_options_for<replicant::wal2json_decoder>::messages), bool>);
+static_assert(!std::same_as<decltype(replicant::pipeline_options_for<replicant::pglogical_decoder>::messages), bool>);
+static_assert(!std::same_as<decltype(replicant::pipeline_options_for<replicant::wal2json_decoder>::streaming), bool>);
+static_assert(!std::is_assignable_v<replicant::pipeline_options_for<replicant::wal2json_decoder>,
+                                    const replicant::pipeline_options&>);
+
+BOOST_AUTO_TEST_CASE(translated_options_keep_what_the_decoder_can_express) {
+  replicant::pipeline_options_for<replicant::wal2json_decoder> j;
+  j.slot = "orders_json";
+  j.messages = true;
+  j.max_inflight_bytes = 1234;
+  const auto full = replicant::detail::widen(j);
+  BOOST_TEST(full.slot == "orders_json");
+  BOOST_TEST(full.messages);
+  BOOST_TEST(full.max_inflight_bytes == 1234U);
+  BOOST_TEST(!full.streaming);
+
+  // Converted from a full set: what wal2json expresses is kept, what it cannot is carried over, so
+  // that the pipeline refuses it at start rather than dropping it (see the refusals above).
+  auto o = base_options();
+  o.messages = true;
+  o.streaming = true;
+  const auto carried = replicant::detail::widen(replicant::pipeline_options_for<replicant::wal2json_decoder>{o});
+  BOOST_TEST(carried.messages);
+  BOOST_TEST(carried.streaming);
+  const auto unset = replicant::detail::widen(replicant::pipeline_options_for<replicant::pglogical_decoder>{});
+  BOOST_TEST(!unset.messages);
+}
+
 BOOST_AUTO_TEST_CASE(takes_the_decoder_or_its_options) {
   // Both forms construct; nothing runs.
   plain_sink sink;
   const auto o = base_options();
-  pipeline_of<replicant::wal2json_decoder> from_options{sink, wal2json_items(), o};
-  pipeline_of<replicant::wal2json_decoder> from_decoder{sink, replicant::wal2json_decoder{wal2json_items()}, o};
-  pipeline_of<replicant::pglogical_decoder> from_sets{sink, pglogical_default(), o};
+  const replicant::pipeline_options_for<replicant::wal2json_decoder> j{o};
+  const replicant::pipeline_options_for<replicant::pglogical_decoder> l{o};
+  pipeline_of<replicant::wal2json_decoder> from_options{sink, wal2json_items(), j};
+  pipeline_of<replicant::wal2json_decoder> from_decoder{sink, replicant::wal2json_decoder{wal2json_items()}, j};
+  pipeline_of<replicant::pglogical_decoder> from_sets{sink, pglogical_default(), l};
   pipeline_of<replicant::pgoutput_decoder> pgoutput{sink, replicant::pgoutput_decoder{}, o};
   BOOST_TEST(!from_options.last_halt().has_value());
   BOOST_TEST(!from_decoder.last_halt().has_value());
