@@ -22,6 +22,7 @@
 #include <replicant/relation.hpp>
 #include <replicant/result.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -227,6 +228,32 @@ class pglogical_decoder {
   [[nodiscard]] auto prepare(const query_function& query) -> result<std::optional<halt>>;
   /// @}
 
+  /// pglogical is not checked on a timer: 0. (Its catalog is read again when recheck_due().)
+  [[nodiscard]] auto recheck_interval() const noexcept -> std::chrono::milliseconds { return {}; }
+
+  /**
+   * Whether the catalog must be read again before the next payload is translated. pglogical sends
+   * a table's Relation message before its first change in a session and again after anything
+   * invalidated the table's definition (DDL, a truncate), with column names but no types; the
+   * types must come from the catalog as it is when the description arrives, not as it was at
+   * connect. Never throws.
+   */
+  [[nodiscard]] auto recheck_due() const noexcept -> bool { return recheck_due_; }
+
+  /**
+   * Reads the catalog again and hands @p emit the description of every table pglogical described
+   * since the last recheck, typed from the catalog as it is now, so that a changed type reaches
+   * the assembler as pgoutput's Relation would, and is judged the same way. The catalog may be
+   * ahead of the stream (when the stream is behind, a later change's types are seen early); it is
+   * never behind it.
+   *
+   * @return no halt; or the query's error (the pipeline then reconnects, and the catalog is read
+   *   again at connect), or the emitter's. Value-free.
+   * @throws std::bad_alloc only.
+   */
+  template <pgoutput_emitter Emit>
+  [[nodiscard]] auto recheck(const query_function& query, Emit&& emit) -> result<std::optional<halt>>;
+
   /// Replaces the catalog (e.g. read again at a reconnect); used from the next Relation message on.
   auto set_catalog(relation_catalog catalog) noexcept -> void { catalog_ = std::move(catalog); }
 
@@ -258,6 +285,10 @@ class pglogical_decoder {
     relation_info shape{};
     // pglogical.queue: read for its truncate rows, never forwarded.
     bool queue = false;
+    // pglogical flagged key columns (else the identity is FULL or none).
+    bool key_flagged = false;
+    // Received, not yet sent to the assembler: waiting for the catalog to be read (recheck()).
+    bool pending = false;
     std::optional<std::size_t> message_type_column{};
     std::optional<std::size_t> message_column{};
   };
@@ -272,12 +303,16 @@ class pglogical_decoder {
   [[nodiscard]] auto read_tuple(detail::byte_reader& in, std::size_t columns) -> std::error_code;
   [[nodiscard]] auto queued_row(const relation_state& queue, detail::byte_reader& in) -> std::error_code;
   [[nodiscard]] auto describe_from_catalog(const relation_info& known) -> std::uint32_t;
+  [[nodiscard]] auto read_catalog(const query_function& query) const -> result<relation_catalog>;
+  auto describe_with_catalog(relation_state& state) const -> void;
+  auto describe_if_pending(relation_state& state) -> void;
 
   pglogical_options options_;
   relation_catalog catalog_;
   std::optional<pglogical_startup> startup_{};
   bool in_transaction_ = false;
-  lsn final_lsn_{};  // the commit LSN the open transaction's Begin announced
+  bool recheck_due_ = false;  // a table of this session was described again
+  lsn final_lsn_{};           // the commit LSN the open transaction's Begin announced
   std::unordered_map<std::uint32_t, relation_state> relations_{};
   std::vector<std::string_view> queue_values_{};  // scratch for a queue row
   detail::pgoutput_writer out_{};

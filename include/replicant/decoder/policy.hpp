@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace replicant {
 
@@ -176,11 +177,14 @@ concept has_prepare = requires(D& d, const query_function& query) {
   { d.prepare(query) } -> std::same_as<result<std::optional<halt>>>;
 };
 
-/// Atom (optional): `d.recheck_interval()` and `d.recheck(query, emit)`: a periodic check while
-/// streaming (wal2json: the catalog, for columns dropped where no change shows it).
+/// Atom (optional): `d.recheck_interval()`, `d.recheck_due()` and `d.recheck(query, emit)`: a check
+/// while streaming, periodic (wal2json: the catalog, for columns dropped where no change shows it)
+/// or before the next payload when the decoder asks (pglogical: the types of a table described
+/// again).
 template <class D>
 concept has_recheck = requires(D& d, const query_function& query, emitter_archetype& emit) {
   { d.recheck_interval() } -> std::same_as<std::chrono::milliseconds>;
+  { std::as_const(d).recheck_due() } -> std::same_as<bool>;
   { d.recheck(query, emit) } -> std::same_as<result<std::optional<halt>>>;
 };
 
@@ -207,8 +211,11 @@ inline constexpr bool is_decoder_options = false;
  * where `d` is an lvalue of `D` (`const` for the queries), `o` a `const pipeline_options&`, `ctx` a
  * `const decoder_context&`, `payload` a `std::span<const std::byte>`, `emit` a
  * `replicant::pgoutput_emitter` and `query` a `const query_function&`. Optionally,
- * `d.recheck_interval()` (`std::chrono::milliseconds`) and `d.recheck(query, emit)` (as
- * `prepare`, and may emit pgoutput messages) are called periodically while streaming.
+ * `d.recheck_interval()` (`std::chrono::milliseconds`), `d.recheck_due()` (`bool`) and
+ * `d.recheck(query, emit)` (as `prepare`, and may emit pgoutput messages): recheck() is called every
+ * `recheck_interval()` while streaming (0: never on a timer), and before the next payload is
+ * translated whenever `recheck_due()`; a due recheck that cannot run ends the session, so that the
+ * stream resumes after a reconnect, whose `prepare` reads the catalog anew.
  *
  * @par Laws
  * The translation of a session is well-formed pgoutput of `negotiate(ctx).protocol`: every relation

@@ -238,6 +238,9 @@ class wal2json_decoder {
     return options_.schema_check_interval;
   }
 
+  /// wal2json is checked on its timer only: false. Never throws.
+  [[nodiscard]] auto recheck_due() const noexcept -> bool { return false; }
+
   /**
    * The periodic catalog check: reads the tables' shapes again, halts as prepare() does for a
    * table dropped or left without a key, and describes again (through @p emit, a Relation

@@ -284,6 +284,14 @@ inline auto pglogical_decoder::prepare(const query_function& query) -> result<st
       return std::optional<halt>{halt{.reason = halt_reason::publication_missing}};
     }
   }
+  auto catalog = read_catalog(query);
+  if (!catalog) return unexpected(catalog.error());
+  catalog_ = std::move(*catalog);
+  return std::optional<halt>{};
+}
+
+// The shapes of the replication sets' tables, as the catalog has them now.
+inline auto pglogical_decoder::read_catalog(const query_function& query) const -> result<relation_catalog> {
   auto sql = relation_catalog::query_for_replication_sets(options_.replication_sets);
   if (!sql) return unexpected(sql.error());
   relation_catalog catalog;
@@ -294,7 +302,23 @@ inline auto pglogical_decoder::prepare(const query_function& query) -> result<st
   });
   if (!read) return unexpected(read.error());
   if (bad) return unexpected(bad);
-  catalog_ = std::move(catalog);
+  return catalog;
+}
+
+template <pgoutput_emitter Emit>
+auto pglogical_decoder::recheck(const query_function& query, Emit&& emit) -> result<std::optional<halt>> {
+  auto now = read_catalog(query);
+  if (!now) return unexpected(now.error());
+  catalog_ = std::move(*now);
+  recheck_due_ = false;
+  out_.clear();
+  for (auto& entry : relations_) {
+    relation_state& state = entry.second;
+    if (state.queue || !state.pending) continue;
+    describe_with_catalog(state);
+    describe_if_pending(state);
+  }
+  if (auto emitted = detail::emit_all(out_, emit); !emitted) return unexpected(emitted.error());
   return std::optional<halt>{};
 }
 
@@ -316,6 +340,7 @@ auto pglogical_decoder::translate(std::span<const std::byte> payload, Emit&& emi
 inline auto pglogical_decoder::reset() noexcept -> void {
   startup_.reset();
   in_transaction_ = false;
+  recheck_due_ = false;  // a new session reads the catalog at connect
   relations_.clear();
 }
 
@@ -457,8 +482,24 @@ inline auto pglogical_decoder::read_relation(detail::byte_reader& in) -> std::er
     return {};
   }
 
-  // Types from the catalog (pglogical sends none), by OID, else by name for a table recreated since.
-  const relation_info* known = catalog_.find(oid);
+  // The catalog read at connect may be stale by now: pglogical sends a table's description before
+  // its first change in a session and again after anything changed its definition, with names but
+  // no types. So the description waits for recheck(), which reads the catalog as it is now (or,
+  // without one, for the table's next change, with the catalog as it was).
+  state.key_flagged = any_key;
+  describe_with_catalog(state);
+  state.pending = true;
+  recheck_due_ = true;
+  relations_.insert_or_assign(oid, std::move(state));
+  return {};
+}
+
+// Types and the replica identity from the catalog: pglogical sends neither. A column the catalog
+// does not know keeps an unknown type.
+inline auto pglogical_decoder::describe_with_catalog(relation_state& state) const -> void {
+  relation_info& r = state.shape;
+  // By OID, else by name for a table recreated since.
+  const relation_info* known = catalog_.find(r.oid);
   if (known == nullptr) known = catalog_.find(r.schema, r.table);
   for (column_info& c : r.columns) {
     const column_info* k = known == nullptr ? nullptr : detail::find_named(known->columns, c.name);
@@ -470,16 +511,21 @@ inline auto pglogical_decoder::read_relation(detail::byte_reader& in) -> std::er
   // pglogical flags the identity index's columns, none under REPLICA IDENTITY FULL (whose key
   // tuple is the whole old row); the catalog tells FULL from a keyless insert-only table, and an
   // index identity from the primary key.
-  if (any_key) {
+  if (state.key_flagged) {
     r.identity = known != nullptr && known->identity == replica_identity::index ? replica_identity::index
                                                                                 : replica_identity::default_key;
   } else {
     r.identity = known != nullptr ? known->identity : replica_identity::full;
     for (column_info& c : r.columns) c.key = r.identity == replica_identity::full;
   }
-  out_.relation(r);
-  relations_.insert_or_assign(oid, std::move(state));
-  return {};
+}
+
+// A table described in this session whose description waits for the catalog goes out as it is,
+// before its first change: a decoder used without recheck() still describes every table.
+inline auto pglogical_decoder::describe_if_pending(relation_state& state) -> void {
+  if (!state.pending) return;
+  state.pending = false;
+  out_.relation(state.shape);
 }
 
 inline auto pglogical_decoder::describe_from_catalog(const relation_info& known) -> std::uint32_t {
@@ -512,8 +558,11 @@ inline auto pglogical_decoder::queued_row(const relation_state& queue, detail::b
   // The table is described in this session if pglogical sent changes of it; otherwise the catalog
   // describes it (pglogical queues truncates only for tables of the subscribed sets).
   std::optional<std::uint32_t> oid;
-  for (const auto& [id, state] : relations_) {
-    if (!state.queue && state.shape.schema == schema && state.shape.table == table) oid = id;
+  for (auto& [id, state] : relations_) {
+    if (!state.queue && state.shape.schema == schema && state.shape.table == table) {
+      describe_if_pending(state);
+      oid = id;
+    }
   }
   if (!oid) {
     const relation_info* known = catalog_.find(schema, table);
@@ -534,12 +583,13 @@ inline auto pglogical_decoder::read_change(std::uint8_t type, detail::byte_reade
   if (!in.ok() || flags != 0) return detail::pglogical_malformed();
   const auto it = relations_.find(oid);
   if (!in_transaction_ || it == relations_.end()) return detail::pglogical_out_of_place();
-  const relation_state& state = it->second;
+  relation_state& state = it->second;
   if (state.queue) {
     if (type != 'I') return {};
     if (in.u8() != 'N') return detail::pglogical_malformed();
     return queued_row(state, in);
   }
+  describe_if_pending(state);
   const relation_info& r = state.shape;
   const std::size_t width = r.columns.size();
   const auto copy_column = [this](char kind, std::string_view text) {

@@ -1181,6 +1181,39 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       wake();
     }
   };
+  // The decoder's own check on the ordinary connection (wal2json: the catalog, for a dropped column
+  // no change shows; pglogical: the types of a table described again). What it describes anew goes
+  // through the assembler, so a schema change is reported (and halts, or is accepted) as one from
+  // the stream would be. False when it could not run now (no probe, a failed query).
+  [[maybe_unused]] const auto recheck_decoder = [&]() -> bool {
+    if constexpr (detail::has_recheck<D>) {
+      if (!open_probe()) return false;
+      std::error_code refused;
+      auto checked =
+          decoder_.recheck(detail::decoder_query(*probe_), [&](std::span<const std::byte> m) -> result<void> {
+            auto pushed = a.asm_.push(m, a);
+            if (!pushed) refused = pushed.error();
+            return pushed;
+          });
+      if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
+      if (!a.failed && checked && *checked) {
+        if ((*checked)->reason == halt_reason::decoder_table_missing) {
+          emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                               telemetry::keys::reason = (*checked)->reason);
+        }
+        a.failed = std::move(**checked);
+      }
+      if (a.failed) {
+        end_session();
+        return true;
+      }
+      if (!checked) {
+        probe_.reset();  // a failed query is left to the next check
+        return false;
+      }
+    }
+    return true;
+  };
   // Decodes one frame and delivers whatever it completes.
   const auto apply = [&](const detail::frame_queue::item& item) {
     auto frame = parse_copy_data(item.frame.bytes());
@@ -1196,6 +1229,15 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       }
       return a.asm_.push(message, a);
     };
+    if constexpr (detail::has_recheck<D>) {
+      // The decoder's catalog went stale (pglogical: a table described again): read it anew before
+      // anything else is translated with it. If that cannot be done now, the session ends without
+      // applying this frame, and the reconnect's prepare() reads the catalog.
+      if (decoder_.recheck_due() && (!recheck_decoder() || a.failed)) {
+        end_session();
+        return;
+      }
+    }
     result<void> pushed = w ? decoder_.translate(w->data, to_assembler) : result<void>{fail(errc::decode_failure)};
     if (damaged_commit) {
       halt h = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::protocol_violation));
@@ -1268,36 +1310,12 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
       next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
     }
     if constexpr (detail::has_recheck<D>) {
-      // The decoder's own periodic check (wal2json: the catalog, for a dropped column no change
-      // shows), on the ordinary connection. What it describes anew goes through the assembler, so
-      // a schema change is reported (and halts, or is accepted) as one from the stream would be.
       const auto every = decoder_.recheck_interval();
       if (every.count() > 0 && std::chrono::steady_clock::now() >= next_recheck && !a.failed &&
           !s.end_requested.load()) {
-        // Also when the probe cannot be opened now: it is tried again at the next interval.
+        // When it cannot run now, it is tried again at the next interval.
         next_recheck = std::chrono::steady_clock::now() + every;
-        if (open_probe()) {
-          std::error_code refused;
-          auto checked =
-              decoder_.recheck(detail::decoder_query(*probe_), [&](std::span<const std::byte> m) -> result<void> {
-                auto pushed = a.asm_.push(m, a);
-                if (!pushed) refused = pushed.error();
-                return pushed;
-              });
-          if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
-          if (!a.failed && checked && *checked) {
-            if ((*checked)->reason == halt_reason::decoder_table_missing) {
-              emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
-                                                                   telemetry::keys::reason = (*checked)->reason);
-            }
-            a.failed = std::move(**checked);
-          }
-          if (a.failed) {
-            end_session();
-          } else if (!checked) {
-            probe_.reset();  // a failed query is left to the next check
-          }
-        }
+        static_cast<void>(recheck_decoder());
       }
     }
     if (beat && std::chrono::steady_clock::now() >= next_heartbeat && !a.failed && !s.end_requested.load()) {
@@ -1324,7 +1342,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
         apply(item);
         if (a.failed) {
           end_session();
-        } else {
+        } else if (!s.end_requested.load()) {  // else apply() left the frame to the next session
           applied = item.seq;
           publish(false);
         }

@@ -37,9 +37,10 @@ static_assert(!replicant::decoder_policy<replicant::wal2json_options>);
 static_assert(replicant::detail::is_decoder_options<replicant::wal2json_options>);
 static_assert(replicant::detail::is_decoder_options<replicant::pglogical_options>);
 static_assert(!replicant::detail::is_decoder_options<replicant::pipeline_options>);
-// Only wal2json has a periodic check of its own.
+// The translating decoders check the catalog while streaming: wal2json on a timer, pglogical when a
+// table is described again.
 static_assert(replicant::detail::has_recheck<replicant::wal2json_decoder>);
-static_assert(!replicant::detail::has_recheck<replicant::pglogical_decoder>);
+static_assert(replicant::detail::has_recheck<replicant::pglogical_decoder>);
 static_assert(!replicant::detail::has_recheck<replicant::pgoutput_decoder>);
 
 namespace {
