@@ -3,6 +3,7 @@
 #
 # Installs the headers and a relocatable CMake package:
 #   find_package(replicant) -> replicant::replicant
+#   find_package(replicant COMPONENTS wal2json) -> also replicant::wal2json (replicant + simdjson)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -12,6 +13,12 @@ install(TARGETS replicant EXPORT replicant-targets FILE_SET HEADERS)
 install(EXPORT replicant-targets
   NAMESPACE replicant::
   DESTINATION ${REPLICANT_CMAKE_DIR})
+if(TARGET replicant_wal2json)
+  install(TARGETS replicant_wal2json EXPORT replicant-wal2json-targets)
+  install(EXPORT replicant-wal2json-targets
+    NAMESPACE replicant::
+    DESTINATION ${REPLICANT_CMAKE_DIR})
+endif()
 
 configure_package_config_file(
   ${PROJECT_SOURCE_DIR}/cmake/replicant-config.cmake.in

@@ -11,7 +11,8 @@
 /// The plugin's options and object shapes: PROTOCOL.md §4 and wal2json's README
 /// (https://github.com/eulerto/wal2json), checked against `wal2json.c` of releases 2.5 and 2.6.
 /// JSON is parsed with simdjson's On-Demand API (https://simdjson.org), so a program that uses this
-/// header links simdjson (`find_package(simdjson)`, target `simdjson::simdjson`).
+/// header links simdjson: it links `replicant::wal2json` (from
+/// `find_package(replicant COMPONENTS wal2json)`, or the build tree), which brings it along.
 
 #include <replicant/decoder/catalog.hpp>
 #include <replicant/decoder/policy.hpp>
