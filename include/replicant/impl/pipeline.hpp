@@ -6,7 +6,6 @@
 // The bodies of replicant::pipeline (included at the bottom of pipeline.hpp).
 
 #include <replicant/pipeline.hpp>
-#include <replicant/detail/publication_definition.hpp>
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -44,7 +43,6 @@ struct pipeline_session {
   std::uint32_t server_version = 0;
   std::uint32_t protocol = 0;  // the pgoutput protocol START_REPLICATION asked for
   pgoutput_streaming streaming = pgoutput_streaming::off;  // and the streaming mode
-  publication_definitions publications;  // what the publications published when the session began
 };
 
 inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
@@ -174,10 +172,6 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
   // write(2) on an eventfd is async-signal-safe; a full counter (EAGAIN) is readable anyway.
   if (stop_fd_ >= 0) static_cast<void>(::write(stop_fd_, &one, sizeof one));
   if (wake_fd_ >= 0) static_cast<void>(::write(wake_fd_, &one, sizeof one));
-  // A checkpoint store that hangs would otherwise keep the applier, and run(), until its timeout.
-  if constexpr (detail::is_lib_owned<C>) {
-    if constexpr (interruptible_store<decltype(policy_.store)>) policy_.store.interrupt();
-  }
 }
 
 template <class D, class C, class S, class Sink>
@@ -280,8 +274,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
           halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted ||
           halt_->reason == halt_reason::two_phase_failover_conflict || halt_->reason == halt_reason::slot_not_failover ||
           halt_->reason == halt_reason::failover_slot_missing ||
-          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off ||
-          halt_->reason == halt_reason::checkpoint_ahead_of_server) {
+          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off) {
         emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
                                                              telemetry::keys::reason = halt_->reason);
       }
@@ -345,9 +338,6 @@ auto pipeline<D, C, S, Sink>::with_store_retries(Op op) -> decltype(op()) {
           telemetry::keys::error_class = error_class);
       halt h = detail::to_halt(halt_reason::checkpoint_store_failed, r.error());
       h.attempts = attempt + 1;
-      if constexpr (detail::reports_sqlstate<decltype(policy_.store)>) {
-        if (const std::string_view state{policy_.store.last_sqlstate()}; !state.empty()) h.sqlstate = std::string{state};
-      }
       halt_with(std::move(h));
       return r;
     }
@@ -657,13 +647,6 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
       halt_with(detail::to_halt(halt_reason::publication_missing));
       return fail(errc::halted);
     }
-    // What they publish now: the periodic check compares against it, since a table removed from a
-    // publication (or a new row filter, a column list) vanishes from the stream without a word.
-    if (options_.publication_check_interval.count() > 0) {
-      auto defined = detail::read_publication_definitions(conn, options_.publications);
-      if (!defined) return server_failed(defined.error());
-      s.publications = std::move(*defined);
-    }
   }
   // A decoder that describes its tables from the catalog reads it now, and checks its own table
   // set (wal2json: every table exists and has a key; pglogical: the sets and the node exist).
@@ -680,18 +663,6 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   auto checkpoint = read_checkpoint();
   if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
   checkpoint_ = *checkpoint;
-  // Every checkpoint is a position this server's WAL has passed (a commit, or a snapshot's
-  // consistent point), so one past its end comes from another history: a store shared between
-  // clusters, a server restored from a backup, a standby promoted before it had what the sink has.
-  // Streaming from it would skip every transaction below it without a trace. (A checkpoint ahead
-  // of the slot but within the WAL is ordinary: a slot whose last acknowledgement was lost in a
-  // crash. The server then sends the transactions in between again, and they are skipped.)
-  if (checkpoint_ && identity.xlogpos.is_valid() && *checkpoint_ > identity.xlogpos) {
-    halt h = detail::to_halt(halt_reason::checkpoint_ahead_of_server);
-    h.at = *checkpoint_;
-    halt_with(std::move(h));
-    return fail(errc::halted);
-  }
   if (!checkpoint_ && !options_.go_forward_only && !options_.snapshot) {
     halt_with(detail::to_halt(halt_reason::go_forward_required));
     return fail(errc::halted);
