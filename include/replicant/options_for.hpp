@@ -151,17 +151,7 @@ struct restricted_pipeline_options : pipeline_options {
    * refuses it before it connects (`decoder_capability_unsupported`, `snapshot_unsupported`, or
    * `config_invalid` for publications) rather than dropping it. Never throws but `std::bad_alloc`.
    */
-  explicit restricted_pipeline_options(const pipeline_options& o) : pipeline_options(o) {
-    if constexpr (can.publications) publications = o.publications;
-    if constexpr (can.snapshot) snapshot = o.snapshot;
-    if constexpr (can.streaming) streaming = o.streaming;
-    if constexpr (can.two_phase) two_phase = o.two_phase;
-    if constexpr (can.messages) messages = o.messages;
-    if constexpr (can.origin_filter) origin = o.origin;
-    if constexpr (can.failover) failover = o.failover;
-    if constexpr (can.binary) binary = o.binary;
-    if constexpr (can.protocol_version) protocol_version = o.protocol_version;
-  }
+  explicit restricted_pipeline_options(const pipeline_options& o) : pipeline_options(o) { transfer(o, *this); }
 
   /// As `pipeline_options::publications`, or refused: a translating decoder names its tables.
   detail::setting_if<can.publications, std::vector<std::string>, setting::publications> publications{};
@@ -186,16 +176,24 @@ struct restricted_pipeline_options : pipeline_options {
   /// here that the decoder can express. Never throws but `std::bad_alloc`.
   [[nodiscard]] auto widen() && -> pipeline_options {
     pipeline_options full = std::move(static_cast<pipeline_options&>(*this));
-    if constexpr (can.publications) full.publications = std::move(publications);
-    if constexpr (can.snapshot) full.snapshot = snapshot;
-    if constexpr (can.streaming) full.streaming = streaming;
-    if constexpr (can.two_phase) full.two_phase = two_phase;
-    if constexpr (can.messages) full.messages = messages;
-    if constexpr (can.origin_filter) full.origin = origin;
-    if constexpr (can.failover) full.failover = failover;
-    if constexpr (can.binary) full.binary = binary;
-    if constexpr (can.protocol_version) full.protocol_version = protocol_version;
+    transfer(*this, full);
     return full;
+  }
+
+ private:
+  // Copies the settings the decoder can express from @p from to @p to, each by its name: between a
+  // pipeline_options and these options, whose members of those names hide the base's.
+  template <class From, class To>
+  static auto transfer(const From& from, To& to) -> void {
+    if constexpr (can.publications) to.publications = from.publications;
+    if constexpr (can.snapshot) to.snapshot = from.snapshot;
+    if constexpr (can.streaming) to.streaming = from.streaming;
+    if constexpr (can.two_phase) to.two_phase = from.two_phase;
+    if constexpr (can.messages) to.messages = from.messages;
+    if constexpr (can.origin_filter) to.origin = from.origin;
+    if constexpr (can.failover) to.failover = from.failover;
+    if constexpr (can.binary) to.binary = from.binary;
+    if constexpr (can.protocol_version) to.protocol_version = from.protocol_version;
   }
 };
 
