@@ -61,13 +61,15 @@ struct failure {
 /**
  * Whether @p f should end the program with exit_refused (nothing was started) rather than
  * exit_failure: a bad command line or name, a start-time rejection of the pipeline (e.g.
- * `go_forward_required`), and `slot_missing`, which the pipeline reports before it creates or
- * starts anything and which the command line fixes (`--create-slot`). Never throws.
+ * `go_forward_required`), `slot_missing`, which the pipeline reports before it creates or starts
+ * anything and which the command line fixes (`--create-slot`), and `snapshot_incomplete`, which it
+ * also reports before anything starts, and which needs the slot dropped first. Never throws.
  */
 [[nodiscard]] inline auto is_refusal(const failure& f) noexcept -> bool {
   if (f.code.category() == halt_category()) {
     const auto reason = static_cast<halt_reason>(f.code.value());
-    return is_start_rejection(reason) || reason == halt_reason::slot_missing;
+    return is_start_rejection(reason) || reason == halt_reason::slot_missing ||
+           reason == halt_reason::snapshot_incomplete;
   }
   return f.code.category() == identifier_category() || f.code == errc::invalid_options;
 }
@@ -155,7 +157,11 @@ namespace detail {
     case halt_reason::decode_failure: return "reading the stream";
     case halt_reason::decoder_unsupported_on_server:
     case halt_reason::standby_unsupported: return "checking the server";
-    case halt_reason::go_forward_required: return "choosing where to start";
+    case halt_reason::go_forward_required:
+    case halt_reason::conflicting_start_mode:
+    case halt_reason::snapshot_incomplete: return "choosing where to start";
+    case halt_reason::snapshot_failed:
+    case halt_reason::snapshot_unsupported: return "taking the snapshot";
     default: return is_start_rejection(reason) ? "starting" : "streaming";
   }
 }
@@ -168,7 +174,16 @@ namespace detail {
       return "there is no checkpoint yet: pass --go-forward-only to start at the slot's acknowledged position (a "
              "slot made by --create-slot starts now); changes before it are never shown";
     case halt_reason::slot_missing:
-      return "the slot does not exist: check --slot, or pass --create-slot --go-forward-only";
+      return "the slot does not exist: check --slot, or pass --create-slot --go-forward-only (with a checkpoint, "
+             "--snapshot does not create a slot: one made now would start after a gap)";
+    case halt_reason::snapshot_incomplete:
+      return "the slot exists but no checkpoint says that its snapshot was written: an earlier --snapshot run was "
+             "interrupted, or kept its checkpoint in memory only. Drop the slot (pg_drop_replication_slot) and run "
+             "again for a new snapshot; or, if that snapshot was written in full, continue with --go-forward-only "
+             "instead of --snapshot";
+    case halt_reason::snapshot_failed:
+      return "reading the published tables failed: check that the role may read them and that the server stays "
+             "reachable, then drop the slot and run again";
     case halt_reason::publication_missing: return "create the publication, or correct --publication";
     case halt_reason::command_error_limit: return h.sqlstate ? sqlstate_hint(*h.sqlstate) : std::string_view{};
     case halt_reason::decoder_unsupported_on_server: return "replicant-tail needs PostgreSQL 15 or later";

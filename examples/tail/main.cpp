@@ -2,18 +2,21 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-tail: streams the committed changes of PostgreSQL publications to stdout as JSON lines,
-// one object per change, acknowledging the slot only up to what was durably written. A thin
+// one object per change, acknowledging the slot only up to what was durably written; with
+// --snapshot, the rows the tables already hold come first, with a progress line on stderr. A thin
 // command line over replicant::pipeline with a library-owned checkpoint. Usage and guarantees:
 // docs/tail.md, or `replicant-tail --help`.
 
 #include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
+#include "estimate.hpp"
 #include "failure.hpp"
 #include "jsonl_sink.hpp"
 #include "memory_store.hpp"
 #include "options.hpp"
 #include "output.hpp"
 #include "probe.hpp"
+#include "progress.hpp"
 #include "status.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
@@ -26,13 +29,19 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <new>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
+#include <variant>
 
 namespace {
 
@@ -50,31 +59,68 @@ using tail_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant
 constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<tail_pipeline<replicant::file_checkpoint_store>,
                                                                         tail_pipeline<memory_checkpoint_store>>;
 
-// Prints one line on stderr. Only fixed text, codes, LSNs, versions and counts ever reach it.
-void say(const std::string& line) { std::fprintf(stderr, "replicant-tail: %s\n", line.c_str()); }
+// stderr: status lines, and the snapshot's progress line (in place on a terminal). Only fixed text,
+// codes, LSNs, versions, counts and rates ever reach it.
+status_output& err() {
+  static status_output out;
+  return out;
+}
+
+void say(const std::string& line) { err().say(line); }
 
 auto report(const failure& f) -> int {
-  std::fprintf(stderr, "%s\n", describe(f).c_str());
+  err().print_line(describe(f));
   return is_refusal(f) ? exit_refused : exit_failure;
 }
 
-// Streams until a stop request, a closed output or a halt; the exit status.
+// The value of @p key in @p e when it has type T.
+template <class T>
+auto value_of(const replicant::telemetry::event_record& e, std::string_view key) -> std::optional<T> {
+  const auto* v = e.find(key);
+  if (v == nullptr || !std::holds_alternative<T>(*v)) return std::nullopt;
+  return std::get<T>(*v);
+}
+
+// Streams until a stop request, a closed output or a halt; the exit status. @p has_checkpoint:
+// the store already holds a position, so no snapshot will be taken (see pipeline_options_for).
 template <class Store>
-auto stream(const options& o, Store store, int server_version) -> int {
+auto stream(const options& o, Store store, int server_version, bool has_checkpoint) -> int {
   using pipeline_type = tail_pipeline<Store>;
+  const auto pipeline_options = pipeline_options_for(o, has_checkpoint);
   output_stream out{STDOUT_FILENO};
   jsonl_sink sink{out, o.messages};
+
+  // A snapshot's progress: the started and completed events come from the pipeline's telemetry,
+  // the rows in between from the sink (the point-in-time snapshot emits no event per batch). The
+  // estimate is read now, on an ordinary connection, before the slot exists.
+  std::optional<progress_display> progress;
+  if (o.snapshot && !has_checkpoint) {
+    progress.emplace(err(), o.progress_interval,
+                     estimate_snapshot(pipeline_options.conninfo, o.publications, stop_signal::fd()));
+    sink.on_snapshot_rows([&progress](std::uint64_t rows) { progress->rows_written(rows); });
+  }
 
   // The status lines come from the pipeline's telemetry. The reporter and the dispatcher outlive
   // the pipeline (declared first), which emits from its two threads until run() returns.
   status_reporter status{server_version};
   replicant::telemetry::dispatcher events;
-  events.attach([&status](const replicant::telemetry::event_record& e) {
+  // The consistent point of a completed snapshot: the slot's position from its creation, which is
+  // what it is acknowledged up to until the first transaction is.
+  std::atomic<std::uint64_t> snapshot_point{0};
+  events.attach([&status, &progress, &snapshot_point](const replicant::telemetry::event_record& e) {
+    if (progress && e.name == "replicant.snapshot.started") {
+      progress->started(value_of<replicant::lsn>(e, "commit_lsn").value_or(replicant::lsn{}));
+    } else if (progress && e.name == "replicant.snapshot.completed") {
+      snapshot_point.store(value_of<replicant::lsn>(e, "commit_lsn").value_or(replicant::lsn{}).value());
+      const auto rows = value_of<std::int64_t>(e, "change_count").value_or(0);
+      progress->completed(rows < 0 ? 0 : static_cast<std::uint64_t>(rows),
+                          value_of<std::chrono::nanoseconds>(e, "duration").value_or(std::chrono::nanoseconds{}));
+    }
     if (auto line = status.line_for(e, stop_signal::requested())) say(*line);
   });
 
   replicant::lib_owned_checkpoint<Store> policy{.store = std::move(store), .batch = std::nullopt};
-  pipeline_type pipeline{sink, std::move(policy), pipeline_options_for(o), &events};
+  pipeline_type pipeline{sink, std::move(policy), pipeline_options, &events};
   std::error_code ec;
   {
     const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline
@@ -82,19 +128,47 @@ auto stream(const options& o, Store store, int server_version) -> int {
   }
 
   const auto& halted = pipeline.last_halt();
+  const auto acknowledged = std::max(pipeline.durable_lsn(), replicant::lsn{snapshot_point.load()});
+  // A snapshot that started and did not complete cannot be resumed: say so, whatever ended it.
+  const bool snapshot_cut = progress && progress->in_progress();
+  const auto incomplete = [&](std::string_view how) {
+    say(incomplete_snapshot_line(how, sink.snapshot_rows(), progress->estimated_rows()));
+  };
   if (!ec || !halted) {
-    say(summary_line("stopped", sink.written(), pipeline.durable_lsn()));
+    if (snapshot_cut) {
+      incomplete("stopped during the snapshot");
+    } else {
+      say(summary_line("stopped", sink.written(), acknowledged, sink.snapshot_rows()));
+    }
     return exit_ok;
   }
   // A closed output (`replicant-tail | head`) is how a reader says it has seen enough.
   if (is_closed_output(*halted)) {
-    say(summary_line("the output was closed; stopped", sink.written(), pipeline.durable_lsn()));
+    if (snapshot_cut) {
+      incomplete("the output was closed during the snapshot; stopped");
+    } else {
+      say(summary_line("the output was closed; stopped", sink.written(), acknowledged, sink.snapshot_rows()));
+    }
     return exit_ok;
   }
   const int status_code = report(from_halt(*halted));
-  // After a halt while streaming, what was written and acknowledged; nothing to say before that.
-  if (status.sessions() > 0) say(summary_line("ended", sink.written(), pipeline.durable_lsn()));
+  if (snapshot_cut) {
+    incomplete("ended during the snapshot");
+  } else if (status.sessions() > 0) {
+    // After a halt while streaming, what was written and acknowledged; nothing to say before that.
+    say(summary_line("ended", sink.written(), acknowledged, sink.snapshot_rows()));
+  }
   return status_code;
+}
+
+// Whether the checkpoint file already holds a position for the slot. A file that cannot be read,
+// or belongs to another slot, counts as none here: the pipeline reads it again first thing, and
+// stops with the reason before it creates or reads anything.
+auto checkpoint_exists(const replicant::file_checkpoint_store& store, const std::string& slot) -> bool {
+  const auto name = replicant::slot_name::make(slot);
+  if (!name) return false;
+  const auto stored = store.read(*name);
+  return stored && stored->has_value();
 }
 
 auto run(const options& o) -> int {
@@ -106,8 +180,12 @@ auto run(const options& o) -> int {
     if (server.error().code == replicant::errc::cancelled) return exit_ok;
     return report(server.error());
   }
-  if (o.checkpoint_file) return stream(o, replicant::file_checkpoint_store{*o.checkpoint_file}, *server);
-  return stream(o, memory_checkpoint_store{}, *server);
+  if (o.checkpoint_file) {
+    replicant::file_checkpoint_store store{*o.checkpoint_file};
+    const bool resuming = checkpoint_exists(store, o.slot);
+    return stream(o, std::move(store), *server, resuming);
+  }
+  return stream(o, memory_checkpoint_store{}, *server, false);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -36,9 +37,14 @@ Options:
   --slot NAME              logical replication slot to stream from ([a-z0-9_], at most 63 bytes)
   --publication NAME       publication to stream (repeatable; at least one)
   --create-slot            create the slot (persistent, pgoutput) if it does not exist;
-                           needs --go-forward-only
+                           needs --go-forward-only (or --snapshot)
   --go-forward-only        with no checkpoint yet, start at the slot's acknowledged position (a
                            new slot: the current end of WAL); earlier changes are never shown
+  --snapshot               with no checkpoint yet, create the slot and first print every row the
+                           published tables hold at that moment ("op":"snapshot"), then stream
+                           from exactly there; a progress line goes to stderr meanwhile
+  --progress-interval SECS seconds between snapshot progress lines when stderr is not a terminal
+                           (default: 5; on a terminal the line is updated in place)
   --checkpoint-file PATH   keep the position of the last written transaction in PATH: a restart
                            continues after it, skipping nothing
   --proto-version N        pgoutput protocol version (default: the highest the server supports)
@@ -68,6 +74,11 @@ struct options {
   bool create_slot = false;
   /// With no checkpoint, start at the slot's acknowledged position (a new slot: now).
   bool go_forward_only = false;
+  /// With no checkpoint, create the slot and print the published tables' rows first (the
+  /// replication pipeline's point-in-time snapshot), then stream from the snapshot's point.
+  bool snapshot = false;
+  /// Time between two snapshot progress lines when stderr is not a terminal.
+  std::chrono::seconds progress_interval{5};
   /// Where the checkpoint is kept, if anywhere.
   std::optional<std::filesystem::path> checkpoint_file;
   /// The pgoutput protocol version asked for; none: the highest the server supports.
@@ -99,18 +110,22 @@ using parsed_options = outcome<options>;
  * Checks, in order: every option is known and has its value; `--slot` and at least one
  * `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL accepts
  * and publication names are plain identifiers; `--proto-version` is 1 to 4; `--status-interval`
- * is 1 to 3600 seconds; `--create-slot` comes with `--go-forward-only`. Whether the slot exists,
- * and whether there is a checkpoint, are found out later by the replication pipeline.
+ * and `--progress-interval` are 1 to 3600 seconds; `--snapshot` and `--go-forward-only` are not
+ * both given; `--create-slot` comes with `--go-forward-only` or `--snapshot`. Whether the slot
+ * exists, and whether there is a checkpoint, are found out later by the replication pipeline.
  *
  * Why `--create-slot` needs `--go-forward-only` even when a checkpoint file exists: a slot that has
  * to be created starts at the current end of WAL, so whatever was committed since the checkpoint
  * (on the slot that is gone) is never shown. The pipeline's own guard only asks for a start mode
  * when there is no checkpoint; replicant-tail also asks for it whenever it may create the slot, so
- * a gap is never opened without being accepted on the command line.
+ * a gap is never opened without being accepted on the command line. `--snapshot` creates the slot
+ * only when there is no checkpoint (see pipeline_options_for()), and then shows everything before
+ * it as snapshot rows: no gap to accept.
  *
  * @return the options, or a @ref failure (code `errc::invalid_options`, halt
- * `invalid_identifier` with an @ref replicant::identifier_error cause, or halt
- * `go_forward_required`) whose text never contains an argument's value.
+ * `invalid_identifier` with an @ref replicant::identifier_error cause, halt
+ * `conflicting_start_mode`, or halt `go_forward_required`) whose text never contains an
+ * argument's value.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
@@ -135,6 +150,8 @@ using parsed_options = outcome<options>;
       if (!flag(o.go_forward_only)) {
         return detail::bad_value("parsing --go-forward-only", "--go-forward-only takes no value");
       }
+    } else if (name == "--snapshot") {
+      if (!flag(o.snapshot)) return detail::bad_value("parsing --snapshot", "--snapshot takes no value");
     } else if (name == "--messages") {
       if (!flag(o.messages)) return detail::bad_value("parsing --messages", "--messages takes no value");
     } else if (name == "--dsn") {
@@ -180,6 +197,11 @@ using parsed_options = outcome<options>;
       const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
       if (!n) return detail::bad_value("parsing --status-interval", "--status-interval is 1 to 3600 seconds");
       o.status_interval = std::chrono::seconds{*n};
+    } else if (name == "--progress-interval") {
+      const auto v = take();
+      const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
+      if (!n) return detail::bad_value("parsing --progress-interval", "--progress-interval is 1 to 3600 seconds");
+      o.progress_interval = std::chrono::seconds{*n};
     } else {
       return failure{.step = "parsing the option",
                      .code = make_error_code(errc::invalid_options),
@@ -192,12 +214,19 @@ using parsed_options = outcome<options>;
   if (o.publications.empty()) {
     return detail::bad_value("parsing the command line", "at least one --publication is required (see --help)");
   }
-  if (o.create_slot && !o.go_forward_only) {
+  if (o.snapshot && o.go_forward_only) {
+    return failure{.step = "checking --snapshot",
+                   .code = make_error_code(halt_reason::conflicting_start_mode),
+                   .hint =
+                       "--snapshot (print the existing rows first) and --go-forward-only (show only what commits "
+                       "from now on) are two ways to start: pass one of them"};
+  }
+  if (o.create_slot && !o.go_forward_only && !o.snapshot) {
     return failure{.step = "checking --create-slot",
                    .code = make_error_code(halt_reason::go_forward_required),
                    .hint =
                        "a slot it creates starts now and never shows earlier changes: pass --go-forward-only "
-                       "to accept that"};
+                       "to accept that, or --snapshot to print the existing rows first"};
   }
   return o;
 }
@@ -206,21 +235,38 @@ using parsed_options = outcome<options>;
 /// variables, and the session is named after the program unless `PGAPPNAME` names it.
 inline constexpr std::string_view default_conninfo = "fallback_application_name=replicant-tail";
 
+/// Rows per snapshot batch handed to the sink: one write(2) of their lines, and one progress update.
+inline constexpr std::size_t snapshot_batch_rows = 1000;
+
 /**
  * The replication pipeline's options for @p o: `--dsn` (or @ref default_conninfo), `--slot`,
- * `--publication`, `--create-slot`, `--go-forward-only`, `--proto-version` (0: the highest the
- * server has), `--messages` and `--status-interval`. Everything else keeps the pipeline's defaults:
- * a 64 MiB memory budget with back-pressure on the server, reconnects with backoff from 0.1 s up
- * to 10 s, and 5 refused connect cycles before halting `command_error_limit`.
+ * `--publication`, `--create-slot`, `--go-forward-only`, `--snapshot`, `--proto-version` (0: the
+ * highest the server has), `--messages` and `--status-interval`. Everything else keeps the
+ * pipeline's defaults: a 64 MiB memory budget with back-pressure on the server, reconnects with
+ * backoff from 0.1 s up to 10 s, and 5 refused connect cycles before halting
+ * `command_error_limit`.
+ *
+ * `--snapshot` is the point-in-time snapshot mode, in batches of @ref snapshot_batch_rows rows.
+ * It creates the slot when @p has_checkpoint is false, whether `--create-slot` was given or not
+ * (a snapshot is taken with the slot's creation, so without one there is nothing to create), and
+ * never when a checkpoint exists: then the snapshot was taken by an earlier run, and a slot made
+ * now would start after a gap. A missing slot then stops the run with `slot_missing`.
+ *
+ * @param has_checkpoint whether the checkpoint store already holds a position for the slot (a
+ * checkpoint file written by an earlier run).
  * @throws std::bad_alloc only.
  */
-[[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
+[[nodiscard]] inline auto pipeline_options_for(const options& o, bool has_checkpoint = false) -> pipeline_options {
   pipeline_options p;
   p.conninfo = o.dsn.empty() ? std::string{default_conninfo} : o.dsn;
   p.slot = o.slot;
   p.publications = o.publications;
-  p.create_slot = o.create_slot;
+  p.create_slot = o.snapshot ? !has_checkpoint : o.create_slot;
   p.go_forward_only = o.go_forward_only;
+  if (o.snapshot) {
+    p.snapshot = snapshot_mode::point_in_time;
+    p.snapshot_batch_rows = snapshot_batch_rows;
+  }
   p.protocol_version = o.proto_version.value_or(0);
   p.messages = o.messages;
   p.status_interval = o.status_interval;

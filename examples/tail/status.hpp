@@ -111,13 +111,38 @@ class status_reporter {
 
 /**
  * The last status line: `stopped; 12 transactions written, acknowledged up to 0/16B3748`, with
- * @p how in place of `stopped` (e.g. `the output was closed; stopped`).
+ * @p how in place of `stopped` (e.g. `the output was closed; stopped`), and with
+ * `5000 snapshot rows and ` before the transactions when a snapshot wrote @p snapshot_rows.
  * @throws std::bad_alloc only.
  */
-[[nodiscard]] inline auto summary_line(std::string_view how, std::uint64_t written, lsn acknowledged) -> std::string {
+[[nodiscard]] inline auto summary_line(std::string_view how, std::uint64_t written, lsn acknowledged,
+                                       std::uint64_t snapshot_rows = 0) -> std::string {
   std::string line{how};
-  line += "; " + std::to_string(written) + (written == 1 ? " transaction" : " transactions") +
+  line += "; ";
+  if (snapshot_rows > 0) {
+    line += std::to_string(snapshot_rows) + (snapshot_rows == 1 ? " snapshot row and " : " snapshot rows and ");
+  }
+  line += std::to_string(written) + (written == 1 ? " transaction" : " transactions") +
           " written, acknowledged up to " + to_string(acknowledged);
+  return line;
+}
+
+/**
+ * The status line of a snapshot that did not complete: how many of its rows were written (and of
+ * about how many, when estimated), and what that means for the next run: the snapshot cannot be
+ * finished, so a new one needs the slot dropped first, or the next `--snapshot` start stops with
+ * `snapshot_incomplete`. @p how says why it ended (e.g. `stopped during the snapshot`).
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto incomplete_snapshot_line(std::string_view how, std::uint64_t rows,
+                                                   std::optional<std::uint64_t> estimated) -> std::string {
+  std::string line{how};
+  line += " after " + std::to_string(rows);
+  if (estimated) line += " of ~" + std::to_string(*estimated);
+  line += rows == 1 && !estimated ? " row" : " rows";
+  line +=
+      "; the snapshot is incomplete and cannot be resumed: drop the slot (pg_drop_replication_slot) and run again "
+      "for a new one (until then, --snapshot stops with snapshot_incomplete)";
   return line;
 }
 

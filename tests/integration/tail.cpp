@@ -5,7 +5,8 @@
 // the exact JSON lines of a workload, a clean stop on SIGINT, the checkpoint file (in the format of
 // replicant::file_checkpoint_store, bound to its slot), a restart that prints exactly the new
 // transactions (also from a slot that re-sends old ones), a server restart survived mid-stream,
-// and the value-free refusals.
+// the value-free refusals, and --snapshot: the existing rows first, then the stream with no gap and
+// no duplicate under a concurrent writer, the progress lines on stderr, and SIGINT mid-snapshot.
 //
 // The binary is the build's own: tests/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
 #include "../../examples/tail/failure.hpp"
@@ -28,9 +29,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -280,6 +283,110 @@ struct scenario {
 
 const std::string big_value(5000, 'x');
 constexpr std::string_view secret = "s3cr3t-row-value";
+
+// Waits until the file @p path contains @p text, failing the test after @p timeout.
+auto wait_for_text(const std::filesystem::path& path, std::string_view text, std::chrono::milliseconds timeout = 60s)
+    -> bool {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (read_file(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  BOOST_TEST_ERROR("'" << text << "' did not appear in " << path.filename());
+  return false;
+}
+
+// One line of `--snapshot` output, reduced to what the replay below needs: where it sits (lsn),
+// what it does, the key and the name it leaves the row with. The test's names never need JSON
+// escapes, so a regular expression reads them.
+struct row_event {
+  std::string lsn;
+  std::string op;
+  int id = 0;
+  std::optional<std::string> name;  // the record's name (null: none)
+};
+
+auto parse_row_event(const std::string& line) -> std::optional<row_event> {
+  static const std::regex head{R"re(^\{"lsn":"([0-9A-F]{1,8}/[0-9A-F]{1,8})",)re"};
+  static const std::regex op{R"re("op":"([a-z]+)","schema":"public","table":"items")re"};
+  static const std::regex record{R"re("record":\{"id":(-?[0-9]+),"name":(null|"[^"]*"))re"};
+  static const std::regex old{R"re("old":\{"id":(-?[0-9]+)\})re"};
+  std::smatch h;
+  std::smatch o;
+  if (!std::regex_search(line, h, head) || !std::regex_search(line, o, op) || line.back() != '}') return std::nullopt;
+  row_event e{h[1].str(), o[1].str(), 0, std::nullopt};
+  std::smatch m;
+  if (std::regex_search(line, m, record)) {
+    e.id = std::stoi(m[1].str());
+    if (m[2].str() != "null") e.name = m[2].str().substr(1, m[2].str().size() - 2);
+  } else if (std::regex_search(line, m, old)) {
+    e.id = std::stoi(m[1].str());
+  } else {
+    return std::nullopt;
+  }
+  return e;
+}
+
+// The table's rows as id -> name ("<null>" for NULL), for comparing a replay with the source.
+auto source_rows(const std::string& db) -> std::map<int, std::string> {
+  std::map<int, std::string> rows;
+  for (const auto& r : live_server().sql("SELECT id, coalesce(name, '<null>') FROM items", db)) {
+    rows[std::stoi(*r[0])] = *r[1];
+  }
+  return rows;
+}
+
+// Counts the lines of @p text that contain @p needle.
+auto count_lines_with(const std::string& text, std::string_view needle) -> std::size_t {
+  std::size_t n = 0;
+  std::istringstream in{text};
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos ? 1U : 0U;
+  return n;
+}
+
+// Inserts, updates and deletes rows of `items` in transactions of their own until stopped: the
+// concurrent writer of the snapshot tests. Keys above 100000 are its inserts; it updates and deletes
+// keys of the initial rows, 1 to `initial`.
+class writer {
+ public:
+  writer(std::string db, int initial) : db_(std::move(db)), initial_(initial) {
+    thread_ = std::thread{[this] { run(); }};
+  }
+  writer(const writer&) = delete;
+  auto operator=(const writer&) -> writer& = delete;
+  ~writer() { stop(); }
+
+  // Stops it and returns the number of transactions it committed.
+  auto stop() -> int {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    return committed_;
+  }
+
+ private:
+  auto run() -> void {
+    auto conn = live_server().connect(db_);
+    for (int k = 1; !stop_.load(); ++k) {
+      const auto key = std::to_string((k * 7919) % initial_ + 1);
+      switch (k % 3) {
+        case 0:
+          conn.exec("INSERT INTO items (id, name) VALUES (" + std::to_string(100000 + k) + ", 'w" + std::to_string(k) +
+                    "')");
+          break;
+        case 1: conn.exec("UPDATE items SET name = 'u" + std::to_string(k) + "' WHERE id = " + key); break;
+        default: conn.exec("DELETE FROM items WHERE id = " + key); break;
+      }
+      ++committed_;
+      std::this_thread::sleep_for(2ms);
+    }
+  }
+
+  std::string db_;
+  int initial_;
+  std::atomic<bool> stop_{false};
+  int committed_ = 0;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -583,6 +690,223 @@ BOOST_AUTO_TEST_CASE(refuses_malformed_names_value_free) {
   const auto e3 = read_file(dir.path() / "e3");
   BOOST_TEST(e3.find("[connection_failed]") != std::string::npos, e3);
   BOOST_TEST(e3.find("z8") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_prints_existing_rows_then_streams_without_gap_or_duplicate) {
+  auto& pg = live_server();
+  scenario s;
+  constexpr int initial = 3000;
+  s.sql(
+      "INSERT INTO items (id, name, price, tags, doc) SELECT i, 'n' || i, i / 100.0, ARRAY['t' || i % 5], "
+      "jsonb_build_object('k', i) FROM generate_series(1, " +
+      std::to_string(initial) + ") AS i");
+  s.sql("UPDATE items SET name = '" + std::string{secret} + "' WHERE id = 1");
+  s.sql("ANALYZE items");  // the statistics the progress line's estimate comes from
+  const auto slot = pg.unique_name("tail_snap");
+  const auto checkpoint = s.dir.path() / "checkpoint";
+  const std::vector<std::string> args{"--dsn",
+                                      pg.dsn(s.db),
+                                      "--slot",
+                                      slot,
+                                      "--publication",
+                                      "pub",
+                                      "--snapshot",
+                                      "--checkpoint-file",
+                                      checkpoint.string(),
+                                      "--progress-interval",
+                                      "1",
+                                      "--status-interval",
+                                      "1"};
+  const auto err = s.dir.path() / "stderr1";
+
+  std::vector<std::string> lines;
+  {
+    // The writer runs before, during and after the snapshot: its transactions must each show up
+    // exactly once, either inside the snapshot's rows or as streamed lines after them.
+    writer w{s.db, initial};
+    std::this_thread::sleep_for(300ms);
+    tail_process p{args, err};
+    BOOST_TEST_REQUIRE(wait_for_text(err, "taking a snapshot at"));
+    // Not reading for a while stalls the snapshot on a full pipe, so that it lasts long enough for
+    // periodic progress lines (one per second here).
+    std::this_thread::sleep_for(2500ms);
+    const auto deadline = std::chrono::steady_clock::now() + 90s;
+    bool writer_stopped = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto line = p.read_line(1s);
+      if (line) lines.push_back(std::move(*line));
+      if (!writer_stopped && read_file(err).find("snapshot complete") != std::string::npos) {
+        std::this_thread::sleep_for(500ms);  // a little more streaming after the hand-off
+        BOOST_TEST(w.stop() > 0);
+        writer_stopped = true;
+        s.sql("INSERT INTO items (id, name) VALUES (999999, 'end')");
+      }
+      if (!lines.empty() && lines.back().find(R"("id":999999)") != std::string::npos) break;
+    }
+    BOOST_TEST_REQUIRE(writer_stopped);
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    BOOST_TEST(p.rest().empty());
+  }
+
+  // Every line is one JSON object of the documented shape: nothing else reaches stdout.
+  std::vector<row_event> events;
+  for (const auto& line : lines) {
+    const auto e = parse_row_event(line);
+    BOOST_TEST_REQUIRE(e.has_value(), "not a row line: " << line.substr(0, 80));
+    events.push_back(*e);
+  }
+  // The snapshot's rows come first, all at its consistent point; every streamed line after them
+  // is at a later commit LSN.
+  std::size_t snapshot_rows = 0;
+  while (snapshot_rows < events.size() && events[snapshot_rows].op == "snapshot") ++snapshot_rows;
+  BOOST_TEST_REQUIRE(snapshot_rows > 0U);
+  BOOST_TEST(snapshot_rows < events.size());
+  const auto consistent_point = replicant::parse_lsn(events.front().lsn).value();
+  std::map<int, std::optional<std::string>> replay;
+  for (std::size_t i = 0; i < snapshot_rows; ++i) {
+    BOOST_TEST(events[i].lsn == events.front().lsn);
+    BOOST_TEST(replay.emplace(events[i].id, events[i].name).second, "one snapshot line per row");
+  }
+  for (std::size_t i = snapshot_rows; i < events.size(); ++i) {
+    const auto& e = events[i];
+    BOOST_TEST(e.op != "snapshot");
+    BOOST_TEST(replicant::parse_lsn(e.lsn).value() > consistent_point);
+    // Applied on top of the snapshot, every change must find the state it expects: an insert of a
+    // row already there would be a transaction shown twice, an update or delete of a row not there
+    // one that was missed.
+    if (e.op == "insert") {
+      BOOST_TEST(replay.emplace(e.id, e.name).second, "insert of a row already present: " << e.id);
+    } else if (e.op == "update") {
+      BOOST_TEST(replay.count(e.id) == 1U, "update of a row not present: " << e.id);
+      replay[e.id] = e.name;
+    } else if (e.op == "delete") {
+      BOOST_TEST(replay.erase(e.id) == 1U, "delete of a row not present: " << e.id);
+    }
+  }
+  std::map<int, std::string> replayed;
+  for (const auto& [id, name] : replay) replayed[id] = name.value_or("<null>");
+  BOOST_TEST((replayed == source_rows(s.db)), "the snapshot plus the stream equal the source");
+
+  // stderr: the announcement with the estimate, periodic progress lines, the completion with the
+  // snapshot's row count; never a row value.
+  const auto e = read_file(err);
+  BOOST_TEST(e.find("taking a snapshot at " + events.front().lsn + " of 1 table, ~" + std::to_string(initial)) !=
+                 std::string::npos,
+             e);
+  BOOST_TEST(count_lines_with(e, "replicant-tail: snapshot: ") >= 1U, e);
+  static const std::regex progress{
+      R"re(replicant-tail: snapshot: [0-9]+ (of ~[0-9]+ rows \([0-9]+%\)|rows \(more than the ~[0-9]+ estimated\)), [0-9]+ rows/s, ETA ([0-9hms]+|unknown))re"};
+  BOOST_TEST(std::regex_search(e, progress), e);
+  BOOST_TEST(e.find("snapshot complete: " + std::to_string(snapshot_rows) + " rows in ") != std::string::npos, e);
+  BOOST_TEST(e.find("streaming after checkpoint " + events.front().lsn) != std::string::npos, e);
+  BOOST_TEST(e.find(secret) == std::string::npos, "no row value on stderr");
+  BOOST_TEST(e.find(slot) == std::string::npos, "no slot name on stderr");
+
+  // The same command again resumes after the checkpoint: no second snapshot, only what is new.
+  BOOST_TEST(stored_checkpoint(checkpoint, slot) == events.back().lsn);
+  s.sql("INSERT INTO items (id, name) VALUES (1000000, 'again')");
+  {
+    tail_process p{args, s.dir.path() / "stderr2"};
+    const auto again = p.read_lines(1);
+    BOOST_TEST_REQUIRE(again.size() == 1U);
+    const auto resumed = parse_row_event(again.front());
+    BOOST_TEST_REQUIRE(resumed.has_value());
+    BOOST_TEST(resumed->op == "insert");
+    BOOST_TEST(resumed->id == 1000000);
+    BOOST_TEST(!p.read_line(1500ms).has_value());
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    const auto e2 = read_file(s.dir.path() / "stderr2");
+    BOOST_TEST(e2.find("snapshot") == std::string::npos, e2);
+    BOOST_TEST(e2.find("streaming after checkpoint " + events.back().lsn) != std::string::npos, e2);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sigint_during_a_snapshot_stops_cleanly_and_the_next_start_says_what_to_do) {
+  auto& pg = live_server();
+  scenario s;
+  constexpr int initial = 20000;
+  s.sql("INSERT INTO items (id, name) SELECT i, 'n' || i FROM generate_series(1, " + std::to_string(initial) +
+        ") AS i");
+  s.sql("ANALYZE items");
+  const auto slot = pg.unique_name("tail_snap_int");
+  const std::vector<std::string> args{"--dsn",      pg.dsn(s.db),          "--slot", slot, "--publication", "pub",
+                                      "--snapshot", "--progress-interval", "1"};
+  const auto err = s.dir.path() / "stderr1";
+  {
+    tail_process p{args, err};
+    BOOST_TEST_REQUIRE(wait_for_text(err, "taking a snapshot at"));
+    // The snapshot is stalled on the full pipe; the stop request arrives in the middle of it.
+    std::this_thread::sleep_for(500ms);
+    p.interrupt();
+    const auto out = p.rest();  // reading unblocks the sink, which then sees the stop
+    BOOST_TEST(p.wait() == tail::exit_ok, "a stop on request");
+    std::size_t written = 0;
+    std::istringstream in{out};
+    for (std::string line; std::getline(in, line); ++written) {
+      const auto e = parse_row_event(line);
+      BOOST_TEST_REQUIRE(e.has_value(), "not a row line: " << line.substr(0, 80));
+      BOOST_TEST(e->op == "snapshot");
+    }
+    BOOST_TEST(written < static_cast<std::size_t>(initial), "stopped before the end");
+    const auto e = read_file(err);
+    BOOST_TEST(e.find("replicant-tail: stopped during the snapshot after " + std::to_string(written) + " of ~" +
+                      std::to_string(initial) + " rows; the snapshot is incomplete") != std::string::npos,
+               e);
+    BOOST_TEST(e.find("drop the slot") != std::string::npos, e);
+  }
+  BOOST_TEST(pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'", s.db) == "1",
+             "the slot stays, as the pipeline leaves it");
+
+  // The next start cannot finish that snapshot: refused, with what to do.
+  {
+    tail_process p{args, s.dir.path() / "stderr2"};
+    BOOST_TEST(p.wait() == tail::exit_refused);
+    BOOST_TEST(p.rest().empty());
+    const auto e = read_file(s.dir.path() / "stderr2");
+    BOOST_TEST(e.find("[snapshot_incomplete]") != std::string::npos, e);
+    BOOST_TEST(e.find("Drop the slot") != std::string::npos, e);
+    BOOST_TEST(e.find(slot) == std::string::npos);
+  }
+
+  // Dropped, a new snapshot is complete.
+  pg.sql("SELECT pg_drop_replication_slot('" + slot + "')", s.db);
+  {
+    tail_process p{args, s.dir.path() / "stderr3"};
+    const auto rows = p.read_lines(static_cast<std::size_t>(initial), 60s);
+    BOOST_TEST(rows.size() == static_cast<std::size_t>(initial));
+    BOOST_TEST(wait_for_text(s.dir.path() / "stderr3", "snapshot complete: " + std::to_string(initial) + " rows"));
+    BOOST_TEST(wait_for_text(s.dir.path() / "stderr3", "streaming after checkpoint"));
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+    BOOST_TEST(p.rest().empty());
+    BOOST_TEST(read_file(s.dir.path() / "stderr3")
+                   .find("stopped; " + std::to_string(initial) + " snapshot rows and 0 transactions written") !=
+               std::string::npos);
+  }
+
+  // Its checkpoint was kept in memory only: the next --snapshot start cannot tell a completed
+  // snapshot from an interrupted one, and --go-forward-only continues where the slot was
+  // acknowledged.
+  s.sql("INSERT INTO items (id, name) VALUES (-1, 'after')");
+  {
+    tail_process p{args, s.dir.path() / "stderr4"};
+    BOOST_TEST(p.wait() == tail::exit_refused);
+    BOOST_TEST(read_file(s.dir.path() / "stderr4").find("[snapshot_incomplete]") != std::string::npos);
+  }
+  {
+    tail_process p{{"--dsn", pg.dsn(s.db), "--slot", slot, "--publication", "pub", "--go-forward-only"},
+                   s.dir.path() / "stderr5"};
+    const auto line = p.read_lines(1);
+    BOOST_TEST_REQUIRE(line.size() == 1U);
+    const auto e = parse_row_event(line.front());
+    BOOST_TEST_REQUIRE(e.has_value());
+    BOOST_TEST(e->op == "insert");
+    BOOST_TEST(e->id == -1);
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

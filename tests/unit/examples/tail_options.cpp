@@ -125,6 +125,92 @@ BOOST_AUTO_TEST_CASE(create_slot_needs_go_forward_only) {
              "going forward on an existing slot needs no --create-slot");
 }
 
+BOOST_AUTO_TEST_CASE(parses_the_snapshot_options) {
+  auto p = parse({"--slot", "s", "--publication", "p", "--snapshot", "--progress-interval=2"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  BOOST_TEST(p->snapshot);
+  BOOST_TEST(!p->go_forward_only);
+  BOOST_TEST(p->progress_interval.count() == 2);
+  auto d = parse({"--slot", "s", "--publication", "p"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(d));
+  BOOST_TEST(!d->snapshot);
+  BOOST_TEST(d->progress_interval.count() == 5);
+  BOOST_TEST(tail::usage_text.find("--snapshot") != std::string_view::npos);
+  BOOST_TEST(tail::usage_text.find("--progress-interval") != std::string_view::npos);
+
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--snapshot=yes"}), "a flag");
+  BOOST_TEST(refusal({"--slot", "s", "--publication", "p", "--progress-interval", "0"}).find("1 to 3600") !=
+             std::string::npos);
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--progress-interval", "3601"}));
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--progress-interval"}));
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_and_go_forward_only_exclude_each_other) {
+  auto p = parse({"--slot", "s", "--publication", "p", "--snapshot", "--go-forward-only"});
+  BOOST_TEST_REQUIRE(!p);
+  BOOST_TEST(p.error().code == halt_reason::conflicting_start_mode);
+  BOOST_TEST(tail::is_refusal(p.error()), "exit status 2: nothing started");
+  const auto text = tail::describe(p.error());
+  BOOST_TEST(text.find("[conflicting_start_mode]") != std::string::npos, text);
+  BOOST_TEST(text.find("--snapshot") != std::string::npos, text);
+  BOOST_TEST(text.find("--go-forward-only") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_accepts_create_slot_without_go_forward_only) {
+  // The snapshot shows what is there before the slot's creation: no gap to accept.
+  const auto p = parse({"--slot", "s", "--publication", "p", "--snapshot", "--create-slot"});
+  BOOST_TEST(static_cast<bool>(p));
+  const auto text = refusal({"--slot", "s", "--publication", "p", "--create-slot"});
+  BOOST_TEST(text.find("--snapshot") != std::string::npos, "the refusal names the other way: " << text);
+}
+
+BOOST_AUTO_TEST_CASE(maps_snapshot_onto_the_pipeline_options) {
+  auto p = parse({"--slot", "s", "--publication", "p", "--snapshot"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  // No checkpoint yet: the slot is created with the snapshot.
+  const auto fresh = tail::pipeline_options_for(*p);
+  BOOST_TEST((fresh.snapshot.mode() == replicant::snapshot_mode::point_in_time));
+  BOOST_TEST(fresh.create_slot);
+  BOOST_TEST(!fresh.go_forward_only);
+  BOOST_TEST(fresh.snapshot_batch_rows == tail::snapshot_batch_rows);
+  BOOST_TEST(replicant::validate(fresh).has_value());
+  // A checkpoint exists: the snapshot was taken by an earlier run. Resuming never creates the slot,
+  // not even with --create-slot, since a slot made now would begin after a gap.
+  const auto resuming = tail::pipeline_options_for(*p, true);
+  BOOST_TEST((resuming.snapshot.mode() == replicant::snapshot_mode::point_in_time));
+  BOOST_TEST(!resuming.create_slot);
+  auto c = parse({"--slot", "s", "--publication", "p", "--snapshot", "--create-slot"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(c));
+  BOOST_TEST(tail::pipeline_options_for(*c).create_slot);
+  BOOST_TEST(!tail::pipeline_options_for(*c, true).create_slot);
+
+  // Without --snapshot nothing changes: --create-slot --go-forward-only creates, checkpoint or not.
+  auto g = parse({"--slot", "s", "--publication", "p", "--create-slot", "--go-forward-only"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(g));
+  BOOST_TEST((tail::pipeline_options_for(*g, true).snapshot.mode() == replicant::snapshot_mode::none));
+  BOOST_TEST(tail::pipeline_options_for(*g, true).create_slot);
+}
+
+BOOST_AUTO_TEST_CASE(explains_the_snapshot_halts_in_its_own_terms) {
+  replicant::halt h;
+  h.reason = halt_reason::snapshot_incomplete;
+  const auto f = tail::from_halt(h);
+  BOOST_TEST(tail::is_refusal(f), "reported before anything starts: exit status 2");
+  const auto text = tail::describe(f);
+  BOOST_TEST(text.find("choosing where to start refused") != std::string::npos, text);
+  BOOST_TEST(text.find("[snapshot_incomplete]") != std::string::npos, text);
+  BOOST_TEST(text.find("pg_drop_replication_slot") != std::string::npos, text);
+  BOOST_TEST(text.find("--go-forward-only") != std::string::npos, text);
+
+  h.reason = halt_reason::snapshot_failed;
+  h.cause = make_error_code(replicant::errc::server_error);
+  const auto failed = tail::from_halt(h);
+  BOOST_TEST(!tail::is_refusal(failed));
+  const auto failed_text = tail::describe(failed);
+  BOOST_TEST(failed_text.find("taking the snapshot failed") != std::string::npos, failed_text);
+  BOOST_TEST(failed_text.find("[snapshot_failed]") != std::string::npos, failed_text);
+}
+
 BOOST_AUTO_TEST_CASE(maps_onto_the_pipeline_options) {
   auto p = parse({"--dsn", "host=/tmp dbname=app", "--slot=orders_1", "--publication", "pub_a", "--publication=PubB",
                   "--create-slot", "--go-forward-only", "--proto-version=3", "--messages", "--status-interval", "5"});
@@ -150,6 +236,7 @@ BOOST_AUTO_TEST_CASE(maps_onto_the_pipeline_options) {
   BOOST_TEST(!od.go_forward_only);
   BOOST_TEST(od.protocol_version == 0U);
   BOOST_TEST(!od.messages);
+  BOOST_TEST((od.snapshot.mode() == replicant::snapshot_mode::none));
   BOOST_TEST((od.status_interval == std::chrono::seconds(10)));
   BOOST_TEST(replicant::validate(od).has_value());
 }
