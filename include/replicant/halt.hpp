@@ -35,10 +35,11 @@ namespace replicant {
 /**
  * Every reason a pipeline halts, and every reason it refuses to start.
  *
- * The enumerators up to `origin_unsupported` are **halts**: found while connecting or streaming,
- * after which the pipeline stops, keeps its slot and acknowledges nothing further. The enumerators
- * from `invalid_identifier` on are **start-time rejections**: found by validating the options
- * before any connection is made, so nothing started (see @ref is_start_rejection).
+ * Most enumerators are **halts**: found while connecting or streaming, after which the pipeline
+ * stops, keeps its slot and acknowledges nothing further. The ten from `invalid_identifier` to
+ * `invalid_start_lsn` are **start-time rejections**: found by validating the options before any
+ * connection is made, so nothing started (see @ref is_start_rejection). Reasons added later are
+ * appended after them, whatever their kind, so that every existing code keeps its value.
  *
  * The snake_case name of each enumerator (@ref to_string(halt_reason)) is stable: it is the
  * `reason` of telemetry events and the word to alert on. Each has a fixed, value-free message
@@ -232,6 +233,35 @@ enum class halt_reason {
   /// The requested start position is not a valid LSN.
   /// Action: give a valid LSN, or none.
   invalid_start_lsn,
+
+  // --- halts added later (appended, so that existing codes keep their values) ------------------
+
+  /// A publication of the stream was altered while streaming so that it now sends less: a table or
+  /// a schema was removed from it (the table itself still exists), a row filter or a column list was
+  /// set or changed, an operation (insert, update, delete, truncate) stopped being published,
+  /// `publish_via_partition_root` changed, or stored generated columns stopped being published
+  /// (PostgreSQL 18). pgoutput applies such a change from its point in the WAL on, and says nothing:
+  /// the rows simply stop arriving. `halt::table` names the table when one table is concerned.
+  /// Additions (a table, a schema, an operation) do not halt.
+  /// Action: if the change was intended, restart (the session then starts from the new definition);
+  /// otherwise restore the publication, then restart.
+  publication_changed,
+  /// The checkpoint (the sink's, or the store's under a library-owned checkpoint) lies past the end
+  /// of the server's WAL, so it cannot come from this server's history: a store shared by mistake
+  /// between clusters, a server restored from a backup, or a standby promoted before it received
+  /// what the sink already has. Streaming from it would skip every transaction committed below it
+  /// without a trace. `halt::at` is the checkpoint.
+  /// Action: point the pipeline at the server the checkpoint came from; otherwise re-synchronise
+  /// the sink and clear its checkpoint.
+  checkpoint_ahead_of_server,
+  /// The slot does not exist although the sink (or the store) has a checkpoint: it was dropped, or
+  /// the pipeline points at another server or another slot name. A new slot would begin at the
+  /// present and silently skip everything committed since the checkpoint. (A failover slot halts
+  /// `failover_slot_missing`; a sink with `handle_slot_origin` is asked instead, with the new
+  /// slot's origin.)
+  /// Action: point the pipeline at the server and slot the checkpoint belongs to; otherwise
+  /// re-synchronise the sink (a snapshot) and clear its checkpoint.
+  slot_dropped,
 };
 
 }  // namespace replicant
@@ -288,6 +318,9 @@ inline constexpr std::array halt_reasons = {
     halt_reason::messages_unsupported,
     halt_reason::decoder_capability_unsupported,
     halt_reason::invalid_start_lsn,
+    halt_reason::publication_changed,
+    halt_reason::checkpoint_ahead_of_server,
+    halt_reason::slot_dropped,
 };
 
 namespace detail {
@@ -298,7 +331,7 @@ constexpr auto halt_reasons_are_complete() noexcept -> bool {
   for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
     if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
   }
-  return halt_reasons.back() == halt_reason::invalid_start_lsn;
+  return halt_reasons.back() == halt_reason::slot_dropped;
 }
 static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
 
@@ -354,6 +387,9 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::messages_unsupported: return "messages_unsupported";
     case halt_reason::decoder_capability_unsupported: return "decoder_capability_unsupported";
     case halt_reason::invalid_start_lsn: return "invalid_start_lsn";
+    case halt_reason::publication_changed: return "publication_changed";
+    case halt_reason::checkpoint_ahead_of_server: return "checkpoint_ahead_of_server";
+    case halt_reason::slot_dropped: return "slot_dropped";
   }
   return "unknown";
 }
@@ -456,6 +492,12 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::messages_unsupported: return "implement handle_message, or do not request messages";
     case halt_reason::decoder_capability_unsupported: return "choose a decoder that has the capability, or drop it";
     case halt_reason::invalid_start_lsn: return "give a valid LSN, or none";
+    case halt_reason::publication_changed:
+      return "if the publication change was intended, restart; otherwise restore the publication, then restart";
+    case halt_reason::checkpoint_ahead_of_server:
+      return "point at the server the checkpoint came from, or re-synchronise the sink and clear its checkpoint";
+    case halt_reason::slot_dropped:
+      return "point at the slot the checkpoint belongs to, or re-synchronise the sink and clear its checkpoint";
   }
   return "consult docs/errors.md";
 }
@@ -513,6 +555,9 @@ class halt_category_impl final : public std::error_category {
       case halt_reason::messages_unsupported: return "logical messages were requested but the sink cannot take them";
       case halt_reason::decoder_capability_unsupported: return "the chosen decoder lacks a requested capability";
       case halt_reason::invalid_start_lsn: return "the requested start position is not a valid LSN";
+      case halt_reason::publication_changed: return "a publication was altered to send less while streaming";
+      case halt_reason::checkpoint_ahead_of_server: return "the checkpoint lies past the end of the server's WAL";
+      case halt_reason::slot_dropped: return "the slot does not exist although the sink has a checkpoint";
     }
     return "unknown halt reason";
   }
@@ -554,13 +599,16 @@ struct halt {
   /// Why the pipeline stopped (or did not start). Always set it: the value-initialized `halt_reason{}`
   /// names no reason and describes itself as `unknown`.
   halt_reason reason{};
-  /// The table concerned, for schema, snapshot and decoder-table halts. A name, never row data.
+  /// The table concerned, for schema, snapshot, decoder-table and publication-change halts. A name,
+  /// never row data.
   std::optional<table_name> table{};
   /// The WAL position concerned: the failed transaction's commit LSN, the received position for
-  /// `sink_too_slow`, the position of malformed data for `decode_failure`.
+  /// `sink_too_slow`, the position of malformed data for `decode_failure`, the checkpoint for
+  /// `checkpoint_ahead_of_server`.
   std::optional<lsn> at{};
-  /// The server's SQLSTATE (five characters, e.g. `"55000"`) when a server error caused the halt.
-  /// The server's message text is never kept: it can quote row values.
+  /// The server's SQLSTATE (five characters, e.g. `"55000"`) when a server error caused the halt
+  /// (for `checkpoint_store_failed`: the store's last one, e.g. `"55P03"` for a lock wait that timed
+  /// out). The server's message text is never kept: it can quote row values.
   std::optional<std::string> sqlstate{};
   /// How far, in bytes, received WAL ran ahead of the durable checkpoint (`sink_too_slow`).
   std::optional<std::int64_t> lag_bytes{};

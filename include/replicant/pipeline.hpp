@@ -234,6 +234,7 @@ class pipeline {
   auto call_sink(Call call) -> decltype(call());
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
+  auto interrupt_overdue_store_write() noexcept -> void;
   // The incremental snapshot's hooks (impl/pipeline_backfill.hpp).
   auto prepare_backfill(session& s) -> result<void>;
   auto start_backfill() -> void;
@@ -261,6 +262,9 @@ class pipeline {
   int stop_fd_ = -1;                     // readable once stop() was called; never drained
   int wake_fd_ = -1;                     // wakes the connection thread (new durable position, stop)
   std::atomic<bool> stopping_{false};
+  // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
+  // such a write finish, for a grace (impl/pipeline.hpp).
+  std::atomic<std::chrono::steady_clock::rep> store_write_since_{0};
   std::atomic<std::uint64_t> durable_{0};
   std::optional<lsn> checkpoint_;
   std::optional<halt> halt_;

@@ -545,11 +545,13 @@ struct connection_command_error_halt {
   /// @}
 };
 /// The heartbeat statement ran (`heartbeat_interval`); `commit_lsn` is the LSN it returned, if any.
+/// A heartbeat that failed (a read-only standby, a statement the role may not run) says so with
+/// `error_class`, so that a heartbeat that never works does not go unnoticed.
 struct connection_heartbeat {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.heartbeat";
   static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::error_class_t>;
   /// @}
 };
 // --- checkpoint ----------------------------------------------------------------------------------

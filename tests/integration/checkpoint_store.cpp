@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 //
 // The PostgreSQL checkpoint store against a live server: lazy table creation, round trips, tables
-// of another shape, outages it heals from, the pinned synchronous_commit, and value-free errors.
+// of another shape, outages it heals from, the pinned synchronous_commit, value-free errors, and
+// calls that cannot hang: a lock held on the checkpoint row or table, a frozen backend, interrupt().
 #include <replicant/checkpoint/postgres_store.hpp>
 
 #define BOOST_TEST_MODULE replicant.integration.checkpoint_store
@@ -10,12 +11,14 @@
 
 #include "support/pg_cluster.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +42,7 @@ static_assert(replicant::checkpoint_store<postgres_checkpoint_store>);
 static_assert(!std::is_copy_constructible_v<postgres_checkpoint_store>);
 static_assert(std::is_nothrow_move_constructible_v<postgres_checkpoint_store>);
 static_assert(std::is_nothrow_move_assignable_v<postgres_checkpoint_store>);
+static_assert(replicant::interruptible_store<postgres_checkpoint_store>);
 
 namespace {
 
@@ -106,6 +110,42 @@ struct fresh_database {
   [[nodiscard]] auto exists(std::string_view table) -> bool {
     return pg.scalar("SELECT to_regclass('" + std::string{table} + "') IS NOT NULL", db) == "t";
   }
+  // A store whose every command gives up after @p timeout.
+  [[nodiscard]] auto bounded_store(std::chrono::milliseconds timeout) const -> postgres_checkpoint_store {
+    return postgres_checkpoint_store{postgres_store_options{.conninfo = pg.dsn(db), .command_timeout = timeout}};
+  }
+};
+
+using clock_type = std::chrono::steady_clock;
+
+// Polls @p cond every 20 ms until it holds or @p timeout passed.
+auto eventually(const std::function<bool()>& cond, std::chrono::milliseconds timeout) -> bool {
+  const auto deadline = clock_type::now() + timeout;
+  while (clock_type::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return cond();
+}
+
+auto since(clock_type::time_point t) -> std::chrono::milliseconds {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t);
+}
+
+// Stops a server process (SIGSTOP) for as long as it lives, as a frozen VM or a debugger would.
+class frozen_process {
+ public:
+  explicit frozen_process(int pid) : pid_(pid) { BOOST_TEST_REQUIRE(::kill(pid_, SIGSTOP) == 0); }
+  frozen_process(const frozen_process&) = delete;
+  auto operator=(const frozen_process&) -> frozen_process& = delete;
+  ~frozen_process() { thaw(); }
+  auto thaw() -> void {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+    pid_ = 0;
+  }
+
+ private:
+  int pid_;
 };
 
 }  // namespace
@@ -477,6 +517,128 @@ BOOST_AUTO_TEST_CASE(errors_never_carry_the_table_name_or_the_connection_string)
     BOOST_TEST(std::string_view{ec.category().name()} == "replicant");
     BOOST_TEST(ec.message().find("4711") == std::string::npos);
     BOOST_TEST(ec.message().find("secret") == std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_lock_held_on_the_checkpoint_ends_the_call_at_command_timeout) {
+  fresh_database f;
+  auto store = f.bounded_store(std::chrono::milliseconds(400));
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{1}).has_value());
+  {
+    // Another session holds the row: the upsert waits for its lock, until lock_timeout.
+    auto holder = f.pg.connect(f.db);
+    holder.exec("BEGIN");
+    holder.exec("SELECT * FROM replicant_checkpoints WHERE slot_name = 's' FOR UPDATE");
+    const auto started = clock_type::now();
+    const auto w = store.write(slot("s"), lsn{2});
+    const auto took = since(started);
+    BOOST_TEST(error_of(w) == errc::checkpoint_store_failed);
+    BOOST_TEST(store.last_sqlstate() == "55P03");  // lock_not_available: lock_timeout ended the wait
+    BOOST_TEST(!replicant::is_permanent_store_fault(error_of(w)));
+    BOOST_TEST(!store.is_connected());
+    BOOST_TEST(took >= std::chrono::milliseconds(350), took.count() << " ms");
+    BOOST_TEST(took < std::chrono::milliseconds(3000), took.count() << " ms");
+    // A read takes no row lock: it still sees the last committed checkpoint.
+    BOOST_TEST(show(store.read(slot("s"))) == "0/1");
+    holder.exec("ROLLBACK");
+  }
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{2}).has_value());
+  {
+    // A table lock stops the read too.
+    auto holder = f.pg.connect(f.db);
+    holder.exec("BEGIN");
+    holder.exec("LOCK TABLE replicant_checkpoints IN ACCESS EXCLUSIVE MODE");
+    auto fresh = f.bounded_store(std::chrono::milliseconds(400));
+    const auto started = clock_type::now();
+    BOOST_TEST(show(fresh.read(slot("s"))) == "error checkpoint_store_failed");
+    BOOST_TEST(fresh.last_sqlstate() == "55P03");
+    BOOST_TEST(since(started) < std::chrono::milliseconds(3000));
+    holder.exec("ROLLBACK");
+    BOOST_TEST(show(fresh.read(slot("s"))) == "0/2");
+  }
+  // Nothing the store gave up on is left on the server.
+  BOOST_TEST(f.pg.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + f.db +
+                         "' AND wait_event_type = 'Lock'") == "0");
+}
+
+BOOST_AUTO_TEST_CASE(a_frozen_backend_ends_the_call_a_second_after_command_timeout) {
+  fresh_database f;
+  auto store = f.bounded_store(std::chrono::milliseconds(300));
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{1}).has_value());
+  const int pid = store.backend_pid();
+  BOOST_TEST_REQUIRE(pid > 0);
+  frozen_process frozen{pid};
+  // The server cannot enforce its timeout in a process that does not run: the store's own
+  // deadline, a second after it, ends the call, as a lost connection.
+  const auto started = clock_type::now();
+  const auto w = store.write(slot("s"), lsn{2});
+  const auto took = since(started);
+  BOOST_TEST(error_of(w) == errc::connection_failed);
+  BOOST_TEST(store.last_sqlstate().empty());
+  BOOST_TEST(took >= std::chrono::milliseconds(1200), took.count() << " ms");
+  BOOST_TEST(took < std::chrono::milliseconds(4000), took.count() << " ms");
+  // The next call reconnects: a new backend, which is not frozen. The same value is written again,
+  // as the pipeline's retry does.
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{2}).has_value());
+  BOOST_TEST(store.backend_pid() != pid);
+  // Thawed, the old backend finds the statement it had not read, and may still run it: the same
+  // value, so nothing changes. Then it notices its client is gone and exits.
+  frozen.thaw();
+  BOOST_TEST(eventually(
+      [&] { return f.pg.scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = " + std::to_string(pid)) == "0"; },
+      std::chrono::seconds(10)));
+  BOOST_TEST(show(store.read(slot("s"))) == "0/2");
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{3}).has_value());
+  BOOST_TEST(show(f.store().read(slot("s"))) == "0/3");
+}
+
+BOOST_AUTO_TEST_CASE(interrupt_ends_a_call_waiting_for_a_lock_at_once) {
+  fresh_database f;
+  auto store = f.bounded_store(std::chrono::seconds(30));
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{1}).has_value());
+  auto holder = f.pg.connect(f.db);
+  holder.exec("BEGIN");
+  holder.exec("SELECT * FROM replicant_checkpoints WHERE slot_name = 's' FOR UPDATE");
+  std::atomic<bool> returned{false};
+  std::error_code outcome;
+  const auto started = clock_type::now();
+  std::thread caller{[&] {
+    outcome = error_of(store.write(slot("s"), lsn{2}));
+    returned.store(true);
+  }};
+  BOOST_TEST(eventually(
+      [&] {
+        return f.pg.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + f.db +
+                           "' AND wait_event_type = 'Lock'") == "1";
+      },
+      std::chrono::seconds(10)));
+  BOOST_TEST(!returned.load());
+  store.interrupt();
+  caller.join();
+  BOOST_TEST(outcome == errc::cancelled);
+  BOOST_TEST(!replicant::is_permanent_store_fault(outcome));
+  BOOST_TEST(since(started) < std::chrono::seconds(5), "a command_timeout of 30 s, ended by the interrupt");
+  BOOST_TEST(!store.is_connected());
+  // The abandoned statement leaves the server within the connection check's second (14+), or at
+  // its lock's release; here the lock is released, and the upsert, if it ran, wrote 0/2.
+  holder.exec("ROLLBACK");
+  BOOST_TEST(eventually(
+      [&] {
+        return f.pg.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + f.db +
+                           "' AND wait_event_type = 'Lock'") == "0";
+      },
+      std::chrono::seconds(10)));
+  // An interrupt between calls does not end the next one.
+  store.interrupt();
+  BOOST_TEST_REQUIRE(store.write(slot("s"), lsn{3}).has_value());
+  BOOST_TEST(show(store.read(slot("s"))) == "0/3");
+}
+
+BOOST_AUTO_TEST_CASE(a_non_positive_command_timeout_is_refused_without_connecting) {
+  for (const auto t : {std::chrono::milliseconds(0), std::chrono::milliseconds(-1)}) {
+    postgres_checkpoint_store store{{.conninfo = "host=127.0.0.1 port=1", .command_timeout = t}};
+    BOOST_TEST(show(store.read(slot("s"))) == "error invalid_options");
+    BOOST_TEST(replicant::is_permanent_store_fault(error_of(store.write(slot("s"), lsn{1}))));
   }
 }
 

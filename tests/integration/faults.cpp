@@ -41,10 +41,16 @@
 //   S3  terminate       pg_terminate_backend() of the walsender
 //   S5  stall           silence longer than the server's wal_sender_timeout: the server drops the
 //                       walsender, and the pipeline reconnects once the network is back
+//   S6  publication     altered while streaming: a table removed from it (S6), a row filter set on
+//       altered         the written table (S6f, one that every row passes): the publication check
+//                       halts publication_changed, and the restart (which accepts the new
+//                       definition) loses and repeats nothing of what is still published
 //
-// S4 (slot invalidation) and S6 (publication dropped or altered mid-stream) are in
-// tests/integration/pipeline.cpp: an_invalidated_slot_halts, a_dropped_publication_halts_on_reconnect
-// and a_publication_dropped_while_streaming_halts_without_a_reconnect.
+// S4 (slot invalidation) and the rest of S6 are in tests/integration/pipeline.cpp
+// (an_invalidated_slot_halts, a_dropped_publication_halts_on_reconnect,
+// a_publication_dropped_while_streaming_halts_without_a_reconnect) and
+// tests/integration/publication_changes.cpp (what pgoutput does with each kind of change, on each
+// major, and what the check makes of it).
 //
 // A flipped bit inside a column value cannot be detected at all: pgoutput has no checksum, and
 // TCP's own is what normally catches such damage (TLS adds a real integrity check). The proxy can
@@ -743,6 +749,32 @@ BOOST_AUTO_TEST_CASE(s3_a_terminated_walsender_reconnects) {
   fault_case::let_run(600ms);
   c.finish();
   BOOST_TEST(c.halts().empty());
+}
+
+// Runs @p ddl under the writer and expects the publication check to halt publication_changed; the
+// restart takes the new definition and the final check finds nothing lost or repeated.
+auto publication_altered(const std::string& name, const std::string& ddl) -> void {
+  fault_case c{name};
+  c.db().sql("CREATE TABLE side (id int PRIMARY KEY); ALTER PUBLICATION pub ADD TABLE side");
+  c.options().publication_check_interval = 200ms;
+  c.start();
+  fault_case::let_run(600ms);
+  c.db().sql(ddl);
+  BOOST_TEST_REQUIRE(wait_until([&] { return c.halted(); }, 10s), name << ": no halt after the change");
+  c.restart_after_halt();
+  BOOST_TEST_REQUIRE(c.halts().size() == 1U);
+  BOOST_TEST((c.halts().back().reason == halt_reason::publication_changed));
+  fault_case::let_run(600ms);
+  c.finish();
+  BOOST_TEST(c.halts().size() == 1U, name << ": the new definition halted again");
+}
+
+BOOST_AUTO_TEST_CASE(s6_a_table_removed_from_the_publication_halts_and_loses_nothing) {
+  publication_altered("S6", "ALTER PUBLICATION pub DROP TABLE side");
+}
+
+BOOST_AUTO_TEST_CASE(s6f_a_row_filter_set_while_streaming_halts_and_loses_nothing) {
+  publication_altered("S6f", "ALTER PUBLICATION pub SET TABLE items WHERE (id >= 0), side");
 }
 
 BOOST_AUTO_TEST_CASE(s5_a_stall_longer_than_wal_sender_timeout_reconnects) {

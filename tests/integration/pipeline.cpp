@@ -45,8 +45,8 @@ struct append_sink : memory_sink {
   static constexpr replicant::sink_kind kind = replicant::sink_kind::append_log;
 };
 
-using memory_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                            replicant::no_spill, memory_sink>;
 
 using replicant::test::event_log;
 
@@ -92,8 +92,8 @@ BOOST_AUTO_TEST_CASE(delivers_committed_transactions_in_order_and_acknowledges_t
     BOOST_TEST_REQUIRE(sink.wait_for_rows(5));
     BOOST_TEST(!r.stop());
   }
-  BOOST_TEST((ids(sink.snapshot()) ==
-              std::vector<std::string>{"insert:1", "insert:2", "update:1", "delete:2", "insert:3"}));
+  BOOST_TEST(
+      (ids(sink.snapshot()) == std::vector<std::string>{"insert:1", "insert:2", "update:1", "delete:2", "insert:3"}));
   BOOST_TEST(sink.commits.size() == 3U);
   BOOST_TEST(std::is_sorted(sink.commits.begin(), sink.commits.end()));
   // The slot was acknowledged past the last delivered commit, and not past the server's position.
@@ -140,6 +140,52 @@ BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_without_loss_or_duplicates) {
     std::this_thread::sleep_for(300ms);
   }
   BOOST_TEST((ids(sink.snapshot()) == std::vector<std::string>{"insert:1", "insert:2", "insert:3", "insert:4"}));
+}
+
+// A checkpoint whose slot is gone: a new slot would stream from now on, and what was committed in
+// between would never arrive. The pipeline halts and creates nothing; a sink that judges origins
+// is shown the new slot's origin instead, and accepts or refuses the gap itself.
+BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skipping_the_gap) {
+  fixture f;
+  memory_sink sink;
+  {
+    running r{sink, f.options};
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+    f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+    BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  }
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return !f.slot_active(); }));
+  f.sql("SELECT pg_drop_replication_slot('" + f.slot + "')");
+  f.sql("INSERT INTO items VALUES (2, 'in the gap', 2)");
+  event_log events;
+  {
+    running r{sink, f.options, &events.dispatcher};
+    BOOST_TEST(r.join() == halt_reason::slot_dropped);
+  }
+  BOOST_TEST(!f.slot_exists());
+  BOOST_TEST(events.contains("reason=slot_dropped"));
+
+  struct origin_judging_sink : memory_sink {
+    std::optional<lsn> shown;
+    auto handle_slot_origin(lsn origin, const replicant::slot_origin_context& ctx) -> result<void> {
+      BOOST_TEST(!ctx.reused);
+      shown = origin;
+      return {};  // an append log that accepts the gap
+    }
+  };
+  origin_judging_sink judging;
+  judging.stored = sink.stored;  // the same checkpoint
+  using judging_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                               replicant::no_spill, origin_judging_sink>;
+  {
+    replicant::test::running<judging_pipeline> r{judging, f.options};
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
+    f.sql("INSERT INTO items VALUES (3, 'c', 3)");
+    BOOST_TEST_REQUIRE(judging.wait_for_rows(1));
+    BOOST_TEST(!r.stop());
+  }
+  BOOST_TEST(judging.shown.has_value());
+  BOOST_TEST((ids(judging.snapshot()) == std::vector<std::string>{"insert:3"}));
 }
 
 BOOST_AUTO_TEST_CASE(reconnects_after_a_server_crash_and_loses_nothing) {
@@ -198,8 +244,8 @@ BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_
         .value();
   };
   BOOST_TEST_REQUIRE(fixture::wait_until([&] {
-    return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name IN ('" + f.slot +
-                       "', '" + log_options.slot + "')") == "2";
+    return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name IN ('" + f.slot + "', '" +
+                       log_options.slot + "')") == "2";
   }));
   f.sql("INSERT INTO items VALUES (1, 'a', 1)");
   BOOST_TEST_REQUIRE(mirror.wait_for_rows(1));
@@ -391,8 +437,8 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_a_sink_without_the_hook) 
   };
   fixture f;
   plain_sink sink;
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink>
-      p{sink, f.options};
+  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink> p{
+      sink, f.options};
   std::error_code ec;
   std::thread t{[&] { p.run(ec); }};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
@@ -491,8 +537,9 @@ BOOST_AUTO_TEST_CASE(transactions_can_be_filtered_by_origin) {
 
 BOOST_AUTO_TEST_CASE(a_heartbeat_lets_an_append_log_release_wal_while_its_tables_are_idle) {
   fixture f;
-  f.sql("CREATE TABLE beats (id int PRIMARY KEY, at timestamptz); CREATE TABLE busy (n int); "
-        "ALTER PUBLICATION pub ADD TABLE beats");
+  f.sql(
+      "CREATE TABLE beats (id int PRIMARY KEY, at timestamptz); CREATE TABLE busy (n int); "
+      "ALTER PUBLICATION pub ADD TABLE beats");
   append_sink sink;
   event_log events;
   f.options.heartbeat_interval = 200ms;
@@ -515,7 +562,25 @@ BOOST_AUTO_TEST_CASE(the_default_heartbeat_reports_its_lsn) {
   event_log events;
   f.options.heartbeat_interval = 100ms;
   running r{sink, f.options, &events.dispatcher};
-  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return events.contains("replicant.connection.heartbeat commit_lsn="); }));
+  BOOST_TEST_REQUIRE(
+      fixture::wait_until([&] { return events.contains("replicant.connection.heartbeat commit_lsn="); }));
+  BOOST_TEST(!r.stop());
+  for (const auto& line : events.lines) BOOST_TEST(line.find("heartbeat error_class=") == std::string::npos, line);
+}
+
+// A heartbeat that cannot run (here a statement the server refuses; on a standby, any write) is
+// reported every time, value-free, and streaming goes on.
+BOOST_AUTO_TEST_CASE(a_failing_heartbeat_is_reported_and_streaming_goes_on) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  f.options.heartbeat_interval = 100ms;
+  f.options.heartbeat_statement = "SELECT 1 / 0";
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(fixture::wait_until(
+      [&] { return events.contains("replicant.connection.heartbeat error_class=server_error"); }));
+  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
+  BOOST_TEST(sink.wait_for_rows(1));
   BOOST_TEST(!r.stop());
 }
 
@@ -579,12 +644,16 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_is_paced_or_halts_as_configured) {
     // pace (default): everything arrives, slowly, with the budget respected.
     running r{sink, f.options};
     BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-    f.sql("DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END $$");
+    f.sql(
+        "DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
+        "$$");
     BOOST_TEST(sink.wait_for_rows(1500, 120s));
   }
   // halt: the same overload stops the pipeline instead.
   f.options.overload = replicant::overload_policy::halt;
-  f.sql("DO $$ BEGIN FOR i IN 1501..3000 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END $$");
+  f.sql(
+      "DO $$ BEGIN FOR i IN 1501..3000 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
+      "$$");
   running r{sink, f.options};
   BOOST_TEST(r.join() == halt_reason::sink_too_slow);
   BOOST_TEST(r.pipeline.last_halt()->lag_bytes.value() > 0);

@@ -7,14 +7,18 @@
 /// replicant::file_checkpoint_store: a slot's checkpoint in a local file, replaced crash-safely.
 
 #include <replicant/checkpoint/store.hpp>
+#include <replicant/detail/bounded_call.hpp>
 #include <replicant/detail/durable_file.hpp>
 #include <replicant/error.hpp>
 #include <replicant/identifier.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -103,6 +107,22 @@ inline auto parse_progress_file(std::string_view text, const slot_name& slot) ->
 }  // namespace detail
 
 /**
+ * Settings of a @ref replicant::file_checkpoint_store.
+ *
+ * @par Example
+ * @code
+ * replicant::file_store_options slow_disk{.io_timeout = std::chrono::seconds(30)};
+ * replicant::file_checkpoint_store store{"/var/lib/orders-export/checkpoint", slow_disk};
+ * @endcode
+ */
+struct file_store_options {
+  /// The longest a read or a write may take (a write is two `fsync`s and a `rename`). Past it the
+  /// call fails `errc::io_failed`, a transient fault, and the pipeline's retry budget decides what
+  /// happens next. Must be positive.
+  std::chrono::milliseconds io_timeout = std::chrono::seconds(10);
+};
+
+/**
  * A @ref replicant::checkpoint_store that keeps one slot's checkpoint in one local file.
  *
  * For a pipeline whose sink writes somewhere without transactions (files, object storage, an API)
@@ -127,12 +147,23 @@ inline auto parse_progress_file(std::string_view text, const slot_name& slot) ->
  * It is also a @ref replicant::progress_store "progress_store": an incremental snapshot's progress
  * goes to `<file>.progress`, written the same crash-safe way.
  *
+ * **Calls are bounded.** A file system can block a thread in the kernel for as long as it likes (a
+ * hard NFS mount whose server is gone, a disk whose `fsync` never returns, a FIFO left where the
+ * temporary file goes), and such a thread cannot be stopped. So the file operations run on a thread
+ * of the store's own, and a call waits for them at most `io_timeout` (and only until interrupt(),
+ * which a pipeline's stop() calls). A call given up on goes on in the background; the next call
+ * first waits for it, within its own timeout, so two writes never overlap and a late one never
+ * lands after a later one. A store destroyed while its thread is blocked leaves that thread to end
+ * when the file system answers.
+ *
  * @par Errors
  * Error codes only; the path is never part of one. `errc::io_failed` (transient) for any failed
  * file operation: a missing or unwritable directory, a full disk (`ENOSPC`), an exceeded file size
- * limit (`EFBIG`), an I/O error (`EIO`), an unreadable file (`EACCES`). `errc::store_mismatch`
- * (permanent) as above. `errc::invalid_options` (permanent) for an empty path or one without a
- * file name.
+ * limit (`EFBIG`), an I/O error (`EIO`), an unreadable file (`EACCES`), and for a call that did not
+ * finish within `io_timeout` (or found the previous one still blocked). `errc::cancelled`
+ * (transient) when interrupt() ended the call. `errc::store_mismatch` (permanent) as above.
+ * `errc::invalid_options` (permanent) for an empty path, one without a file name, or a
+ * non-positive `io_timeout`.
  *
  * @par Example
  * @code
@@ -143,22 +174,27 @@ inline auto parse_progress_file(std::string_view text, const slot_name& slot) ->
  * @endcode
  *
  * @par Thread safety
- * One thread at a time per object, and one writer per file: two stores writing the same file
- * share the temporary file name and can corrupt each other's write.
+ * One thread at a time per object, except interrupt(), which any thread or a signal handler may
+ * call at any time; and one writer per file: two stores writing the same file share the temporary
+ * file name and can corrupt each other's write. A copy has the path and options of the original and
+ * a thread of its own.
  *
  * @see replicant::checkpoint_store, replicant::postgres_checkpoint_store
  */
 class file_checkpoint_store {
  public:
   /**
-   * A store keeping its checkpoint in @p file. Nothing is touched until the first call.
+   * A store keeping its checkpoint in @p file, with the timeout of @p options. Nothing is touched
+   * (and no thread started) until the first call.
    *
    * The directory must exist when write() is called; it is not created, because a missing
    * directory is more often a missing mount than a fresh install.
    * @throws std::bad_alloc only.
    */
-  explicit file_checkpoint_store(std::filesystem::path file) : file_(std::move(file)) {
-    if (file_.empty() || !file_.has_filename()) return;  // refused by every call
+  explicit file_checkpoint_store(std::filesystem::path file, file_store_options options = {})
+      : file_(std::move(file)), options_(options) {
+    // Refused by every call: a path that names no file, a timeout that allows no call.
+    if (file_.empty() || !file_.has_filename() || options_.io_timeout <= std::chrono::milliseconds::zero()) return;
     temp_ = file_;
     temp_ += ".tmp";
     progress_ = file_;
@@ -169,6 +205,28 @@ class file_checkpoint_store {
     if (directory_.empty()) directory_ = ".";
   }
 
+  /// The same path and options, with a thread of its own. @throws std::bad_alloc only.
+  file_checkpoint_store(const file_checkpoint_store& other)
+      : file_(other.file_),
+        options_(other.options_),
+        temp_(other.temp_),
+        directory_(other.directory_),
+        progress_(other.progress_),
+        progress_temp_(other.progress_temp_) {}
+  /// As the copy constructor. @throws std::bad_alloc only.
+  auto operator=(const file_checkpoint_store& other) -> file_checkpoint_store& {
+    if (this != &other) *this = file_checkpoint_store{other};
+    return *this;
+  }
+  /// Takes over @p other's path, options and thread; @p other may then only be destroyed or
+  /// assigned to. Never throws.
+  file_checkpoint_store(file_checkpoint_store&& other) noexcept = default;
+  /// As the move constructor. Never throws.
+  auto operator=(file_checkpoint_store&& other) noexcept -> file_checkpoint_store& = default;
+  /// Joins the store's thread, or, if a file operation still blocks it, leaves it to end by
+  /// itself. Never throws.
+  ~file_checkpoint_store() = default;
+
   /**
    * The checkpoint last written for @p slot, or `std::nullopt` when the file does not exist.
    * @return the LSN, nothing, `errc::store_mismatch` (another slot's file, another format, garbage),
@@ -177,13 +235,16 @@ class file_checkpoint_store {
    */
   [[nodiscard]] auto read(const slot_name& slot) const -> result<std::optional<lsn>> {
     if (temp_.empty()) return fail(errc::invalid_options);
-    auto bytes = detail::read_small_file(file_, detail::checkpoint_file_limit);
-    if (!bytes) return unexpected(bytes.error());
-    if (!*bytes) return std::optional<lsn>{};
-    if ((*bytes)->size() > detail::checkpoint_file_limit) return fail(errc::store_mismatch);
-    auto at = detail::parse_checkpoint_file(**bytes, slot);
-    if (!at) return unexpected(at.error());
-    return std::optional<lsn>{*at};
+    // The job owns copies of what it uses: it may outlive this call, and this object.
+    return bounded<std::optional<lsn>>([file = file_, slot]() -> result<std::optional<lsn>> {
+      auto bytes = detail::read_small_file(file, detail::checkpoint_file_limit);
+      if (!bytes) return unexpected(bytes.error());
+      if (!*bytes) return std::optional<lsn>{};
+      if ((*bytes)->size() > detail::checkpoint_file_limit) return fail(errc::store_mismatch);
+      auto at = detail::parse_checkpoint_file(**bytes, slot);
+      if (!at) return unexpected(at.error());
+      return std::optional<lsn>{*at};
+    });
   }
 
   /**
@@ -194,7 +255,10 @@ class file_checkpoint_store {
    */
   [[nodiscard]] auto write(const slot_name& slot, lsn at) -> result<void> {
     if (temp_.empty()) return fail(errc::invalid_options);
-    return detail::replace_file_durably(file_, temp_, directory_, detail::format_checkpoint_file(slot, at));
+    return bounded<void>([file = file_, temp = temp_, directory = directory_,
+                          bytes = detail::format_checkpoint_file(slot, at)]() -> result<void> {
+      return detail::replace_file_durably(file, temp, directory, bytes);
+    });
   }
 
   /**
@@ -205,13 +269,15 @@ class file_checkpoint_store {
    */
   [[nodiscard]] auto read_progress(const slot_name& slot) const -> result<std::optional<std::string>> {
     if (temp_.empty()) return fail(errc::invalid_options);
-    auto bytes = detail::read_small_file(progress_, detail::progress_file_limit);
-    if (!bytes) return unexpected(bytes.error());
-    if (!*bytes) return std::optional<std::string>{};
-    if ((*bytes)->size() > detail::progress_file_limit) return fail(errc::store_mismatch);
-    auto token = detail::parse_progress_file(**bytes, slot);
-    if (!token) return unexpected(token.error());
-    return std::optional<std::string>{std::move(*token)};
+    return bounded<std::optional<std::string>>([file = progress_, slot]() -> result<std::optional<std::string>> {
+      auto bytes = detail::read_small_file(file, detail::progress_file_limit);
+      if (!bytes) return unexpected(bytes.error());
+      if (!*bytes) return std::optional<std::string>{};
+      if ((*bytes)->size() > detail::progress_file_limit) return fail(errc::store_mismatch);
+      auto token = detail::parse_progress_file(**bytes, slot);
+      if (!token) return unexpected(token.error());
+      return std::optional<std::string>{std::move(*token)};
+    });
   }
 
   /**
@@ -222,22 +288,51 @@ class file_checkpoint_store {
    */
   [[nodiscard]] auto write_progress(const slot_name& slot, std::string_view token) -> result<void> {
     if (temp_.empty() || token.size() > detail::progress_file_limit / 2) return fail(errc::invalid_options);
-    return detail::replace_file_durably(progress_, progress_temp_, directory_,
-                                        detail::format_progress_file(slot, token));
+    return bounded<void>([file = progress_, temp = progress_temp_, directory = directory_,
+                          bytes = detail::format_progress_file(slot, token)]() -> result<void> {
+      return detail::replace_file_durably(file, temp, directory, bytes);
+    });
+  }
+
+  /**
+   * Ends a call in progress on another thread at once, with `errc::cancelled`; its file operation
+   * goes on in the background, as after a timeout. A call that starts afterwards is not affected.
+   * Never throws; async-signal-safe (a pipeline's stop() calls it).
+   */
+  auto interrupt() noexcept -> void {
+    if (interrupter_) interrupter_->interrupt();
   }
 
   /// The checkpoint file. Never throws.
   [[nodiscard]] auto path() const noexcept -> const std::filesystem::path& { return file_; }
 
+  /// The settings. Never throws.
+  [[nodiscard]] auto options() const noexcept -> const file_store_options& { return options_; }
+
  private:
+  // Runs @p job on the store's thread, waiting for it at most io_timeout and until interrupt().
+  template <class R>
+  auto bounded(std::function<result<R>()> job) const -> result<R> {
+    const detail::armed_call armed{interrupter_.get()};
+    if (!worker_) worker_ = std::make_unique<detail::blocking_worker>();
+    return worker_->run<R>(std::move(job), options_.io_timeout, interrupter_ ? interrupter_->fd() : -1,
+                           errc::io_failed);
+  }
+
   std::filesystem::path file_;
-  std::filesystem::path temp_;           // <file>.tmp; empty when the path was refused
+  file_store_options options_;
+  std::filesystem::path temp_;           // <file>.tmp; empty when the path or the options were refused
   std::filesystem::path directory_;      // fsynced after the rename
   std::filesystem::path progress_;       // <file>.progress
   std::filesystem::path progress_temp_;  // <file>.progress.tmp
+  // On the heap so that the store stays movable and stop() can reach the interrupter while the
+  // pipeline owns the store; the worker is made by the first call, one per object.
+  std::unique_ptr<detail::call_interrupter> interrupter_ = std::make_unique<detail::call_interrupter>();
+  mutable std::unique_ptr<detail::blocking_worker> worker_;
 };
 
 static_assert(progress_store<file_checkpoint_store>);
+static_assert(interruptible_store<file_checkpoint_store>);
 
 }  // namespace replicant
 

@@ -8,16 +8,20 @@
 
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/detail/backfill_codec.hpp>
+#include <replicant/detail/bounded_call.hpp>
 #include <replicant/error.hpp>
 #include <replicant/identifier.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/result.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +57,14 @@ struct postgres_store_options {
   /// Give up connecting after this long; the call then fails `errc::connection_failed`, and the
   /// pipeline's retry budget decides what happens next. Must be positive.
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
+  /// Give up any one command (the checkpoint's read or upsert, the table's checks) after this long.
+  /// The server enforces it: a wait for a lock another session holds on the row or the table ends
+  /// at this timeout with SQLSTATE 55P03 (`lock_timeout`), any statement half a second later with
+  /// 57014 (`statement_timeout`). So does the store, a second after it, for a server that does not
+  /// answer at all (a frozen backend, a network gone silent). Either way the call fails with a
+  /// transient fault, the connection is dropped, and the pipeline's retry budget decides what
+  /// happens next. Must be positive.
+  std::chrono::milliseconds command_timeout = std::chrono::seconds(10);
 };
 
 namespace detail {
@@ -109,6 +121,14 @@ namespace detail {
  * A role that may not create tables can use a table created beforehand: the store creates only
  * when the lookup finds nothing.
  *
+ * **Bounded calls.** No call waits longer than `connect_timeout` to connect plus `command_timeout`
+ * and a second per command: a lock held on the checkpoint row by another session, a backend that
+ * was frozen, a server that stopped answering all end in a transient fault instead of a pipeline
+ * that waits for ever. A pipeline's stop() ends a call in progress at once (interrupt(), an
+ * @ref replicant::interruptible_store "interruptible_store"). Statements the store gave up on do not
+ * linger on the server: `statement_timeout` ends them there too, and from PostgreSQL 14 on
+ * `client_connection_check_interval` (one second) ends one whose client went away sooner.
+ *
  * @par Errors
  * Error codes only; neither the connection string, the table name nor any server message is ever
  * part of one (last_sqlstate() keeps the SQLSTATE).
@@ -117,8 +137,9 @@ namespace detail {
  * | `errc::invalid_identifier` | the table name is not a plain identifier (found before connecting) | yes |
  * | `errc::invalid_options` | unparseable connection string, non-positive timeout | yes |
  * | `errc::store_mismatch` | the table has another shape, or a stored value is not a checkpoint | yes |
- * | `errc::connection_failed` | the server cannot be reached, or the connection was lost | no |
- * | `errc::checkpoint_store_failed` | the server refused a command (permissions, read-only, shutdown, ...) | no |
+ * | `errc::connection_failed` | the server cannot be reached, the connection was lost, or the server did not answer a command within `command_timeout` and a second | no |
+ * | `errc::checkpoint_store_failed` | the server refused a command (permissions, read-only, shutdown, ...), or ended it at its timeout: last_sqlstate() says `55P03` for a lock wait, `57014` for a statement that ran too long | no |
+ * | `errc::cancelled` | interrupt() ended the call | no |
  *
  * @par Example
  * @code
@@ -131,9 +152,10 @@ namespace detail {
  * @endcode
  *
  * @par Thread safety
- * One thread at a time per object (it owns one libpq connection). Any number of stores, in any
- * number of processes, may share a table: each slot is its own row, and concurrent first uses
- * creating the table are handled.
+ * One thread at a time per object (it owns one libpq connection), except interrupt(), which any
+ * thread or a signal handler may call at any time. Any number of stores, in any number of
+ * processes, may share a table: each slot is its own row, and concurrent first uses creating the
+ * table are handled.
  *
  * @see replicant::checkpoint_store, replicant::file_checkpoint_store
  */
@@ -150,7 +172,8 @@ class postgres_checkpoint_store {
       config_error_ = make_error_code(errc::invalid_identifier);
       return;
     }
-    if (options_.connect_timeout <= std::chrono::milliseconds::zero()) {
+    if (options_.connect_timeout <= std::chrono::milliseconds::zero() ||
+        options_.command_timeout <= std::chrono::milliseconds::zero()) {
       config_error_ = make_error_code(errc::invalid_options);
       return;
     }
@@ -180,6 +203,7 @@ class postgres_checkpoint_store {
    * @throws std::bad_alloc only.
    */
   [[nodiscard]] auto read(const slot_name& slot) -> result<std::optional<lsn>> {
+    const detail::armed_call armed{interrupter_.get()};
     if (auto s = ready(); !s) return unexpected(s.error());
     auto rows = run("SELECT commit_lsn FROM " + quoted_table_ + " WHERE slot_name = " + slot_literal(slot));
     if (!rows) return unexpected(rows.error());
@@ -203,6 +227,7 @@ class postgres_checkpoint_store {
    * @throws std::bad_alloc only.
    */
   [[nodiscard]] auto write(const slot_name& slot, lsn at) -> result<void> {
+    const detail::armed_call armed{interrupter_.get()};
     if (auto s = ready(); !s) return unexpected(s.error());
     const auto stored = std::bit_cast<std::int64_t>(at.value());
     auto done =
@@ -220,6 +245,7 @@ class postgres_checkpoint_store {
    * @throws std::bad_alloc only.
    */
   [[nodiscard]] auto read_progress(const slot_name& slot) -> result<std::optional<std::string>> {
+    const detail::armed_call armed{interrupter_.get()};
     if (auto s = progress_ready(); !s) return unexpected(s.error());
     auto rows = run("SELECT progress FROM " + quoted_progress_ + " WHERE slot_name = " + slot_literal(slot));
     if (!rows) return unexpected(rows.error());
@@ -234,6 +260,7 @@ class postgres_checkpoint_store {
    * @throws std::bad_alloc only.
    */
   [[nodiscard]] auto write_progress(const slot_name& slot, std::string_view token) -> result<void> {
+    const detail::armed_call armed{interrupter_.get()};
     if (auto s = progress_ready(); !s) return unexpected(s.error());
     auto done = run("INSERT INTO " + quoted_progress_ + " (slot_name, progress) VALUES (" + slot_literal(slot) + ", " +
                     detail::escape_string_literal(token) +
@@ -249,6 +276,23 @@ class postgres_checkpoint_store {
   /// Whether the store holds an open connection whose table has been checked. False before the
   /// first call and after a failed one. Never throws.
   [[nodiscard]] auto is_connected() const noexcept -> bool { return conn_.has_value() && checked_; }
+
+  /// The process id of the server backend of the store's connection (`pg_backend_pid()`), 0 when
+  /// there is none. For diagnosis: finding the session in `pg_stat_activity`. Never throws.
+  [[nodiscard]] auto backend_pid() const noexcept -> int { return conn_ ? conn_->backend_pid() : 0; }
+
+  /**
+   * Ends a call in progress on another thread at once: it fails `errc::cancelled` and drops its
+   * connection (the next call reconnects). A call that starts afterwards is not affected. A
+   * statement the server is already running for the ended call stops at `command_timeout` at the
+   * latest, or commits first. (A backend frozen before it read the statement can even run it
+   * later, after a newer write: the store then holds an older checkpoint until the next write, which
+   * costs nothing, see docs/checkpoint/lib_owned.md.)
+   * Never throws; async-signal-safe (a pipeline's stop() calls it).
+   */
+  auto interrupt() noexcept -> void {
+    if (interrupter_) interrupter_->interrupt();
+  }
 
  private:
   // Fails the current call: the connection goes (the next call reconnects and checks again).
@@ -266,11 +310,13 @@ class postgres_checkpoint_store {
   }
 
   // Runs one command on the open connection and classifies its failure. Nothing of the server's
-  // message is kept, only the SQLSTATE.
+  // message is kept, only the SQLSTATE. A timeout the server enforced is a server error like any
+  // other (55P03, 57014); one the client enforced, a lost connection.
   auto run(const std::string& sql) -> result<pq::query_result> {
     auto r = conn_->exec(sql);
     last_sqlstate_ = conn_->last_error().sqlstate;
     if (r) return r;
+    if (r.error() == errc::cancelled) return drop(make_error_code(errc::cancelled));
     if (r.error() != errc::server_error) return drop(make_error_code(errc::connection_failed));
     return drop(make_error_code(detail::is_store_shape_sqlstate(last_sqlstate_) ? errc::store_mismatch
                                                                                 : errc::checkpoint_store_failed));
@@ -282,16 +328,36 @@ class postgres_checkpoint_store {
     if (config_error_) return unexpected(config_error_);
     if (conn_ && checked_) return {};
     conn_.reset();
-    auto c = pq::connection::open(options_.conninfo, pq::session_kind::normal, {.timeout = options_.connect_timeout});
-    if (!c) return drop(c.error() == errc::invalid_options ? c.error() : make_error_code(errc::connection_failed));
+    // The client's own deadline comes after the server's, so that a timeout the server enforces
+    // arrives as its error (with a SQLSTATE that says which), and the client's only catches a
+    // server that does not answer at all.
+    const int cancel = interrupter_ ? interrupter_->fd() : -1;
+    auto c = pq::connection::open(options_.conninfo, pq::session_kind::normal,
+                                  {.timeout = options_.connect_timeout,
+                                   .cancel_fd = cancel,
+                                   .command_cancel_fd = cancel,
+                                   .command_timeout = options_.command_timeout + std::chrono::seconds(1)});
+    if (!c) {
+      const bool kept = c.error() == errc::invalid_options || c.error() == errc::cancelled;
+      return drop(kept ? c.error() : make_error_code(errc::connection_failed));
+    }
     conn_.emplace(std::move(*c));
     // SET, not the `options` connection parameter: it comes after everything the connection
     // string, the role or the database may set, so it always wins. Notices and warnings are not
     // sent at all: they quote names ("relation ... already exists, skipping"), and libpq's default
-    // handler prints them to stderr.
-    if (auto s = run("SET synchronous_commit = on; SET client_min_messages = error"); !s) {
-      return unexpected(s.error());
-    }
+    // handler prints them to stderr. The timeouts bound every later command on the server's side;
+    // the connection check (PostgreSQL 14+) ends a statement whose client gave up, even one waiting
+    // for a lock, within a second rather than at its timeout.
+    // The lock timeout fires first, so that a lock wait says so (55P03) rather than 57014.
+    const auto ms = [](std::chrono::milliseconds d) {
+      return std::to_string(
+          std::min<std::chrono::milliseconds::rep>(d.count(), std::numeric_limits<std::int32_t>::max()));
+    };
+    std::string pin = "SET synchronous_commit = on; SET client_min_messages = error; SET statement_timeout = " +
+                      ms(options_.command_timeout + std::chrono::milliseconds(500)) +
+                      "; SET lock_timeout = " + ms(options_.command_timeout);
+    if (conn_->server_version() >= 140000) pin += "; SET client_connection_check_interval = 1000";
+    if (auto s = run(pin); !s) return unexpected(s.error());
     auto found = probe();
     if (!found) return unexpected(found.error());
     if (!*found) {
@@ -331,6 +397,7 @@ class postgres_checkpoint_store {
       last_sqlstate_.clear();
       return {};  // the connection is still usable: the failed statement was its own transaction
     }
+    if (r.error() == errc::cancelled) return drop(make_error_code(errc::cancelled));
     if (r.error() != errc::server_error) return drop(make_error_code(errc::connection_failed));
     return drop(make_error_code(errc::checkpoint_store_failed));
   }
@@ -387,7 +454,12 @@ class postgres_checkpoint_store {
   std::optional<pq::connection> conn_;  // empty before the first call and after a failure
   bool checked_ = false;                // conn_ is pinned and the table probed
   std::string last_sqlstate_;
+  // On the heap so that the store stays movable (an atomic is not) and a pointer to it, which
+  // stop() may follow at any moment, stays valid while the pipeline owns the store.
+  std::unique_ptr<detail::call_interrupter> interrupter_ = std::make_unique<detail::call_interrupter>();
 };
+
+static_assert(interruptible_store<postgres_checkpoint_store>);
 
 static_assert(progress_store<postgres_checkpoint_store>);
 

@@ -36,6 +36,15 @@ namespace replicant {
  * pipeline halts at once. A store reconnects by itself on the next call after a transient fault.
  * No error may carry a value or a path: error codes only.
  *
+ * **Every call must end in bounded time.** The pipeline calls the store on the thread that delivers
+ * to the sink: while a call waits, nothing is delivered, and a call that never returns would keep
+ * the pipeline (and its stop()) waiting for ever. A store that can block (on a server, a lock, a
+ * file system) needs a deadline of its own, and reports its expiry as a transient fault; the
+ * library's two stores have one (`command_timeout`, `io_timeout`). Meanwhile the connection keeps
+ * answering the server with the last durable position, so the walsender does not time out. A store
+ * that also models @ref replicant::interruptible_store "interruptible_store" lets stop() end a call
+ * at once.
+ *
  * @par Laws
  * After `write(slot, at)` returned success, `read(slot)` returns `at` until the next write, across
  * process restarts. Writes of other slots do not change it.
@@ -80,10 +89,37 @@ concept progress_store = checkpoint_store<S> && requires(S& s, const slot_name& 
 };
 
 /**
+ * A @ref replicant::checkpoint_store "checkpoint_store" whose call in progress can be ended from
+ * another thread: a pipeline's stop() calls `interrupt()`, so that stopping never waits for a store
+ * that hangs.
+ *
+ * | Expression | Type | Semantics |
+ * |---|---|---|
+ * | `s.interrupt()` | `void`, `noexcept` | Ends the call in progress on another thread, if any, soon, with `errc::cancelled`. A call that starts afterwards is not affected (a pipeline stopping between two calls still makes its final checkpoint write). Async-signal-safe: it may be called from a signal handler, as stop() may. |
+ *
+ * A store may also report the SQLSTATE of its last server error, as `s.last_sqlstate()` (anything
+ * convertible to `std::string_view`, empty when there is none); the pipeline then puts it in the
+ * `checkpoint_store_failed` halt.
+ */
+template <class S>
+concept interruptible_store = checkpoint_store<S> && requires(S& s) {
+  { s.interrupt() } noexcept;
+};
+
+namespace detail {
+// A store that can tell the SQLSTATE of its last server error (see interruptible_store).
+template <class S>
+concept reports_sqlstate = requires(const S& s) {
+  { s.last_sqlstate() } -> std::convertible_to<std::string_view>;
+};
+}  // namespace detail
+
+/**
  * Whether a checkpoint-store fault is permanent (retrying cannot help): the store holds data of
  * another shape or slot (`errc::store_mismatch`), or it was configured wrongly
  * (`errc::invalid_options`, `errc::invalid_identifier`). Everything else (a lost connection, a
- * server error, a failed file operation, a full disk) is transient.
+ * server error, a failed file operation, a full disk, a call that timed out or was interrupted) is
+ * transient.
  */
 [[nodiscard]] inline auto is_permanent_store_fault(std::error_code ec) noexcept -> bool {
   return ec == errc::store_mismatch || ec == errc::invalid_options || ec == errc::invalid_identifier;

@@ -5,6 +5,7 @@
 
 // The bodies of replicant::pipeline (included at the bottom of pipeline.hpp).
 
+#include <replicant/detail/publication_definition.hpp>
 #include <replicant/pipeline.hpp>
 
 #include <poll.h>
@@ -31,18 +32,21 @@ struct pipeline_session {
   std::atomic<std::uint64_t> resident{0};  // bytes the assembler holds (applier -> connection)
   std::atomic<std::uint64_t> applied{0};   // (frames applied << 1) | assembler idle
   std::atomic<bool> first_frame{false};
-  std::atomic<bool> end_requested{false};  // the applier is done (stop or halt): end the session
+  std::atomic<bool> end_requested{false};     // the applier is done (stop or halt): end the session
   std::atomic<std::uint64_t> server_sent{0};  // walsender_sent(), for the idle advance (applier -> connection)
   int walsender_pid = 0;
-  std::error_code error;                   // why the connection thread ended, if not asked to
+  std::error_code error;  // why the connection thread ended, if not asked to
   std::string sqlstate;
   std::optional<std::int64_t> too_slow_lag;
   std::optional<lsn> origin;
   bool slot_created = false;
   bool standby = false;  // the server was in recovery when the session began
   std::uint32_t server_version = 0;
-  std::uint32_t protocol = 0;  // the pgoutput protocol START_REPLICATION asked for
+  std::uint32_t protocol = 0;                              // the pgoutput protocol START_REPLICATION asked for
   pgoutput_streaming streaming = pgoutput_streaming::off;  // and the streaming mode
+  // What the publications published when the pipeline's first session began (pgoutput, with the
+  // publication check on); the periodic check adds what was added since.
+  std::optional<publication_definitions> publications;
 };
 
 inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
@@ -140,6 +144,10 @@ inline auto halt_for_translation(std::error_code ec) noexcept -> halt_reason {
 // be able to after a retry either.
 inline auto plugin_missing(std::string_view sqlstate) noexcept -> bool { return sqlstate == "58P01"; }
 
+// How long a checkpoint write in progress at stop() may go on before it is interrupted: long
+// enough for any store that works, short enough that a stop never waits long for one that hangs.
+inline constexpr auto store_stop_grace = std::chrono::seconds(1);
+
 }  // namespace detail
 
 template <class D, class C, class S, class Sink>
@@ -172,6 +180,29 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
   // write(2) on an eventfd is async-signal-safe; a full counter (EAGAIN) is readable anyway.
   if (stop_fd_ >= 0) static_cast<void>(::write(stop_fd_, &one, sizeof one));
   if (wake_fd_ >= 0) static_cast<void>(::write(wake_fd_, &one, sizeof one));
+  // A checkpoint store that hangs would otherwise keep the applier, and run(), until its timeout.
+  // A checkpoint write in progress is left to finish (it makes the last delivery durable, so that
+  // a clean stop repeats nothing); the connection thread ends it after store_stop_grace.
+  if constexpr (detail::is_lib_owned<C>) {
+    if constexpr (interruptible_store<decltype(policy_.store)>) {
+      if (store_write_since_.load() == 0) policy_.store.interrupt();
+    }
+  }
+}
+
+// After stop(): a checkpoint write that has not finished within the grace is ended, so that a
+// store that hangs cannot hold the stop for its whole timeout.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
+  if constexpr (detail::is_lib_owned<C>) {
+    if constexpr (interruptible_store<decltype(policy_.store)>) {
+      const auto since = store_write_since_.load();
+      const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+      if (since != 0 && std::chrono::steady_clock::duration{now - since} > detail::store_stop_grace) {
+        policy_.store.interrupt();
+      }
+    }
+  }
 }
 
 template <class D, class C, class S, class Sink>
@@ -263,18 +294,25 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
 
   std::uint32_t command_errors = 0;
   auto delay = options_.reconnect_delay;
+  // What the publications published when the first session began: a reconnect does not take a
+  // change made in the meantime as the new normal (only a new run() does).
+  std::optional<detail::publication_definitions> publications;
   while (!stopping_.load()) {
     session s;
+    s.publications = publications;
     auto stream = connect(s);
+    publications = s.publications;
     if (halt_) {
       if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
           halt_->reason == halt_reason::decoder_table_missing ||
-          halt_->reason == halt_reason::decoder_option_unsupported ||
-          halt_->reason == halt_reason::slot_missing || halt_->reason == halt_reason::origin_unsupported ||
-          halt_->reason == halt_reason::failover_unsupported || halt_->reason == halt_reason::slot_synced_unpromoted ||
-          halt_->reason == halt_reason::two_phase_failover_conflict || halt_->reason == halt_reason::slot_not_failover ||
-          halt_->reason == halt_reason::failover_slot_missing ||
-          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off) {
+          halt_->reason == halt_reason::decoder_option_unsupported || halt_->reason == halt_reason::slot_missing ||
+          halt_->reason == halt_reason::origin_unsupported || halt_->reason == halt_reason::failover_unsupported ||
+          halt_->reason == halt_reason::slot_synced_unpromoted ||
+          halt_->reason == halt_reason::two_phase_failover_conflict ||
+          halt_->reason == halt_reason::slot_not_failover || halt_->reason == halt_reason::failover_slot_missing ||
+          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off ||
+          halt_->reason == halt_reason::checkpoint_ahead_of_server || halt_->reason == halt_reason::slot_dropped ||
+          halt_->reason == halt_reason::publication_changed) {
         emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
                                                              telemetry::keys::reason = halt_->reason);
       }
@@ -282,6 +320,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     }
     if (stream) {
       const auto end = this->stream(s, std::move(*stream));
+      publications = std::move(s.publications);  // with what the session's checks added to it
       if (end != session_end::reconnect) return;
       if (s.first_frame.load()) {
         command_errors = 0;
@@ -338,6 +377,10 @@ auto pipeline<D, C, S, Sink>::with_store_retries(Op op) -> decltype(op()) {
           telemetry::keys::error_class = error_class);
       halt h = detail::to_halt(halt_reason::checkpoint_store_failed, r.error());
       h.attempts = attempt + 1;
+      if constexpr (detail::reports_sqlstate<decltype(policy_.store)>) {
+        if (const std::string_view state{policy_.store.last_sqlstate()}; !state.empty())
+          h.sqlstate = std::string{state};
+      }
       halt_with(std::move(h));
       return r;
     }
@@ -409,6 +452,11 @@ auto pipeline<D, C, S, Sink>::heartbeat() -> void {
   if (!open_probe()) return;
   auto beat = probe_->exec(options_.heartbeat_statement);
   if (!beat) {
+    // A heartbeat that failed is reported; one that stop() cancelled did not fail.
+    if (beat.error() != errc::cancelled) {
+      emit<telemetry::events::connection_heartbeat>(telemetry::keys::error_class =
+                                                        detail::error_class_of(beat.error()));
+    }
     probe_.reset();
     return;
   }
@@ -485,9 +533,9 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
       }
       REPLICANT_FAULT_POINT("mid_snapshot");
       if (ctx.last_for_table) {
-        emit<telemetry::events::snapshot_table_completed>(telemetry::keys::table = batch.table(),
-                                                          telemetry::keys::change_count =
-                                                              ctx.table_rows_before + batch.size());
+        emit<telemetry::events::snapshot_table_completed>(
+            telemetry::keys::table = batch.table(),
+            telemetry::keys::change_count = ctx.table_rows_before + batch.size());
       }
       return {};
     };
@@ -647,6 +695,23 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
       halt_with(detail::to_halt(halt_reason::publication_missing));
       return fail(errc::halted);
     }
+    // What they publish now: the periodic check compares against it, since a table removed from a
+    // publication (or a new row filter, a column list) vanishes from the stream without a word. A
+    // reconnect compares with what the first session began with, and halts as the check would.
+    if (options_.publication_check_interval.count() > 0) {
+      if (s.publications) {
+        auto changed = detail::check_publication_definitions(conn, options_.publications, *s.publications);
+        if (!changed) return server_failed(changed.error());
+        if (*changed) {
+          halt_with(std::move(**changed));
+          return fail(errc::halted);
+        }
+      } else {
+        auto defined = detail::read_publication_definitions(conn, options_.publications);
+        if (!defined) return server_failed(defined.error());
+        s.publications = std::move(*defined);
+      }
+    }
   }
   // A decoder that describes its tables from the catalog reads it now, and checks its own table
   // set (wal2json: every table exists and has a key; pglogical: the sets and the node exist).
@@ -663,6 +728,19 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   auto checkpoint = read_checkpoint();
   if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
   checkpoint_ = *checkpoint;
+  // Every checkpoint is a position this server's WAL has passed (a commit, or a snapshot's
+  // consistent point), so one past its end comes from another history: a store shared between
+  // clusters, a server restored from a backup, a standby promoted before it had what the sink has.
+  // Streaming from it would skip every transaction below it without a trace. (A checkpoint ahead
+  // of the slot but within the WAL is ordinary: a slot whose last acknowledgement was lost in a
+  // crash. Streaming starts at the checkpoint, and whatever the server sends at or below it is
+  // skipped.)
+  if (checkpoint_ && identity.xlogpos.is_valid() && *checkpoint_ > identity.xlogpos) {
+    halt h = detail::to_halt(halt_reason::checkpoint_ahead_of_server);
+    h.at = *checkpoint_;
+    halt_with(std::move(h));
+    return fail(errc::halted);
+  }
   if (!checkpoint_ && !options_.go_forward_only && !options_.snapshot) {
     halt_with(detail::to_halt(halt_reason::go_forward_required));
     return fail(errc::halted);
@@ -686,6 +764,12 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     // A failover slot that should be here is not: most likely a promoted standby that had not
     // synced it. A new one would begin at the present, after a gap nobody would see.
     halt_with(detail::to_halt(halt_reason::failover_slot_missing));
+    return fail(errc::halted);
+  }
+  if (!slot_exists && checkpoint_ && !detail::has_handle_slot_origin<Sink>) {
+    // The same for any slot: the checkpoint belongs to a slot that is gone (dropped, or this is
+    // another server or slot name). A sink that judges origins is asked instead, below.
+    halt_with(detail::to_halt(halt_reason::slot_dropped));
     return fail(errc::halted);
   }
   if (!slot_exists) {
@@ -765,7 +849,8 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     return "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) + " (" + plugin_options + ")";
   };
   decoder_.begin_session(ctx);
-  const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes)};
+  const pq::stream_options stream_options{.receive_low_water_bytes =
+                                              static_cast<int>(options_.receive_low_water_bytes)};
   auto started = pq::replication_stream::start(std::move(conn), start_command(request->options), stream_options);
   if (!started) {
     // A failed start leaves conn as it was. A plugin that cannot be loaded will not load on retry.
@@ -817,9 +902,10 @@ struct pipeline<D, C, S, Sink>::applier {
   std::size_t batch_bytes = 0;
   std::optional<unwritten_checkpoint> unwritten{};
   std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
-  std::error_code spill_failed{};           // a spilled transaction could not be read back
-  bool advanced = false;                    // the durable position moved since the last wake
-  std::optional<lsn> last_commit{};         // of the transaction delivered last in this session
+  std::error_code spill_failed{};          // a spilled transaction could not be read back
+  bool advanced = false;                   // the durable position moved since the last wake
+  std::optional<lsn> last_commit{};        // of the transaction delivered last in this session
+  bool store_given_up = false;             // a store write failed while stopping: none is tried again
 
   auto advance(lsn to) -> void {
     // Never past an outstanding PREPARE: the server would then send only its COMMIT PREPARED.
@@ -894,8 +980,8 @@ struct pipeline<D, C, S, Sink>::applier {
     const auto bytes = t.byte_size() + t.spilled_bytes();
     if (t.streamed()) {
       p.template emit<telemetry::events::stream_committed>(telemetry::keys::commit_lsn = t.commit_lsn(),
-                                                          telemetry::keys::byte_size = bytes,
-                                                          telemetry::keys::change_count = t.change_count());
+                                                           telemetry::keys::byte_size = bytes,
+                                                           telemetry::keys::change_count = t.change_count());
     }
     p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
                                                               telemetry::keys::change_count = t.change_count(),
@@ -998,12 +1084,19 @@ struct pipeline<D, C, S, Sink>::applier {
       batch_bytes = 0;
       return {};
     } else if constexpr (lib_owned) {
-      if (!unwritten) return {};
+      if (!unwritten || store_given_up) return {};
       const auto w = *unwritten;
+      p.store_write_since_.store(std::chrono::steady_clock::now().time_since_epoch().count());
       auto written = p.with_store_retries([&] { return p.policy_.store.write(*p.slot_name_, w.commit); });
+      p.store_write_since_.store(0);
       if (!written) {
         // Nothing past the last written checkpoint is acknowledged; it is delivered again later.
-        if (!p.halt_) return {};  // stop() interrupted the retries: the session is ending anyway
+        if (!p.halt_) {
+          // stop() interrupted the store: the session is ending anyway, and the final flushes of a
+          // stop must not wait for that store again.
+          store_given_up = true;
+          return {};
+        }
         failed = std::exchange(p.halt_, std::nullopt);
         return fail(errc::halted);
       }
@@ -1114,9 +1207,9 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
   if constexpr (std::same_as<S, disk_spill>) {
-    detail::spill_settings spill{spill_.directory(), "replicant-" + options_.slot + "-", options_.max_inflight_bytes / 4,
-                                 spill_.max_spill_bytes != 0 ? spill_.max_spill_bytes
-                                                             : std::uint64_t{16} * options_.max_inflight_bytes};
+    detail::spill_settings spill{
+        spill_.directory(), "replicant-" + options_.slot + "-", options_.max_inflight_bytes / 4,
+        spill_.max_spill_bytes != 0 ? spill_.max_spill_bytes : std::uint64_t{16} * options_.max_inflight_bytes};
     detail::sweep_spill_files(spill.dir, spill.prefix);  // left by a process of this slot that died
     a.asm_.enable_spill(std::move(spill));
   }
@@ -1273,10 +1366,25 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     if (check_publications && std::chrono::steady_clock::now() >= next_publication_check && !a.failed &&
         !s.end_requested.load()) {
       if (!publications_still_exist()) {
-        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
-                                                             telemetry::keys::reason = halt_reason::publication_missing);
+        emit<telemetry::events::connection_slot_invalidated>(
+            telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = halt_reason::publication_missing);
         a.failed = detail::to_halt(halt_reason::publication_missing);
         end_session();
+      }
+      // Still there, but publishing less than when the session began? pgoutput would leave the
+      // removed tables (or filtered rows, left-out columns) out of the stream without a word. Only
+      // on a probe connection that just answered: one that failed is left to the next check, so
+      // that a silent network costs one command timeout per check, not two.
+      if (!a.failed && s.publications && probe_) {
+        auto changed = detail::check_publication_definitions(*probe_, options_.publications, *s.publications);
+        if (!changed) {
+          probe_.reset();  // a failed check is left to the next one
+        } else if (*changed) {
+          emit<telemetry::events::connection_slot_invalidated>(
+              telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = halt_reason::publication_changed);
+          a.failed = std::move(**changed);
+          end_session();
+        }
       }
       next_publication_check = std::chrono::steady_clock::now() + options_.publication_check_interval;
     }
@@ -1412,6 +1520,7 @@ auto pipeline<D, C, S, Sink>::connection_loop(session& s, pq::replication_stream
 
     const std::size_t held = s.queue.bytes() + s.resident.load();
     if (stopping_.load()) {
+      interrupt_overdue_store_write();
       if (detail::poll_readable(wake_fd_, std::chrono::milliseconds(100))) detail::drain_eventfd(wake_fd_);
       continue;
     }
