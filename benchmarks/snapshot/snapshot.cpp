@@ -47,6 +47,8 @@
 
 #include "support/pg_cluster.hpp"
 
+#include "../common/process_cpu.hpp"
+
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/decoder/pgoutput.hpp>
@@ -152,60 +154,9 @@ auto own_cpu_seconds() -> double {
   return seconds_of(u.ru_utime) + seconds_of(u.ru_stime);
 }
 
-// CPU ticks (user + system) of process @p pid from /proc, or nothing when it is gone.
-auto cpu_ticks(pid_t pid) -> std::optional<std::uint64_t> {
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};
-  std::string stat;
-  if (!std::getline(in, stat)) return std::nullopt;
-  // After the command name, which is in parentheses and may hold spaces: utime and stime are
-  // fields 14 and 15.
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields{stat.substr(close + 2)};
-  std::string field;
-  std::uint64_t utime = 0;
-  std::uint64_t stime = 0;
-  for (int n = 3; n <= 15 && fields >> field; ++n) {
-    if (n == 14) utime = std::stoull(field);
-    if (n == 15) stime = std::stoull(field);
-  }
-  return utime + stime;
-}
-
-// The CPU ticks of the postmaster and of each of its children, by process id.
-auto server_cpu(pid_t postmaster) -> std::map<pid_t, std::uint64_t> {
-  std::map<pid_t, std::uint64_t> out;
-  for (const auto& entry : std::filesystem::directory_iterator{"/proc"}) {
-    const auto name = entry.path().filename().string();
-    pid_t pid = 0;
-    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
-    if (ec != std::errc{} || end != name.data() + name.size()) continue;
-    std::ifstream in{entry.path() / "stat"};
-    std::string stat;
-    if (!std::getline(in, stat)) continue;
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields{stat.substr(close + 2)};
-    std::string state;
-    pid_t parent = 0;
-    fields >> state >> parent;
-    if (pid != postmaster && parent != postmaster) continue;
-    if (const auto t = cpu_ticks(pid)) out[pid] = *t;
-  }
-  return out;
-}
-
-// Seconds of CPU the server spent between two samples. A backend that ended in between (psql's,
-// a walsender) is gone from the second sample, so the caller samples before it ends.
-auto cpu_seconds_between(const std::map<pid_t, std::uint64_t>& before, const std::map<pid_t, std::uint64_t>& after)
-    -> double {
-  std::uint64_t ticks = 0;
-  for (const auto& [pid, t] : after) {
-    const auto b = before.find(pid);
-    ticks += b != before.end() && b->second <= t ? t - b->second : t;
-  }
-  return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
+using replicant::bench::cpu_seconds_between;
+using replicant::bench::cpu_ticks;
+using replicant::bench::server_cpu;
 
 // --- workloads ----------------------------------------------------------------------------------
 
