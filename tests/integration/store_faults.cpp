@@ -120,6 +120,12 @@ struct recording_sink {
     for (const auto& [at, row] : deliveries) ++out[row];
     return out;
   }
+  // Requires @p rows rows, each delivered exactly once.
+  auto require_each_once(std::size_t rows) -> void {
+    const auto delivered = times();
+    BOOST_TEST(delivered.size() == rows);
+    for (const auto& [id, n] : delivered) BOOST_TEST(n == 1, "row " << id);
+  }
 };
 static_assert(replicant::lib_mode_sink<recording_sink>);
 
@@ -346,9 +352,7 @@ BOOST_AUTO_TEST_CASE(the_connection_keeps_answering_the_server_while_the_store_h
   BOOST_TEST(events.count("replicant.connection.disconnected") == disconnects);
   BOOST_TEST(!r.pipeline.last_halt().has_value());
   BOOST_TEST(!r.stop());
-  const auto times = sink.times();
-  BOOST_TEST(times.size() == 3U);
-  for (const auto& [id, n] : times) BOOST_TEST(n == 1, "row " << id);
+  sink.require_each_once(3);
 }
 
 BOOST_AUTO_TEST_CASE(a_frozen_store_backend_is_given_up_on_and_a_retry_reconnects) {
@@ -379,9 +383,7 @@ BOOST_AUTO_TEST_CASE(a_frozen_store_backend_is_given_up_on_and_a_retry_reconnect
   BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(3); }));
   BOOST_TEST(!r.pipeline.last_halt().has_value());
   BOOST_TEST(!r.stop());
-  const auto times = sink.times();
-  BOOST_TEST(times.size() == 3U);
-  for (const auto& [id, n] : times) BOOST_TEST(n == 1, "row " << id);
+  sink.require_each_once(3);
 }
 
 BOOST_AUTO_TEST_CASE(a_file_store_that_blocks_halts_after_the_budget_and_a_restart_loses_nothing) {
@@ -513,9 +515,7 @@ BOOST_AUTO_TEST_CASE(a_store_restored_to_an_older_checkpoint_repeats_and_loses_n
   std::this_thread::sleep_for(300ms);
   BOOST_TEST(!r.stop());
   BOOST_TEST(!r.pipeline.last_halt().has_value());
-  const auto times = sink.times();
-  BOOST_TEST(times.size() == 4U);
-  for (const auto& [id, n] : times) BOOST_TEST(n == 1, "row " << id);
+  sink.require_each_once(4);
 }
 
 // Why a store behind the slot cannot be called stale: a state-mirror sink's slot moves on over WAL
@@ -542,9 +542,7 @@ BOOST_AUTO_TEST_CASE(a_store_behind_the_slot_after_an_idle_advance_is_ordinary) 
   BOOST_TEST_REQUIRE(sink.wait_for(2));
   BOOST_TEST(!r.stop());
   BOOST_TEST(!r.pipeline.last_halt().has_value());
-  const auto times = sink.times();
-  BOOST_TEST(times.size() == 2U);
-  for (const auto& [id, n] : times) BOOST_TEST(n == 1, "row " << id);
+  sink.require_each_once(2);
 }
 
 // A store ahead of the slot: the slot's last acknowledgement was lost (a crash before the server
