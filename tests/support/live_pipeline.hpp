@@ -178,7 +178,10 @@ struct published_database {
     return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "1";
   }
   [[nodiscard]] auto slot_active() -> bool {
-    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active") == "1";
+    // A slot being created is active too (its walsender holds it while it looks for a consistent
+    // point), with no confirmed position yet: only once it has one is it being streamed from.
+    return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot +
+                     "' AND active AND confirmed_flush_lsn IS NOT NULL") == "1";
   }
   /// The slot's acknowledged position.
   [[nodiscard]] auto confirmed_flush() -> replicant::lsn {
