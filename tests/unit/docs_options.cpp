@@ -1,0 +1,206 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// The options tables cannot fall behind the code: every member of `pipeline_options` (read from
+// options.hpp itself, so a new member is caught) has its row in docs/pipeline.md, with the default
+// the code has; every setting `pipeline_options_for<Decoder>` can refuse is named in
+// docs/decoders.md, and its capability table says what each decoder's `capabilities` say.
+#include <replicant/options_for.hpp>
+
+#define BOOST_TEST_MODULE replicant.unit.docs_options
+#include <boost/test/unit_test.hpp>
+
+#include <replicant/decoder/pglogical.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/wal2json.hpp>
+
+#include "unit/docs_support.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+// The members declared in the body of `struct <name> {` ... `};` of a header: the last word before
+// `=`, `{` or `;` of each declaration line that starts with @p prefix (comments and functions
+// skipped).
+auto members_of(std::string_view header, std::string_view name, std::string_view prefix = {})
+    -> std::vector<std::string> {
+  std::vector<std::string> out;
+  const std::string open = std::string{name} + " {\n";
+  auto at = header.find(open);
+  BOOST_TEST_REQUIRE(at != std::string_view::npos, "no " << name << " in the header");
+  at += open.size();
+  const auto end = header.find("\n};", at);
+  BOOST_TEST_REQUIRE(end != std::string_view::npos);
+  const auto body = header.substr(at, end - at);
+  std::size_t pos = 0;
+  while (pos < body.size()) {
+    auto eol = body.find('\n', pos);
+    if (eol == std::string_view::npos) eol = body.size();
+    auto line = body.substr(pos, eol - pos);
+    pos = eol + 1;
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first);
+    if (line.rfind("//", 0) == 0 || line.rfind(prefix, 0) != 0 || line.back() != ';') continue;
+    auto decl = line.substr(0, line.find_first_of("={;"));
+    if (decl.find('(') != std::string_view::npos || decl.rfind("return ", 0) == 0) continue;
+    while (!decl.empty() && decl.back() == ' ') decl.remove_suffix(1);
+    const auto word = decl.find_last_of(" &*>");
+    out.emplace_back(decl.substr(word == std::string_view::npos ? 0 : word + 1));
+  }
+  return out;
+}
+
+auto code(std::string_view text) -> std::string { return "`" + std::string{text} + "`"; }
+auto flag(bool on) -> std::string { return code(on ? "true" : "false"); }
+auto count(std::size_t n) -> std::string { return std::to_string(n); }
+auto span(std::chrono::milliseconds d) -> std::string {
+  if (d.count() == 0) return "0 (off)";
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + " s";
+  return std::to_string(d.count()) + " ms";
+}
+auto bytes(std::size_t n) -> std::string {
+  if (n == 0) return "0 (off)";
+  if (n % (1024U * 1024U) == 0) return std::to_string(n / (1024U * 1024U)) + " MiB";
+  return std::to_string(n);
+}
+
+// The default-column text each member's code default reads as. A member missing here fails the
+// test, so that a new option gets its documented default checked too.
+auto documented_defaults() -> std::map<std::string, std::string> {
+  const replicant::pipeline_options o;
+  BOOST_TEST_REQUIRE(o.conninfo.empty());
+  BOOST_TEST_REQUIRE(o.slot.empty());
+  BOOST_TEST_REQUIRE(o.publications.empty());
+  BOOST_TEST_REQUIRE(!o.origin.has_value());
+  const auto mode = o.snapshot.mode() == replicant::snapshot_mode::none ? "snapshot_mode::none" : "?";
+  const auto overload = o.overload == replicant::overload_policy::pace ? "pace" : "halt";
+  return {
+      {"conninfo", "—"},
+      {"slot", "—"},
+      {"publications", "—"},
+      {"go_forward_only", flag(o.go_forward_only)},
+      {"snapshot", code(mode)},
+      {"snapshot_batch_rows", count(o.snapshot_batch_rows)},
+      {"snapshot_chunk_rows", count(o.snapshot_chunk_rows)},
+      {"snapshot_max_pending_chunks", count(o.snapshot_max_pending_chunks)},
+      {"create_slot", flag(o.create_slot)},
+      {"messages", flag(o.messages)},
+      {"failover", flag(o.failover)},
+      {"origin", "none (server default: any)"},
+      {"streaming", flag(o.streaming)},
+      {"max_concurrent_txns", count(o.max_concurrent_txns)},
+      {"two_phase", flag(o.two_phase)},
+      {"binary", flag(o.binary)},
+      {"protocol_version", code(std::to_string(o.protocol_version)) + " (highest)"},
+      {"max_inflight_bytes", bytes(o.max_inflight_bytes)},
+      {"overload", code(overload)},
+      {"receive_low_water_bytes", bytes(o.receive_low_water_bytes)},
+      {"receive_max_delay", span(o.receive_max_delay)},
+      {"publication_check_interval", span(o.publication_check_interval)},
+      {"heartbeat_interval", span(o.heartbeat_interval)},
+      {"heartbeat_statement", code(o.heartbeat_statement)},
+      {"receive_timeout", span(o.receive_timeout)},
+      {"status_interval", span(o.status_interval)},
+      {"max_command_retries", count(o.max_command_retries)},
+      {"reconnect_delay", span(o.reconnect_delay)},
+      {"max_reconnect_delay", span(o.max_reconnect_delay)},
+      {"connect_timeout", span(o.connect_timeout)},
+  };
+}
+
+// Splits "a / b" (a row documenting two members at once) into its parts.
+auto parts(const std::string& cell) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (true) {
+    const auto sep = cell.find(" / ", at);
+    out.push_back(cell.substr(at, sep == std::string::npos ? std::string::npos : sep - at));
+    if (sep == std::string::npos) return out;
+    at = sep + 3;
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(docs_options)
+
+BOOST_AUTO_TEST_CASE(every_pipeline_option_has_its_row_with_the_default_of_the_code) {
+  const auto header = docs_support::read_repository_file("include/replicant/options.hpp");
+  const auto page = docs_support::read_repository_file("docs/pipeline.md");
+  const auto table = docs_support::section(page, "## Options (`replicant::pipeline_options`)");
+  BOOST_TEST_REQUIRE(!table.empty());
+  const auto members = members_of(header, "struct pipeline_options");
+  BOOST_TEST(members.size() == 30U, "pipeline_options has " << members.size() << " members");
+  const auto defaults = documented_defaults();
+  for (const auto& m : members) {
+    BOOST_TEST_CONTEXT(m) {
+      const auto expected = defaults.find(m);
+      BOOST_TEST_REQUIRE(defaults.contains(m), "a new option: add its documented default to this test");
+      const auto rows = docs_support::rows_naming(table, m);
+      BOOST_TEST_REQUIRE(rows.size() == 1U, "one row in the options table");
+      BOOST_TEST_REQUIRE(rows[0].size() == 3U);
+      const auto names = parts(rows[0][0]);
+      const auto values = parts(rows[0][1]);
+      BOOST_TEST_REQUIRE(names.size() == values.size());
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == code(m)) BOOST_TEST(values[i] == expected->second);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_setting_a_decoder_can_refuse_is_named_in_the_decoders_page) {
+  const auto header = docs_support::read_repository_file("include/replicant/options_for.hpp");
+  const auto page = docs_support::read_repository_file("docs/decoders.md");
+  const auto choosing = docs_support::section(page, "## Choosing a decoder");
+  BOOST_TEST_REQUIRE(!choosing.empty());
+  const auto bullet = choosing.substr(choosing.find("**At compile time, in the options.**"));
+  const auto members =
+      members_of(header, "struct restricted_pipeline_options : pipeline_options", "detail::setting_if<");
+  BOOST_TEST(members.size() == 9U);
+  for (const auto& m : members) {
+    const bool named =
+        bullet.find(code(m)) != std::string_view::npos || bullet.find("`o." + m + " ") != std::string_view::npos;
+    BOOST_TEST(named, m);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_capability_table_says_what_each_decoder_declares) {
+  const auto page = docs_support::read_repository_file("docs/decoders.md");
+  const auto choosing = docs_support::section(page, "## Choosing a decoder");
+  using caps = replicant::decoder_capabilities;
+  const std::map<std::string, std::function<bool(const caps&)>> capability{
+      {"messages", [](const caps& c) { return c.messages; }},
+      {"streaming", [](const caps& c) { return c.streaming; }},
+      {"two_phase", [](const caps& c) { return c.two_phase; }},
+      {"origin_filter", [](const caps& c) { return c.origin_filter; }},
+      {"failover", [](const caps& c) { return c.failover; }},
+      {"binary", [](const caps& c) { return c.binary && c.protocol_version; }},
+      {"snapshot", [](const caps& c) { return c.snapshot; }},
+      {"catalog", [](const caps& c) { return c.catalog; }},
+  };
+  const caps decoders[] = {replicant::pgoutput_decoder::capabilities, replicant::wal2json_decoder::capabilities,
+                           replicant::pglogical_decoder::capabilities};
+  for (const auto& [name, has] : capability) {
+    BOOST_TEST_CONTEXT(name) {
+      const auto rows = docs_support::rows_naming(choosing, name);
+      BOOST_TEST_REQUIRE(rows.size() == 1U);
+      BOOST_TEST_REQUIRE(rows[0].size() == 4U);
+      for (std::size_t i = 0; i < 3; ++i) {
+        BOOST_TEST((rows[0][i + 1].rfind("yes", 0) == 0) == has(decoders[i]), "column " << i + 1);
+      }
+    }
+  }
+  // pgoutput expresses every option, so its options are pipeline_options itself.
+  static_assert(
+      std::same_as<replicant::pipeline_options_for<replicant::pgoutput_decoder>, replicant::pipeline_options>);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

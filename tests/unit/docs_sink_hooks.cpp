@@ -1,0 +1,196 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// docs/sink_hooks.md, the optional sink contracts: each exemplar compiles (the snippets below,
+// quoted there verbatim), models the atoms the pipeline checks, and passes the pipeline's sink and
+// decoder checklists; the start-time rules the page states hold without a server.
+#include <replicant/concepts.hpp>
+
+#define BOOST_TEST_MODULE replicant.unit.docs_sink_hooks
+#include <boost/test/unit_test.hpp>
+
+#include <replicant/pipeline.hpp>
+
+#include "unit/docs_support.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+// "my_sink in the exemplars is any sink that models the checkpoint policy's concept (here a
+// replicant::sink whose member stored is its checkpoint)".
+struct my_sink {
+  std::optional<replicant::lsn> stored;
+  auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> { return stored; }
+  auto handle_transaction(const replicant::transaction& txn) -> replicant::result<replicant::lsn> {
+    stored = txn.commit_lsn();
+    return txn.commit_lsn();
+  }
+};
+
+//[hooks_connect
+struct ledger_sink : my_sink {
+  static constexpr replicant::sink_kind kind = replicant::sink_kind::append_log;
+  std::string expected_system;  // the cluster this ledger was filled from; empty: not known yet
+
+  auto handle_session_identity(const replicant::session_identity& id, const replicant::session_context& /*ctx*/)
+      -> replicant::result<void> {
+    if (!expected_system.empty() && id.system_identifier != expected_system) {
+      return replicant::fail(replicant::errc::sink_failed);  // another cluster: halts session_identity_rejected
+    }
+    return {};
+  }
+
+  auto handle_slot_origin(replicant::lsn origin, const replicant::slot_origin_context& ctx) -> replicant::result<void> {
+    // The slot was moved past the last entry by someone else: entries in between would be missing.
+    if (ctx.reused && stored && origin > *stored) return replicant::fail(replicant::errc::sink_failed);
+    return {};
+  }
+};
+//]
+
+//[hooks_schema
+struct migrating_sink : my_sink {
+  auto handle_schema_change(const replicant::schema_change& change) -> replicant::result<void> {
+    for (const replicant::column_change& c : change.changes) {
+      // A dropped column stays in the target and is NULL from now on; anything else needs a migration first.
+      if (c.kind != replicant::column_change_kind::dropped) return replicant::fail(replicant::errc::sink_failed);
+    }
+    return {};
+  }
+};
+//]
+
+//[hooks_message
+struct audit_sink : my_sink {
+  std::map<replicant::lsn, std::string> notes;  // keyed by LSN: a message delivered again overwrites itself
+
+  auto handle_message(const replicant::logical_message& m, const replicant::message_context& ctx)
+      -> replicant::result<void> {
+    if (m.prefix != "audit") return {};
+    notes[ctx.at] = std::string{reinterpret_cast<const char*>(m.content.data()), m.content.size()};
+    return {};
+  }
+};
+//]
+
+//[hooks_prepare
+struct two_phase_sink : my_sink {
+  std::vector<std::string> in_doubt;  // prepared, not yet committed or rolled back
+
+  auto handle_prepare(const replicant::prepared_event& e) -> replicant::result<void> {
+    in_doubt.emplace_back(e.gid);
+    return {};
+  }
+};
+//]
+
+//[hooks_snapshot
+struct snapshot_sink : my_sink {
+  std::map<std::string, std::uint64_t> rows;  // per table; a real sink stores the rows themselves
+  std::optional<std::string> progress;        // in the same transaction as the rows
+
+  auto handle_snapshot(const replicant::snapshot_batch& batch, const replicant::snapshot_context& ctx)
+      -> replicant::result<void> {
+    auto& count = rows[std::string{batch.table().name}];
+    if (ctx.first_for_table) count = 0;  // clear the table
+    count += batch.size();
+    if (!ctx.progress.empty()) progress = std::string{ctx.progress};
+    return {};
+  }
+  auto handle_snapshot_complete(replicant::lsn at) -> replicant::result<void> {
+    stored = at;  // point-in-time: the checkpoint becomes the consistent point
+    return {};
+  }
+  auto snapshot_progress() -> replicant::result<std::optional<std::string>> { return progress; }
+};
+template <>
+inline constexpr bool replicant::enable_incremental_snapshot<snapshot_sink> = true;
+//]
+
+namespace d = replicant::detail;
+
+// Each exemplar models the atoms of its contract, through inheritance from my_sink too ("inherited
+// members count"), and passes the sink checklist the pipeline runs.
+static_assert(d::has_handle_session_identity<ledger_sink> && d::has_handle_slot_origin<ledger_sink>);
+static_assert(d::kind_of<ledger_sink>() == replicant::sink_kind::append_log);
+static_assert(d::kind_of<my_sink>() == replicant::sink_kind::state_mirror);
+static_assert(d::has_handle_schema_change<migrating_sink>);
+static_assert(d::has_handle_message<audit_sink>);
+static_assert(d::has_handle_prepare<two_phase_sink>);
+static_assert(d::has_handle_snapshot<snapshot_sink> && d::has_handle_snapshot_complete<snapshot_sink> &&
+              d::has_snapshot_progress<snapshot_sink>);
+static_assert(d::supports_incremental_snapshot<snapshot_sink, replicant::sink_owned_checkpoint>);
+static_assert(!d::supports_incremental_snapshot<my_sink, replicant::sink_owned_checkpoint>);
+static_assert(replicant::sink<ledger_sink> && replicant::sink<migrating_sink> && replicant::sink<audit_sink> &&
+              replicant::sink<two_phase_sink> && replicant::sink<snapshot_sink>);
+static_assert(d::check_sink<ledger_sink>() && d::check_sink<migrating_sink>() && d::check_sink<audit_sink>() &&
+              d::check_sink<two_phase_sink>() && d::check_sink<snapshot_sink>());
+// The hooks that need a capability are allowed on pgoutput's pipeline.
+static_assert(d::check_decoder<replicant::pgoutput_decoder, audit_sink>() &&
+              d::check_decoder<replicant::pgoutput_decoder, two_phase_sink>() &&
+              d::check_decoder<replicant::pgoutput_decoder, snapshot_sink>());
+
+namespace {
+
+template <class Sink>
+using pipeline_of =
+    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, Sink>;
+
+auto options() -> replicant::pipeline_options {
+  replicant::pipeline_options o;
+  o.conninfo = "host=/nonexistent-socket-dir dbname=shop connect_timeout=1";
+  o.slot = "shop_hooks";
+  o.publications = {"shop_pub"};
+  o.max_command_retries = 0;
+  return o;
+}
+
+template <class Sink>
+auto run_once(Sink& sink, const replicant::pipeline_options& o) -> std::error_code {
+  pipeline_of<Sink> p{sink, o};
+  std::error_code ec;
+  p.run(ec);
+  return ec;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(docs_sink_hooks)
+
+BOOST_AUTO_TEST_CASE(the_page_quotes_its_compiled_exemplars) {
+  docs_support::require_quoted(docs_support::read_text(__FILE__), "docs/sink_hooks.md");
+}
+
+BOOST_AUTO_TEST_CASE(messages_without_the_hook_are_refused_at_start) {
+  auto o = options();
+  o.messages = true;
+  o.go_forward_only = true;
+  my_sink plain;
+  BOOST_TEST(run_once(plain, o) == replicant::halt_reason::messages_unsupported);
+}
+
+BOOST_AUTO_TEST_CASE(a_snapshot_mode_without_its_members_is_refused_at_start) {
+  auto o = options();
+  o.snapshot = replicant::snapshot_mode::point_in_time;
+  my_sink plain;
+  BOOST_TEST(run_once(plain, o) == replicant::halt_reason::snapshot_unsupported);
+  o.snapshot = replicant::snapshot_mode::incremental;
+  BOOST_TEST(run_once(plain, o) == replicant::halt_reason::snapshot_unsupported);
+  migrating_sink other;
+  BOOST_TEST(run_once(other, o) == replicant::halt_reason::snapshot_unsupported);
+}
+
+BOOST_AUTO_TEST_CASE(the_hooks_table_names_every_optional_member) {
+  const auto page = docs_support::read_repository_file("docs/sink_hooks.md");
+  for (const auto* expression : {"s.handle_session_identity(id, ctx)", "s.handle_slot_origin(origin, ctx)", "S::kind",
+                                 "s.handle_schema_change(change)", "s.handle_message(m, ctx)", "s.handle_prepare(e)",
+                                 "s.handle_snapshot(batch, ctx)", "s.handle_snapshot_complete(at)",
+                                 "s.snapshot_progress()", "replicant::enable_incremental_snapshot<S>"}) {
+    BOOST_TEST(docs_support::rows_naming(page, expression).size() == 1U, expression);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
