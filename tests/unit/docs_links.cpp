@@ -25,12 +25,7 @@ namespace fs = std::filesystem;
 auto prose(std::string_view page) -> std::string {
   std::string out;
   bool fenced = false;
-  std::size_t at = 0;
-  while (at < page.size()) {
-    auto end = page.find('\n', at);
-    if (end == std::string_view::npos) end = page.size();
-    const auto line = page.substr(at, end - at);
-    at = end + 1;
+  for (const std::string_view line : docs_support::lines(page)) {
     if (line.rfind("```", 0) == 0) {
       fenced = !fenced;
       continue;
@@ -69,12 +64,7 @@ auto anchors(std::string_view page) -> std::set<std::string> {
   std::set<std::string> out;
   std::map<std::string, int> seen;
   bool fenced = false;
-  std::size_t at = 0;
-  while (at < page.size()) {
-    auto end = page.find('\n', at);
-    if (end == std::string_view::npos) end = page.size();
-    const auto line = page.substr(at, end - at);
-    at = end + 1;
+  for (const std::string_view line : docs_support::lines(page)) {
     if (line.rfind("```", 0) == 0) fenced = !fenced;
     if (fenced || line.rfind('#', 0) != 0) continue;
     const auto text = line.find_first_not_of('#');

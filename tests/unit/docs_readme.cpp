@@ -84,4 +84,17 @@ BOOST_AUTO_TEST_CASE(the_two_setup_commands_are_the_tools_ci_runs) {
   BOOST_TEST(std::filesystem::exists(root / "tools/test"));
 }
 
+BOOST_AUTO_TEST_CASE(the_readme_sink_refuses_bad_options_before_connecting) {
+  print_sink sink;
+  replicant::pipeline_options options;
+  options.conninfo = "dbname=shop";
+  options.slot = "Not A Slot";
+  options.publications = {"shop_pub"};
+  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, print_sink> p{
+      sink, options};
+  std::error_code ec;
+  p.run(ec);
+  BOOST_TEST(ec == replicant::halt_reason::invalid_identifier);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

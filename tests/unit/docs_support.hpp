@@ -41,16 +41,24 @@ inline auto read_repository_file(std::string_view relative) -> std::string {
   return read_text(repository_root() / relative);
 }
 
+/// The lines of @p text, without their line ends (the views point into @p text).
+inline auto lines(std::string_view text) -> std::vector<std::string_view> {
+  std::vector<std::string_view> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
 /// The snippets of a source text: for each `//[name` line, the lines up to the next `//]` line.
 inline auto snippets(std::string_view source) -> std::vector<std::pair<std::string, std::string>> {
   std::vector<std::pair<std::string, std::string>> out;
   std::optional<std::pair<std::string, std::string>> open;
-  std::size_t at = 0;
-  while (at < source.size()) {
-    auto end = source.find('\n', at);
-    if (end == std::string_view::npos) end = source.size();
-    const auto line = source.substr(at, end - at);
-    at = end + 1;
+  for (const std::string_view line : lines(source)) {
     if (!open && line.rfind("//[", 0) == 0) {
       open.emplace(std::string{line.substr(3)}, std::string{});
     } else if (open && line == "//]") {
@@ -68,12 +76,7 @@ inline auto snippets(std::string_view source) -> std::vector<std::pair<std::stri
 inline auto cpp_blocks(std::string_view markdown) -> std::vector<std::string> {
   std::vector<std::string> out;
   std::optional<std::string> open;
-  std::size_t at = 0;
-  while (at < markdown.size()) {
-    auto end = markdown.find('\n', at);
-    if (end == std::string_view::npos) end = markdown.size();
-    const auto line = markdown.substr(at, end - at);
-    at = end + 1;
+  for (const std::string_view line : lines(markdown)) {
     if (!open && line == "```cpp") {
       open.emplace();
     } else if (open && line == "```") {
@@ -148,12 +151,7 @@ inline auto cells(std::string_view row) -> std::vector<std::string> {
 inline auto rows_naming(std::string_view markdown, std::string_view name) -> std::vector<std::vector<std::string>> {
   std::vector<std::vector<std::string>> out;
   const std::string quoted = "`" + std::string{name} + "`";
-  std::size_t at = 0;
-  while (at < markdown.size()) {
-    auto end = markdown.find('\n', at);
-    if (end == std::string_view::npos) end = markdown.size();
-    const auto line = markdown.substr(at, end - at);
-    at = end + 1;
+  for (const std::string_view line : lines(markdown)) {
     if (line.rfind("| ", 0) != 0) continue;
     auto row = cells(line);
     if (!row.empty() && row.front().find(quoted) != std::string::npos) out.push_back(std::move(row));
