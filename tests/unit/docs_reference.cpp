@@ -9,9 +9,14 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <boost/hana/for_each.hpp>
+
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace {
 
@@ -29,6 +34,44 @@ auto has_row(const std::string& doc, std::string_view name) -> bool {
   return doc.find("\n| `" + std::string{name} + "` |") != std::string::npos;
 }
 
+// The cells of the table row that documents @p name (the first cell, the name itself, included).
+auto row_cells(const std::string& doc, std::string_view name) -> std::vector<std::string> {
+  const auto begin = doc.find("\n| `" + std::string{name} + "` |");
+  if (begin == std::string::npos) return {};
+  const auto end = doc.find('\n', begin + 1);
+  const std::string row = doc.substr(begin + 3, end - begin - 3);  // from the name on
+  std::vector<std::string> cells;
+  std::size_t at = 0;
+  for (auto bar = row.find(" | "); bar != std::string::npos; bar = row.find(" | ", at)) {
+    cells.push_back(row.substr(at, bar - at));
+    at = bar + 3;
+  }
+  cells.push_back(row.substr(at));
+  return cells;
+}
+
+// The `quoted` words of a table cell, sorted.
+auto quoted_names(const std::string& cell) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  for (auto open = cell.find('`'); open != std::string::npos; open = cell.find('`', open + 1)) {
+    const auto close = cell.find('`', open + 1);
+    if (close == std::string::npos) break;
+    out.push_back(cell.substr(open + 1, close - open - 1));
+    open = close;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The names of a Hana tuple of key tags, sorted.
+template <class Keys>
+auto key_names(Keys keys) -> std::vector<std::string> {
+  std::vector<std::string> out;
+  boost::hana::for_each(keys, [&](auto key) { out.emplace_back(decltype(key)::type::name); });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(every_halt_reason_has_its_row_in_the_halts_reference) {
@@ -41,4 +84,16 @@ BOOST_AUTO_TEST_CASE(every_halt_reason_has_its_row_in_the_halts_reference) {
 BOOST_AUTO_TEST_CASE(every_telemetry_event_has_its_row_in_the_telemetry_reference) {
   const auto doc = read_doc("telemetry.md");
   for (const auto name : replicant::telemetry::event_names) BOOST_TEST(has_row(doc, name), name);
+}
+
+// The measurements and metadata columns name exactly the keys the catalog lets each event carry.
+BOOST_AUTO_TEST_CASE(every_telemetry_row_lists_the_keys_of_its_event) {
+  const auto doc = read_doc("telemetry.md");
+  boost::hana::for_each(replicant::telemetry::catalog, [&](auto e) {
+    using event = typename decltype(e)::type;
+    const auto cells = row_cells(doc, event::name);
+    BOOST_TEST_REQUIRE(cells.size() >= 4U, event::name);
+    BOOST_TEST(quoted_names(cells[2]) == key_names(event::measurements), event::name << ": measurements");
+    BOOST_TEST(quoted_names(cells[3]) == key_names(event::metadata), event::name << ": metadata");
+  });
 }
