@@ -9,45 +9,24 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "unit/docs_support.hpp"
+
 #include <boost/hana/for_each.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace {
 
-auto read_doc(const std::string& name) -> std::string {
-  const std::string path = std::string{REPLICANT_TEST_DATA_DIR} + "/../../docs/" + name;
-  std::ifstream in{path};
-  BOOST_TEST_REQUIRE(in.good(), "cannot read " << path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+auto read_doc(std::string_view name) -> std::string {
+  return docs_support::read_repository_file("docs/" + std::string{name});
 }
 
 // A table row of the document that begins with the name in backquotes.
 auto has_row(const std::string& doc, std::string_view name) -> bool {
   return doc.find("\n| `" + std::string{name} + "` |") != std::string::npos;
-}
-
-// The cells of the table row that documents @p name (the first cell, the name itself, included).
-auto row_cells(const std::string& doc, std::string_view name) -> std::vector<std::string> {
-  const auto begin = doc.find("\n| `" + std::string{name} + "` |");
-  if (begin == std::string::npos) return {};
-  const auto end = doc.find('\n', begin + 1);
-  const std::string row = doc.substr(begin + 3, end - begin - 3);  // from the name on
-  std::vector<std::string> cells;
-  std::size_t at = 0;
-  for (auto bar = row.find(" | "); bar != std::string::npos; bar = row.find(" | ", at)) {
-    cells.push_back(row.substr(at, bar - at));
-    at = bar + 3;
-  }
-  cells.push_back(row.substr(at));
-  return cells;
 }
 
 // The `quoted` words of a table cell, sorted.
@@ -89,9 +68,12 @@ BOOST_AUTO_TEST_CASE(every_telemetry_event_has_its_row_in_the_telemetry_referenc
 // The measurements and metadata columns name exactly the keys the catalog lets each event carry.
 BOOST_AUTO_TEST_CASE(every_telemetry_row_lists_the_keys_of_its_event) {
   const auto doc = read_doc("telemetry.md");
+  const auto catalog = docs_support::section(doc, "## The catalog");
   boost::hana::for_each(replicant::telemetry::catalog, [&](auto e) {
     using event = typename decltype(e)::type;
-    const auto cells = row_cells(doc, event::name);
+    const auto rows = docs_support::rows_naming(catalog, event::name);
+    BOOST_TEST_REQUIRE(rows.size() == 1U, event::name);
+    const auto& cells = rows.front();
     BOOST_TEST_REQUIRE(cells.size() >= 4U, event::name);
     BOOST_TEST(quoted_names(cells[2]) == key_names(event::measurements), event::name << ": measurements");
     BOOST_TEST(quoted_names(cells[3]) == key_names(event::metadata), event::name << ": metadata");
