@@ -40,8 +40,9 @@ struct mirror_counts {
   std::uint64_t changes = 0;
   /// Columns of updates left untouched because the server sent them as unchanged TOAST.
   std::uint64_t unchanged_kept = 0;
-  /// Changes skipped because a repeated transaction met a row that later transactions had
-  /// already deleted or moved (only where repeats are expected: see mirror_target).
+  /// Changes that a repeated transaction found applied before: an update whose row later
+  /// transactions had already deleted or moved (skipped), or a key change already made (only where
+  /// repeats are expected: see mirror_target).
   std::uint64_t superseded = 0;
   /// Target transactions committed (one per source transaction, or one per batch).
   std::uint64_t commits = 0;
@@ -90,10 +91,12 @@ class mirror_target {
    * holds them (and what came after them): true for the library-owned checkpoint modes. apply()
    * then takes the two changes that cannot be applied twice as evidence of a repeat, not of a
    * diverged target: an update with unchanged TOAST columns whose row is gone is skipped, and a
-   * key change whose new key is taken by another row is skipped (see update_by_key()). Either way
-   * the transactions after it, which are delivered again too, bring the rows to their final state.
-   * With false, the first halts `row_missing` and the second fails on the key, as they must when
-   * every transaction is applied exactly once.
+   * key change that finds no row to move (its new key is taken by another row, see
+   * update_by_key(), or its old key's row is gone) deletes whatever holds the old key now and
+   * updates the row at the new key instead. Either way the transactions after it, which are
+   * delivered again too, bring the rows to their final state. With false, the first halts
+   * `row_missing` and the second fails on the key, as they must when every transaction is applied
+   * exactly once.
    */
   mirror_target(std::string conninfo, std::string slot, int cancel_fd, bool replays = false)
       : conninfo_(std::move(conninfo)), slot_(std::move(slot)), cancel_fd_(cancel_fd), replays_(replays) {}
@@ -307,22 +310,18 @@ class mirror_target {
     return unexpected(ec);
   }
 
-  auto run(const result<statement>& s) -> result<statement_result> {
+  // Runs @p s, or hands on the error that built it. @return nothing, or the error.
+  auto run(const result<statement>& s) -> result<void> {
     if (!s) return unexpected(s.error());
-    return target_->run(s->sql, s->params);
+    auto r = target_->run(s->sql, s->params);
+    return r ? result<void>{} : unexpected(r.error());
   }
 
   auto apply_change(const change& c) -> result<void> {
     switch (c.op()) {
       case change_op::insert:
-      case change_op::snapshot: {
-        auto r = run(upsert(c));
-        return r ? result<void>{} : unexpected(r.error());
-      }
-      case change_op::delete_: {
-        auto r = run(delete_by_key(c));
-        return r ? result<void>{} : unexpected(r.error());
-      }
+      case change_op::snapshot: return run(upsert(c));
+      case change_op::delete_: return run(delete_by_key(c));
       case change_op::update: return apply_update(c);
       case change_op::truncate: break;  // batched by apply()
     }
@@ -335,33 +334,46 @@ class mirror_target {
   // values were not sent, so the target cannot be repaired from this change. Applied once, that is
   // a diverged target and the mirror stops; where repeats are expected it is a row a later
   // transaction deleted or moved, and the change is skipped (see the constructor).
+  //
+  // A key change that finds no row to move while repeats are expected was applied before: the new
+  // key holds the row already, or the old key's row is gone. The old key may hold a row again all
+  // the same, put there by a transaction this run repeated before this one, or by a later one. At
+  // this point of the source's history the old key holds nothing, so that row is deleted, and the
+  // change lands on the new key like any update by key. Leaving it would leave a row the source
+  // deleted long ago whenever no later transaction happens to touch that key again.
   auto apply_update(const change& c) -> result<void> {
     const std::size_t unchanged = c.record().raw().unchanged_toast_count();
-    const bool by_old_key = !c.old().empty();
-    if (!by_old_key && unchanged == 0) {
-      auto r = run(upsert(c));
-      return r ? result<void>{} : unexpected(r.error());
-    }
-    auto update = update_by_key(c, by_old_key ? c.old() : c.record(), by_old_key, by_old_key && replays_);
-    if (!update) return unexpected(update.error());
-    if (*update) {
-      auto r = target_->run((*update)->sql, (*update)->params);
-      if (!r) return unexpected(r.error());
-      if (r->affected() != 0) {
-        pending_.unchanged_kept += unchanged;
-        return {};
+    const bool moves = !c.old().empty();
+    if (!moves && unchanged == 0) return run(upsert(c));
+    auto found = update_where(c, moves ? c.old() : c.record(), moves, moves && replays_);
+    if (!found || *found) return found ? result<void>{} : unexpected(found.error());
+    if (moves && replays_) {
+      ++pending_.superseded;
+      if (auto d = run(delete_by_key(c)); !d) return d;
+      if (unchanged != 0) {
+        found = update_where(c, c.record(), false, false);
+        return found ? result<void>{} : unexpected(found.error());
       }
-    } else if (!by_old_key) {
-      return {};  // only the key and unchanged columns were sent: nothing changes
-    }
-    if (unchanged != 0) {
+    } else if (unchanged != 0) {
       if (!replays_) return fail(mirror_errc::row_missing);
       ++pending_.superseded;
       return {};
     }
     // Every column was sent: the upsert makes the row what this change says, whatever was there.
-    auto r = run(upsert(c));
-    return r ? result<void>{} : unexpected(r.error());
+    return run(upsert(c));
+  }
+
+  // Runs update_by_key(@p c, @p key_row, ...). @return whether the row was there (or there was
+  // nothing to set), or the error.
+  auto update_where(const change& c, const row& key_row, bool include_key, bool unless_key_taken) -> result<bool> {
+    auto update = update_by_key(c, key_row, include_key, unless_key_taken);
+    if (!update) return unexpected(update.error());
+    if (!*update) return true;
+    auto r = target_->run((*update)->sql, (*update)->params);
+    if (!r) return unexpected(r.error());
+    if (r->affected() == 0) return false;
+    pending_.unchanged_kept += c.record().raw().unchanged_toast_count();
+    return true;
   }
 
   std::string conninfo_;

@@ -145,9 +145,9 @@ inline auto append_placeholder(std::string& sql, std::size_t n) -> void {
  * With @p unless_key_taken, for a key change applied by a mirror that may see transactions again
  * (the library-owned checkpoint modes), the row moves only if no *other* row holds the new key
  * already: `... AND NOT EXISTS (SELECT 1 FROM t n WHERE n.key = new key AND n is not this row)`. A
- * taken new key means the move was applied before and the old key has been reused since: moving
- * again would violate the key, and skipping loses nothing, because the later transactions are
- * delivered again too and bring every row to its final state.
+ * taken new key means the move was applied before, and the row now at the old key came later:
+ * moving it would violate the key. The caller then deals with both keys itself (the mirror's
+ * mirror_target::apply() deletes the old key's row and updates the new key's).
  *
  * @return the statement, or an empty result when there is nothing to set; errors as upsert().
  * @throws std::bad_alloc only.

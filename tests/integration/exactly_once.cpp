@@ -779,6 +779,49 @@ BOOST_AUTO_TEST_CASE(survives_random_kills_with_a_batched_library_checkpoint_at_
   kill_storm("lib-batched", transactions_for(true), kills_for(true), static_cast<std::int64_t>(batch_size));
 }
 
+// A kill before the library wrote any checkpoint repeats every transaction so far, on a target that
+// holds them all already: the whole history comes again. First a key moved away, used again and
+// moved again: the repeated moves find their rows gone or their new keys taken, and the key used
+// again must still end as absent as it is in the source (it once stayed behind: the kill storms met
+// it by chance). Then the kill storms' random workload, so that every shape of change is repeated
+// after everything that came after it.
+BOOST_AUTO_TEST_CASE(a_repeated_history_ends_as_the_source) {
+  const auto seed = seed_from_environment();
+  mirror_fixture f{"lib-batched"};
+  std::cout << "exactly-once: pg" << f.pg.major() << " mode=lib-batched whole history repeated, seed " << seed
+            << std::endl;
+  // One batch of up to a million transactions, or an hour: no checkpoint write before the kill.
+  auto m = f.mirror({"--batch-size", "1000000", "--batch-delay-ms", "3600000"});
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+  source_writer w{f.pg.dsn(f.source)};
+  const auto tx = [&](std::string sql) { BOOST_TEST_REQUIRE(w.commit([&](std::uint64_t) { return sql; })); };
+  const auto insert_7 = [&](int rev) {
+    tx("INSERT INTO accounts (id, balance) VALUES (7, " + std::to_string(rev) + "); INSERT INTO docs VALUES (7, " +
+       std::to_string(rev) + ", 'seven', repeat('" + std::to_string(rev) + "', 4000));");
+  };
+  // The moves leave docs.body unchanged (sent as unchanged TOAST); accounts sends whole rows.
+  const auto move_7 = [&](int to) {
+    tx("UPDATE accounts SET id = " + std::to_string(to) + " WHERE id = 7; UPDATE docs SET id = " + std::to_string(to) +
+       " WHERE id = 7;");
+  };
+  insert_7(1);
+  move_7(1001);
+  insert_7(2);
+  move_7(1002);
+  insert_7(3);
+  move_7(1003);
+  workload work{seed};
+  for (int i = 0; i < 3000; ++i) BOOST_TEST_REQUIRE(w.commit(std::ref(work)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.applied() == w.committed(); }, 120s));
+  m.kill();
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.applied() == 2 * w.committed(); }, 120s), "everything came again");
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  check(f, w, "the whole history repeated", 1, 0, static_cast<std::int64_t>(w.committed()));
+  BOOST_TEST(printed_count(m.output(), " superseded changes skipped") > 0U);
+}
+
 // Transactions far larger than the mirror's 1 MiB memory budget, each held partly in spill files
 // while it is received, with SIGKILLs landing mid-spill and mid-delivery: still exactly once, and no
 // spill file outlives a killed process.
