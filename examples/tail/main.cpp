@@ -29,8 +29,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -104,14 +102,10 @@ auto stream(const options& o, Store store, int server_version, bool has_checkpoi
   // the pipeline (declared first), which emits from its two threads until run() returns.
   status_reporter status{server_version};
   replicant::telemetry::dispatcher events;
-  // The consistent point of a completed snapshot: the slot's position from its creation, which is
-  // what it is acknowledged up to until the first transaction is.
-  std::atomic<std::uint64_t> snapshot_point{0};
-  events.attach([&status, &progress, &snapshot_point](const replicant::telemetry::event_record& e) {
+  events.attach([&status, &progress](const replicant::telemetry::event_record& e) {
     if (progress && e.name == "replicant.snapshot.started") {
       progress->started(value_of<replicant::lsn>(e, "commit_lsn").value_or(replicant::lsn{}));
     } else if (progress && e.name == "replicant.snapshot.completed") {
-      snapshot_point.store(value_of<replicant::lsn>(e, "commit_lsn").value_or(replicant::lsn{}).value());
       const auto rows = value_of<std::int64_t>(e, "change_count").value_or(0);
       progress->completed(rows < 0 ? 0 : static_cast<std::uint64_t>(rows),
                           value_of<std::chrono::nanoseconds>(e, "duration").value_or(std::chrono::nanoseconds{}));
@@ -128,7 +122,7 @@ auto stream(const options& o, Store store, int server_version, bool has_checkpoi
   }
 
   const auto& halted = pipeline.last_halt();
-  const auto acknowledged = std::max(pipeline.durable_lsn(), replicant::lsn{snapshot_point.load()});
+  const auto acknowledged = pipeline.durable_lsn();
   // A snapshot that started and did not complete cannot be resumed: say so, whatever ended it.
   const bool snapshot_cut = progress && progress->in_progress();
   const auto incomplete = [&](std::string_view how) {

@@ -33,6 +33,7 @@
 #include <replicant/telemetry.hpp>
 #include <replicant/transaction.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <concepts>
@@ -207,8 +208,14 @@ class pipeline {
   /// Why the last run() halted, if it did.
   [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return halt_; }
 
-  /// The position acknowledged as durable so far (0/0 before the first acknowledgement).
-  [[nodiscard]] auto durable_lsn() const noexcept -> lsn { return lsn{durable_.load()}; }
+  /**
+   * The position known durable: the last one acknowledged to the server, or, until a later one is,
+   * the checkpoint run() resumed from (the sink's or the store's, or a snapshot's consistent point).
+   * 0/0 before either. Safe from any thread.
+   */
+  [[nodiscard]] auto durable_lsn() const noexcept -> lsn {
+    return lsn{std::max(durable_.load(), resumed_from_.load())};
+  }
 
  private:
   struct session;
@@ -265,7 +272,8 @@ class pipeline {
   // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
   // such a write finish, for a grace (impl/pipeline.hpp).
   std::atomic<std::chrono::steady_clock::rep> store_write_since_{0};
-  std::atomic<std::uint64_t> durable_{0};
+  std::atomic<std::uint64_t> durable_{0};        // acknowledged; what the status updates report
+  std::atomic<std::uint64_t> resumed_from_{0};  // the checkpoint of the last connect or snapshot
   std::optional<lsn> checkpoint_;
   std::optional<halt> halt_;
   std::exception_ptr sink_exception_;

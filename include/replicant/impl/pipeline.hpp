@@ -556,6 +556,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
     }
     REPLICANT_FAULT_POINT("snapshot_handoff");
     checkpoint_ = summary->consistent_point;
+    resumed_from_.store(checkpoint_->value());
     emit<telemetry::events::snapshot_completed>(telemetry::keys::duration = std::chrono::steady_clock::now() - started,
                                                 telemetry::keys::commit_lsn = summary->consistent_point,
                                                 telemetry::keys::change_count = summary->rows);
@@ -741,6 +742,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     halt_with(std::move(h));
     return fail(errc::halted);
   }
+  if (checkpoint_) resumed_from_.store(checkpoint_->value());
   if (!checkpoint_ && !options_.go_forward_only && !options_.snapshot) {
     halt_with(detail::to_halt(halt_reason::go_forward_required));
     return fail(errc::halted);
