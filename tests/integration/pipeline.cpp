@@ -65,6 +65,15 @@ struct fixture : replicant::test::published_database {
     p.stop();
     t.join();
   }
+
+  // Waits until the slot streams, commits row 1 of `items`, and waits until @p sink has it.
+  // @return whether both happened in time.
+  template <class Sink>
+  auto first_row_delivered(Sink& sink) -> bool {
+    if (!wait_until([&] { return slot_active(); })) return false;
+    sql("INSERT INTO items VALUES (1, 'a', 1)");
+    return sink.wait_for_rows(1);
+  }
 };
 
 using running = replicant::test::running<memory_pipeline>;
@@ -123,9 +132,7 @@ BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_without_loss_or_duplicates) {
   memory_sink sink;
   {
     running r{sink, f.options};
-    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-    f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-    BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+    BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   }
   // Written while nobody streams: must arrive on the next run, once.
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
@@ -149,9 +156,7 @@ BOOST_AUTO_TEST_CASE(the_durable_position_starts_at_the_checkpoint_resumed_from)
   memory_sink sink;
   {
     running r{sink, f.options};
-    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-    f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-    BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+    BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   }
   const auto stored = sink.checkpoint().value();
   BOOST_TEST_REQUIRE(stored.has_value());
@@ -170,9 +175,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
   memory_sink sink;
   {
     running r{sink, f.options};
-    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-    f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-    BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+    BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   }
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return !f.slot_active(); }));
   f.sql("SELECT pg_drop_replication_slot('" + f.slot + "')");
@@ -212,9 +215,7 @@ BOOST_AUTO_TEST_CASE(reconnects_after_a_server_crash_and_loses_nothing) {
   fixture f;
   memory_sink sink;
   running r{sink, f.options};
-  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.pg.crash();
   f.pg.start();
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
@@ -229,9 +230,7 @@ BOOST_AUTO_TEST_CASE(applies_additive_schema_changes_and_delivers_messages) {
   event_log events;
   f.options.messages = true;
   running r{sink, f.options, &events.dispatcher};
-  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("ALTER TABLE items ADD COLUMN note text");
   f.sql("INSERT INTO items VALUES (2, 'b', 2, 'n')");
   f.sql("SELECT pg_logical_emit_message(false, 'p', '" + std::string{secret} + "')");
@@ -384,9 +383,7 @@ BOOST_AUTO_TEST_CASE(a_publication_dropped_while_streaming_halts_without_a_recon
   event_log events;
   f.options.publication_check_interval = 200ms;
   running r{sink, f.options, &events.dispatcher};
-  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("DROP PUBLICATION pub");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
   BOOST_TEST(r.join() == halt_reason::publication_missing);
@@ -398,9 +395,7 @@ BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_nothing_past_it_is_acknowledged) {
   fixture f;
   memory_sink sink;
   running r{sink, f.options};
-  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   sink.before_store = [](const replicant::transaction&) -> result<void> {
     return replicant::fail(replicant::errc::sink_failed);
   };
@@ -432,9 +427,7 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_unless_the_sink_accepts_i
   memory_sink sink;
   event_log events;
   running r{sink, f.options, &events.dispatcher};
-  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-  f.sql("INSERT INTO items VALUES (1, 'a', 1)");
-  BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("ALTER TABLE items DROP COLUMN qty");
   f.sql("INSERT INTO items VALUES (2, 'b')");
   BOOST_TEST(r.join() == halt_reason::schema_change_rejected);
