@@ -13,12 +13,15 @@
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
 #include <replicant/schema_change.hpp>
+#include <replicant/spill/detail/records.hpp>
+#include <replicant/spill/policy.hpp>
 #include <replicant/transaction.hpp>
 
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -143,16 +146,32 @@ class assembler {
     decoder_.reset();
   }
 
-  /**
-   * Turns on spilling to disk (the `disk_spill` policy): after each push, while the transactions in
-   * progress hold more than `settings.threshold_bytes`, the largest one moves the changes it holds
-   * to its spill file. push() then fails with `halt_reason::spill_exhausted` once the spill files
-   * together would exceed `settings.max_bytes`, and with `errc::io_failed` when a file cannot be
-   * written.
-   */
-  auto enable_spill(detail::spill_settings settings) -> void { spill_.emplace(std::move(settings)); }
+  /// What enable_spill() makes a transaction's part with: a spill policy's `open`, bound to its
+  /// session's context.
+  using spill_opener = std::function<result<std::unique_ptr<spill_part>>()>;
 
-  /// Bytes the transactions in progress have spilled to disk.
+  /**
+   * Turns on spilling (for a spill policy whose `limits` returned @p limits): after each push, while
+   * the transactions in progress hold more than `limits.threshold_bytes`, the largest one moves the
+   * changes it holds to its @ref spill_part, made by @p open when it first spills. push() then
+   * fails with `halt_reason::spill_exhausted` once the parts together would hold more than
+   * `limits.max_bytes`, and with `errc::io_failed` when a part cannot be made (an error, or a null
+   * part) or written.
+   *
+   * @par Example
+   * @code
+   * replicant::disk_spill policy{.dir = "/var/lib/app/spill"};
+   * const replicant::spill_context ctx{"orders_mirror", 64U << 20U};
+   * if (auto ready = policy.prepare(ctx); !ready) return ready;
+   * a.enable_spill(*policy.limits(ctx), [&policy, ctx] { return policy.open(ctx); });
+   * @endcode
+   */
+  auto enable_spill(spill_limits limits, spill_opener open) -> void {
+    spill_limits_ = limits;
+    open_part_ = std::move(open);
+  }
+
+  /// Bytes the transactions in progress have spilled (what their parts hold).
   [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t {
     std::uint64_t n = current_ ? current_->txn.spilled_bytes() : 0;
     for (const auto& [xid, st] : streams_) n += st.txn.spilled_bytes();
@@ -160,7 +179,7 @@ class assembler {
     return n;
   }
 
-  /// Changes and bytes moved to spill files since the assembler was made (only ever grow): what a
+  /// Changes and bytes moved to spilled parts since the assembler was made (only ever grow): what a
   /// caller compares before and after a push to report spilling.
   [[nodiscard]] auto spill_totals() const noexcept -> std::pair<std::uint64_t, std::uint64_t> {
     return {spilled_changes_total_, spilled_bytes_total_};
@@ -168,7 +187,8 @@ class assembler {
 
   /// Takes back a delivered transaction so the next one can reuse its memory.
   auto recycle(transaction&& t) noexcept -> void {
-    t.spill_.reset();  // closes the spill file, which vanishes with it
+    t.spill_.reset();  // the part releases what it holds (disk_spill: the file vanishes)
+    t.spilled_records_ = 0;
     t.streamed_ = false;
     t.changes_.clear();
     t.messages_.clear();
@@ -266,16 +286,19 @@ class assembler {
     if (decoder_.in_stream()) o.change_xids.push_back(xid.value_or(*decoder_.stream_xid()));
   }
 
-  // Moves the changes o holds in memory to its spill file, and its remaining bytes (messages, the
+  // Moves the changes o holds in memory to its spilled part, and its remaining bytes (messages, the
   // origin's name) to a fresh arena, so that what it holds in memory drops to almost nothing.
   auto spill(open_txn& o) -> result<void> {
     transaction& t = o.txn;
     if (!t.spill_) {
-      auto created = detail::spill_file::create(*spill_);
-      if (!created) return unexpected(created.error());
-      t.spill_.emplace(std::move(*created));
+      if (!open_part_) return fail(errc::io_failed);
+      auto opened = open_part_();
+      if (!opened) return unexpected(opened.error());
+      if (!*opened) return fail(errc::io_failed);  // a policy that made no part
+      t.spill_ = std::move(*opened);
+      t.spilled_records_ = 0;
     }
-    const auto bytes_before = t.spill_->bytes();
+    const auto bytes_before = t.spill_->size();
     spilled_changes_total_ += t.changes_.size();
     for (const change& c : t.changes_) {
       std::uint32_t index = 0;
@@ -285,9 +308,10 @@ class assembler {
           break;
         }
       }
-      if (auto a = t.spill_->append(c, index); !a) return a;
+      if (auto a = detail::append_spill_record(*t.spill_, c, index); !a) return a;
+      ++t.spilled_records_;
     }
-    spilled_bytes_total_ += t.spill_->bytes() - bytes_before;
+    spilled_bytes_total_ += t.spill_->size() - bytes_before;
     t.changes_.clear();
     detail::frame_arena fresh;
     for (auto& m : t.messages_) {
@@ -300,13 +324,13 @@ class assembler {
       t.origin_->name = detail::as_chars(name);
     }
     t.arena_ = std::move(fresh);
-    if (spilled_bytes() > spill_->max_bytes) return fail(halt_reason::spill_exhausted);
+    if (spilled_bytes() > spill_limits_->max_bytes) return fail(halt_reason::spill_exhausted);
     return {};
   }
 
   // Spills the largest transactions in progress until they hold no more than the threshold.
   auto spill_over() -> result<void> {
-    while (resident_bytes() > spill_->threshold_bytes) {
+    while (resident_bytes() > spill_limits_->threshold_bytes) {
       open_txn* largest = current_ ? &*current_ : nullptr;
       const auto consider = [&](open_txn& o) {
         if (largest == nullptr || o.txn.byte_size() > largest->txn.byte_size()) largest = &o;
@@ -343,12 +367,13 @@ class assembler {
       items.erase(items.begin() + static_cast<std::ptrdiff_t>(std::min(keep, items.size())), items.end());
     };
     const std::size_t before = o.txn.change_count();
-    const std::size_t spilled = o.txn.spill_ ? o.txn.spill_->records() : 0U;
+    const std::size_t spilled = o.txn.spill_ ? o.txn.spilled_records_ : 0U;
     if (change_cut >= spilled) {
       truncate(o.txn.changes_, change_cut - spilled);
     } else {
       o.txn.changes_.clear();
-      if (auto r = o.txn.spill_->truncate(change_cut); !r) return unexpected(r.error());
+      if (auto r = detail::truncate_spill_records(*o.txn.spill_, spilled, change_cut); !r) return unexpected(r.error());
+      o.txn.spilled_records_ = change_cut;
     }
     truncate(o.change_xids, change_cut);
     truncate(o.txn.messages_, message_cut);
@@ -367,7 +392,7 @@ class assembler {
     o.txn.end_lsn_ = end_lsn;
     o.txn.commit_time_ = commit_time;
     if (o.txn.spill_) {
-      if (auto f = o.txn.spill_->flush(); !f) return f;  // the reader sees the file only
+      if (auto f = o.txn.spill_->flush(); !f) return f;  // the reader sees flushed bytes only
     }
     if (o.txn.empty()) {
       const empty_commit e{end_lsn};
@@ -382,7 +407,8 @@ class assembler {
   std::unordered_map<transaction_id, open_txn> streams_;
   std::unordered_map<transaction_id, open_txn> prepared_;
   std::optional<transaction> spare_;
-  std::optional<detail::spill_settings> spill_;
+  std::optional<spill_limits> spill_limits_;  // set by enable_spill()
+  spill_opener open_part_;
   std::uint64_t spilled_changes_total_ = 0;
   std::uint64_t spilled_bytes_total_ = 0;
 };
@@ -553,7 +579,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
         }
       },
       *decoded);
-  if (done && spill_) return spill_over();
+  if (done && spill_limits_) return spill_over();
   return done;
 }
 

@@ -4,15 +4,14 @@
 #define REPLICANT_CONCEPTS_HPP
 
 /// @file
-/// The sink concepts, one per checkpoint policy: `replicant::sink` (sink-owned checkpoint, one
-/// transaction at a time), `replicant::batch_sink` (sink-owned, atomic batches) and
-/// `replicant::lib_mode_sink` (library-owned checkpoint). Each public concept is a conjunction of
-/// atomic concepts, one per member, so that the compiler names the exact missing expression, and
-/// the checklist `detail::check_sink<Sink, Policy>()` has one readable `static_assert` per member.
+/// The sink concepts the library's checkpoint policies ask for: `replicant::sink` (sink-owned
+/// checkpoint, one transaction at a time), `replicant::batch_sink` (sink-owned, atomic batches),
+/// `replicant::lib_mode_sink` (library-owned checkpoint); `replicant::deferred_sink` (the sink
+/// confirms later) is in checkpoint/deferred.hpp, with the type it confirms through. Each public concept is a conjunction of atomic concepts, one per member, so
+/// that the compiler names the exact missing expression; each policy's `check_sink<Sink>()` has one
+/// readable `static_assert` per member it requires. The whole combination is checked by
+/// `replicant::sink_for` (sink_for.hpp).
 
-#include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/checkpoint/sink_owned.hpp>
-#include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
@@ -166,28 +165,6 @@ constexpr auto kind_of() noexcept -> sink_kind {
   }
 }
 
-// Which checkpoint policy a type is.
-template <class P>
-inline constexpr bool is_lib_owned = false;
-template <class Store>
-inline constexpr bool is_lib_owned<lib_owned_checkpoint<Store>> = true;
-template <class P>
-inline constexpr bool is_checkpoint_policy =
-    std::same_as<P, sink_owned_checkpoint> || std::same_as<P, sink_owned_batches> || is_lib_owned<P>;
-
-// Whether a library-owned checkpoint's store also keeps backfill progress.
-template <class P>
-inline constexpr bool keeps_progress = false;
-template <class Store>
-inline constexpr bool keeps_progress<lib_owned_checkpoint<Store>> = progress_store<Store>;
-
-// Whether the pipeline can run the incremental snapshot for this sink and checkpoint policy: the
-// sink takes chunks, and someone keeps the progress (the sink, or the library's store).
-template <class S, class Policy>
-inline constexpr bool supports_incremental_snapshot = has_handle_snapshot<S> &&
-                                                      (is_lib_owned<Policy> ? keeps_progress<Policy>
-                                                                            : has_snapshot_progress<S>);
-
 }  // namespace detail
 
 /**
@@ -311,65 +288,15 @@ constexpr auto check_hooks() -> bool {
   return true;
 }
 
-/**
- * The sink checklist for a checkpoint policy: one `static_assert` per member the policy requires
- * (or forbids), each naming the member, its signature and its purpose. The pipeline uses it as
- * `static_assert(detail::check_sink<Sink, CheckpointPolicy>())` so that a sink that does not fit is
- * reported member by member, rather than as one unsatisfied concept.
- *
- * @return whether `S` models the policy's concept.
- */
-template <class S, class Policy = sink_owned_checkpoint>
-constexpr auto check_sink() -> bool {
-  static_assert(is_checkpoint_policy<Policy>,
-                "replicant: CheckpointPolicy must be sink_owned_checkpoint, sink_owned_batches or "
-                "lib_owned_checkpoint<Store>");
-  check_hooks<S>();
-  if constexpr (enable_incremental_snapshot<S>) {
-    static_assert(has_handle_snapshot<S>,
-                  "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
-                  "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
-    if constexpr (is_lib_owned<Policy>) {
-      static_assert(keeps_progress<Policy>,
-                    "replicant: enable_incremental_snapshot with lib_owned_checkpoint<Store>: Store must provide "
-                    "`read_progress(const slot_name&)` and `write_progress(const slot_name&, std::string_view)` (see "
-                    "progress_store)");
-    } else {
-      static_assert(has_snapshot_progress<S>,
-                    "replicant: enable_incremental_snapshot: Sink must provide `result<std::optional<std::string>> "
-                    "snapshot_progress()` (returns the progress token it stored atomically with its last chunk)");
-    }
-  }
-  if constexpr (std::same_as<Policy, sink_owned_checkpoint>) {
-    static_assert(has_checkpoint<S>,
-                  "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
-                  "it last persisted durably, or std::nullopt; called on every connect to resume after it)");
-    static_assert(has_handle_transaction<S>,
-                  "replicant: Sink must provide `result<lsn> handle_transaction(const transaction&)` (called once "
-                  "per committed transaction)");
-    return sink<S>;
-  } else if constexpr (std::same_as<Policy, sink_owned_batches>) {
-    static_assert(has_checkpoint<S>,
-                  "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
-                  "of the last batch it persisted, or std::nullopt; called on every connect to resume after it)");
-    static_assert(has_handle_batch<S>,
-                  "replicant: sink_owned_batches: Sink must provide `result<lsn> handle_batch(std::span<const "
-                  "transaction>)` (persists the batch and its highest commit LSN atomically)");
-    return batch_sink<S>;
-  } else {
-    static_assert(!names_checkpoint<S>,
-                  "replicant: lib_owned_checkpoint: the library owns the checkpoint, so Sink must not declare "
-                  "checkpoint() (use sink_owned_checkpoint for a sink that stores its own)");
-    static_assert(!names_handle_batch<S> || has_handle_transaction<S> || has_handle_transaction_void<S>,
-                  "replicant: lib_owned_checkpoint delivers one transaction at a time: handle_batch is for "
-                  "sink_owned_batches; provide `result<void> handle_transaction(const transaction&)`");
-    static_assert(has_handle_transaction<S> || has_handle_transaction_void<S>,
-                  "replicant: lib_owned_checkpoint: Sink must provide `result<void> handle_transaction(const "
-                  "transaction&)` (called once per committed transaction; the library writes the checkpoint "
-                  "after it returns)");
-    return lib_mode_sink<S>;
-  }
-}
+// The optional hooks as a concept: each one absent, or declared exactly as the pipeline calls it.
+template <class S>
+concept hooks_declared = (!names_handle_session_identity<S> || has_handle_session_identity<S>)&&(
+    !names_handle_slot_origin<S> || has_handle_slot_origin<S>)&&(!names_handle_schema_change<S> ||
+                                                                  has_handle_schema_change<S>)&&(
+    !names_handle_message<S> || has_handle_message<S>)&&(!names_handle_prepare<S> || has_handle_prepare<S>)&&(
+    !names_handle_snapshot<S> || has_handle_snapshot<S>)&&(!names_handle_snapshot_complete<S> ||
+                                                           has_handle_snapshot_complete<S>)&&(
+    !names_snapshot_progress<S> || has_snapshot_progress<S>);
 
 }  // namespace detail
 

@@ -7,7 +7,9 @@
 /// replicant::pipeline: streams a logical replication slot into a sink, exactly once in effect.
 
 #include <replicant/assembler.hpp>
+#include <replicant/checkpoint/deferred.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/policy.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/concepts.hpp>
@@ -26,10 +28,12 @@
 #include <replicant/pq/replication_stream.hpp>
 #include <replicant/result.hpp>
 #include <replicant/sink.hpp>
+#include <replicant/sink_for.hpp>
 #include <replicant/snapshot/incremental.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
+#include <replicant/spill/policy.hpp>
 #include <replicant/telemetry.hpp>
 #include <replicant/transaction.hpp>
 
@@ -84,12 +88,14 @@ namespace replicant {
  * decide which options and sink hooks are allowed, and where the table set is named: the
  * publications of `pipeline_options::publications` for pgoutput, the decoder's own options
  * otherwise (docs/decoders.md).
- * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint (the sink, per
- * transaction), @ref sink_owned_batches (the sink, per atomic batch) or @ref lib_owned_checkpoint
- * (the library, in a @ref replicant::checkpoint_store "checkpoint_store"). It decides which sink members are
- * required.
- * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill (halt) or
- * @ref disk_spill (hold them partly on disk).
+ * @tparam CheckpointPolicy who owns the checkpoint, and when a delivered transaction becomes
+ * durable: @ref sink_owned_checkpoint (the sink, per transaction), @ref sink_owned_batches (the
+ * sink, per atomic batch), @ref lib_owned_checkpoint (the library, in a
+ * @ref replicant::checkpoint_store "checkpoint_store"), or the user's own model of
+ * @ref replicant::checkpoint_policy_for "checkpoint_policy_for". It carries the delivery's
+ * behaviour and decides which sink members are required.
+ * @tparam SpillPolicy a @ref replicant::spill_policy "spill_policy": what happens to transactions larger than memory:
+ * @ref no_spill (halt), @ref disk_spill (hold them partly on disk) or a model of the user's own.
  * @tparam Sink the user's sink: a @ref replicant::sink, @ref replicant::batch_sink or
  * @ref replicant::lib_mode_sink, as the checkpoint policy asks (see docs/pipeline.md).
  *
@@ -120,8 +126,7 @@ namespace replicant {
 template <class Decoder, class CheckpointPolicy, class SpillPolicy, class Sink>
 class pipeline {
   static_assert(detail::check_decoder<Decoder, Sink>());
-  static_assert(std::same_as<SpillPolicy, no_spill> || std::same_as<SpillPolicy, disk_spill>,
-                "replicant: pipeline: SpillPolicy must be no_spill or disk_spill");
+  static_assert(detail::check_spill_policy<SpillPolicy>());
   static_assert(detail::check_sink<Sink, CheckpointPolicy>());
 
  public:
@@ -228,15 +233,14 @@ class pipeline {
   auto connection_loop(session& s, pq::replication_stream& stream) -> void;
   auto halt_with(halt h) -> void;
   [[nodiscard]] auto validate_options() const -> result<void>;
-  auto read_checkpoint() -> result<std::optional<lsn>>;
-  auto read_snapshot(const exported_snapshot& exported) -> bool;
+  auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
+  auto adopt_halt(session& s) -> bool;
+  auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;
   auto publications_exist(pq::connection& conn) -> result<bool>;
   auto publications_still_exist() -> bool;
   auto open_probe() -> bool;
   auto heartbeat() -> void;
   auto walsender_sent(int pid) -> std::optional<lsn>;
-  template <class Op>
-  auto with_store_retries(Op op) -> decltype(op());
   template <class Call>
   auto call_sink(Call call) -> decltype(call());
   auto wake() noexcept -> void;
@@ -250,8 +254,8 @@ class pipeline {
   auto backfill_transaction(applier& a, transaction& t) -> std::optional<result<void>>;
   auto backfill_reshaped(applier& a, const schema_change& c) -> void;
   auto deliver_chunk(applier& a, const detail::backfill_window& w) -> result<void>;
-  auto read_progress() -> result<std::optional<std::string>>;
-  auto write_progress(std::string_view token) -> result<void>;
+  auto read_progress(session& s) -> result<std::optional<std::string>>;
+  auto write_progress(session& s, std::string_view token) -> result<void>;
 
   template <class Event, class... Fields>
   auto emit(const Fields&... fields) noexcept -> void {
@@ -259,7 +263,7 @@ class pipeline {
   }
 
   Sink& sink_;
-  CheckpointPolicy policy_;
+  CheckpointPolicy policy_;  // the settings; each session's delivery carries the behaviour
   [[no_unique_address]] SpillPolicy spill_;
   Decoder decoder_;  // the plugin's side: options, START, translation; used by the applier thread only
   pipeline_options options_;

@@ -54,6 +54,7 @@
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
+#include <replicant/spill/policy.hpp>
 #include <replicant/pipeline.hpp>
 
 /// replicant: PostgreSQL logical replication into a sink, acknowledged only up to what is durable.

@@ -11,10 +11,11 @@
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/detail/frame_arena.hpp>
-#include <replicant/detail/spill_file.hpp>
 #include <replicant/error.hpp>
 #include <replicant/lsn.hpp>
 #include <replicant/relation.hpp>
+#include <replicant/spill/detail/records.hpp>
+#include <replicant/spill/policy.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -57,8 +58,8 @@ struct origin_info {
 };
 
 /**
- * Thrown while iterating the changes of a transaction spilled to disk (@ref disk_spill) when its
- * spill file cannot be read back. The pipeline turns it into the halt `spill_io_failed`; a sink
+ * Thrown while iterating the changes of a spilled transaction (see @ref replicant::spill_policy "spill_policy") when its
+ * @ref replicant::spill_part "spill_part" cannot be read back. The pipeline turns it into the halt `spill_io_failed`; a sink
  * that lets it pass (and so does not commit a partial transaction) loses nothing. Value-free.
  */
 class spill_error : public std::system_error {
@@ -71,10 +72,10 @@ class spill_error : public std::system_error {
  * The changes of one transaction, in the order they were made.
  *
  * A **single-pass input range**: iterate it once, during the callback. For a transaction held in
- * memory that is all there is to it. For one spilled to disk (the `disk_spill` policy) the changes
- * are read back from its spill file as the iteration goes, each one valid only until the iterator
- * moves on; the in-memory tail follows. Iterating again reads the file again. A failed read throws
- * @ref spill_error.
+ * memory that is all there is to it. For one spilled by the spill policy (`disk_spill`, or a
+ * user's) the changes are read back from its @ref spill_part as the iteration goes, each one valid
+ * only until the iterator moves on; the in-memory tail follows. Iterating again reads the part
+ * again. A failed read throws @ref spill_error.
  */
 class change_range {
  public:
@@ -82,7 +83,7 @@ class change_range {
   class iterator {
    public:
     /// Iterator traits: an input iterator (single pass), because spilled changes are read back from
-    /// disk one at a time as it moves.
+    /// their part one at a time as it moves.
     ///@{
     using value_type = change;
     using reference = const change&;
@@ -97,7 +98,7 @@ class change_range {
     [[nodiscard]] auto operator*() const noexcept -> const change& { return from_disk_ ? *from_disk_->current_ : *at_; }
     /// Its address.
     [[nodiscard]] auto operator->() const noexcept -> const change* { return &**this; }
-    /// Moves to the next change. @throws spill_error when a spill file cannot be read back.
+    /// Moves to the next change. @throws spill_error when a spilled part cannot be read back.
     auto operator++() -> iterator& {
       if (from_disk_ != nullptr) {
         if (!from_disk_->read_next()) from_disk_ = nullptr;  // on to the changes held in memory
@@ -140,15 +141,19 @@ class change_range {
 
   /// Changes held in memory.
   explicit change_range(std::span<const change> changes) noexcept : changes_(changes) {}
-  /// Changes spilled to @p spill (with the relations their records refer to), then @p changes.
-  change_range(std::span<const change> changes, const detail::spill_file* spill,
+  /// The @p spilled_records changes spilled to @p spilled (with the relations their records refer
+  /// to), then @p changes. @pre everything appended to @p spilled was flushed.
+  change_range(std::span<const change> changes, const spill_part* spilled, std::size_t spilled_records,
                std::span<const std::shared_ptr<const relation_info>> relations) noexcept
-      : changes_(changes), spill_(spill), relations_(relations) {}
+      : changes_(changes),
+        spilled_(spilled),
+        spilled_records_(spilled != nullptr ? spilled_records : 0U),
+        relations_(relations) {}
 
-  /// The first change. @throws spill_error when a spill file cannot be read back.
+  /// The first change. @throws spill_error when a spilled part cannot be read back.
   [[nodiscard]] auto begin() const -> iterator {
-    if (spill_ != nullptr && spill_->records() > 0) {
-      cursor_ = detail::spill_cursor{spill_->descriptor(), spill_->bytes(), spill_->records()};
+    if (spilled_records_ > 0) {
+      reader_ = detail::spill_reader{spilled_, spilled_records_};
       if (read_next()) return iterator{changes_.data(), this};
     }
     return iterator{changes_.data(), nullptr};
@@ -156,16 +161,14 @@ class change_range {
   /// Past the last change.
   [[nodiscard]] auto end() const noexcept -> iterator { return iterator{changes_.data() + changes_.size(), nullptr}; }
   /// Number of changes (known up front, also for a spilled transaction).
-  [[nodiscard]] auto size() const noexcept -> std::size_t {
-    return changes_.size() + (spill_ != nullptr ? spill_->records() : 0U);
-  }
+  [[nodiscard]] auto size() const noexcept -> std::size_t { return changes_.size() + spilled_records_; }
   /// True when there are none.
   [[nodiscard]] auto empty() const noexcept -> bool { return size() == 0; }
 
  private:
   // Reads the next spilled change into current_; false after the last one.
   auto read_next() const -> bool {
-    auto more = cursor_.next(record_);
+    auto more = reader_.next(record_);
     if (!more) throw spill_error(more.error());
     if (!*more) return false;
     if (record_.relation_index >= relations_.size() || !relations_[record_.relation_index]) {
@@ -181,10 +184,11 @@ class change_range {
   }
 
   std::span<const change> changes_;
-  const detail::spill_file* spill_ = nullptr;
+  const spill_part* spilled_ = nullptr;
+  std::size_t spilled_records_ = 0;
   std::span<const std::shared_ptr<const relation_info>> relations_{};
-  mutable detail::spill_cursor cursor_{};
-  mutable detail::spill_cursor::record record_{};
+  mutable detail::spill_reader reader_{};
+  mutable detail::spill_reader::record record_{};
   mutable std::optional<change> current_{};
 };
 
@@ -225,19 +229,19 @@ class transaction {
   [[nodiscard]] auto origin() const noexcept -> const std::optional<origin_info>& { return origin_; }
   /// The changes, in order (see @ref change_range for the single-pass rule).
   [[nodiscard]] auto changes() const noexcept -> change_range {
-    if (spill_) return change_range{changes_, &*spill_, relations_};
+    if (spill_) return change_range{changes_, spill_.get(), spilled_records_, relations_};
     return change_range{changes_};
   }
   /// The transactional logical messages (with the `messages` option), in order.
   [[nodiscard]] auto messages() const noexcept -> std::span<const logical_message> { return messages_; }
   /// Number of changes.
   [[nodiscard]] auto change_count() const noexcept -> std::size_t {
-    return changes_.size() + (spill_ ? spill_->records() : 0U);
+    return changes_.size() + (spill_ ? spilled_records_ : 0U);
   }
   /// Bytes it holds in memory: what counts against the resident budget, and a size for telemetry.
   [[nodiscard]] auto byte_size() const noexcept -> std::size_t { return arena_.size(); }
-  /// Bytes of it spilled to disk (the `disk_spill` policy); 0 for a transaction held in memory.
-  [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t { return spill_ ? spill_->bytes() : 0U; }
+  /// Bytes of it the spill policy holds (in its @ref spill_part); 0 for a transaction held in memory.
+  [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t { return spill_ ? spill_->size() : 0U; }
   /// True when it has neither changes nor messages.
   [[nodiscard]] auto empty() const noexcept -> bool { return change_count() == 0 && messages_.empty(); }
   /// True when the server sent it while it was still in progress (the `streaming` option).
@@ -256,7 +260,10 @@ class transaction {
   // Keeps alive every relation description a change points at (one entry per switch of table).
   std::vector<std::shared_ptr<const relation_info>> relations_;
   detail::frame_arena arena_;
-  std::optional<detail::spill_file> spill_;  // the changes before changes_, when spilled
+  // When spilled: the part holding the first spilled_records_ changes, those before changes_. Made by
+  // the spill policy; destroyed with the transaction or when it is recycled.
+  std::unique_ptr<spill_part> spill_;
+  std::size_t spilled_records_ = 0;
   bool streamed_ = false;
 };
 

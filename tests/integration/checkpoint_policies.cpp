@@ -459,3 +459,187 @@ BOOST_AUTO_TEST_CASE(a_message_waits_for_the_batch_before_it) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// What a deferred sink was handed, and the confirmations the test resolves when and how it likes
+// (from the test's thread: another thread than the pipeline's, as a broker's callbacks would be).
+struct deferred_recorder {
+  std::mutex mutex;
+  std::vector<lsn> handed;
+  std::vector<replicant::confirmation> pending;  // in hand-off order
+  bool confirm_at_once = false;
+
+  auto count() -> std::size_t {
+    const std::lock_guard lock{mutex};
+    return handed.size();
+  }
+  auto wait_for(std::size_t n, std::chrono::seconds timeout = 30s) -> bool {
+    return wait_until([&] { return count() >= n; }, timeout);
+  }
+  auto confirmation(std::size_t i) -> replicant::confirmation {
+    const std::lock_guard lock{mutex};
+    return pending.at(i);
+  }
+  auto at(std::size_t i) -> lsn {
+    const std::lock_guard lock{mutex};
+    return handed.at(i);
+  }
+};
+
+// A sink that accepts at once and confirms later (or at once, when asked to).
+struct deferred_test_sink {
+  deferred_recorder* r;
+  auto checkpoint() -> result<std::optional<lsn>> { return std::optional<lsn>{}; }
+  auto handle_transaction(const replicant::transaction& t, replicant::confirmation c) -> result<void> {
+    const std::lock_guard lock{r->mutex};
+    r->handed.push_back(t.commit_lsn());
+    if (r->confirm_at_once) {
+      c.confirm();
+    } else {
+      r->pending.push_back(std::move(c));
+    }
+    return {};
+  }
+};
+static_assert(replicant::deferred_sink<deferred_test_sink>);
+static_assert(replicant::sink_for<replicant::pgoutput_decoder, replicant::deferred_checkpoint, deferred_test_sink>);
+
+using deferred_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint,
+                                              replicant::no_spill, deferred_test_sink>;
+
+auto deferred(std::size_t window = 100, std::chrono::milliseconds timeout = 30s) -> replicant::deferred_checkpoint {
+  return replicant::deferred_checkpoint{.max_unconfirmed = window, .confirm_timeout = timeout};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(deferred_checkpoint, *utf::label("integration"))
+
+BOOST_AUTO_TEST_CASE(out_of_order_confirmations_acknowledge_only_the_contiguous_prefix) {
+  replicant::test::published_database f;
+  deferred_recorder rec;
+  deferred_test_sink sink{&rec};
+  event_log events;
+  running<deferred_pipeline> r{sink, deferred(), f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  insert_each(f, 1, 3);
+  BOOST_TEST_REQUIRE(rec.wait_for(3));
+  rec.confirmation(2).confirm();
+  rec.confirmation(1).confirm();
+  std::this_thread::sleep_for(1500ms);  // more than a status interval
+  BOOST_TEST(f.confirmed_flush() < rec.at(0), "nothing past the unconfirmed first transaction");
+  BOOST_TEST(!r.pipeline.last_halt().has_value());
+  rec.confirmation(0).confirm();
+  BOOST_TEST(wait_until([&] { return f.confirmed_flush() > rec.at(2); }));
+  BOOST_TEST(r.pipeline.durable_lsn() > rec.at(2));
+  BOOST_TEST(events.count("replicant.sink.committed") >= 1U);
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_after_later_confirmations_halts_and_acknowledges_nothing_past_it) {
+  replicant::test::published_database f;
+  deferred_recorder rec;
+  deferred_test_sink sink{&rec};
+  event_log events;
+  running<deferred_pipeline> r{sink, deferred(), f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  insert_each(f, 1, 3);
+  BOOST_TEST_REQUIRE(rec.wait_for(3));
+  rec.confirmation(0).confirm();
+  rec.confirmation(2).confirm();
+  rec.confirmation(1).fail(std::make_error_code(std::errc::connection_refused));
+  rec.confirmation(1).confirm();  // too late: the first call counts
+  BOOST_TEST(r.join() == halt_reason::sink_failed);
+  const auto& h = r.pipeline.last_halt();
+  BOOST_TEST_REQUIRE(h.has_value());
+  BOOST_TEST((h->at == rec.at(1)));
+  BOOST_TEST((h->cause == std::make_error_code(std::errc::connection_refused)));
+  BOOST_TEST(f.confirmed_flush() > rec.at(0));
+  BOOST_TEST(f.confirmed_flush() < rec.at(1));
+  BOOST_TEST(events.count("replicant.sink.failed") == 1U);
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_confirmation_halts_after_the_timeout) {
+  replicant::test::published_database f;
+  deferred_recorder rec;
+  deferred_test_sink sink{&rec};
+  running<deferred_pipeline> r{sink, deferred(100, 700ms), f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  insert_each(f, 1, 2);
+  BOOST_TEST_REQUIRE(rec.wait_for(2));
+  rec.confirmation(1).confirm();  // the first one's confirmation never comes
+  BOOST_TEST(r.join() == halt_reason::sink_failed);
+  const auto& h = r.pipeline.last_halt();
+  BOOST_TEST_REQUIRE(h.has_value());
+  BOOST_TEST((h->at == rec.at(0)));
+  BOOST_TEST((h->cause == std::make_error_code(std::errc::timed_out)));
+  BOOST_TEST(f.confirmed_flush() < rec.at(0));
+}
+
+BOOST_AUTO_TEST_CASE(a_full_window_paces_instead_of_halting) {
+  replicant::test::published_database f;
+  deferred_recorder rec;
+  deferred_test_sink sink{&rec};
+  running<deferred_pipeline> r{sink, deferred(2), f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  insert_each(f, 1, 5);
+  BOOST_TEST_REQUIRE(rec.wait_for(2));
+  std::this_thread::sleep_for(1500ms);
+  BOOST_TEST(rec.count() == 2U, "no third hand-off while two are out");
+  BOOST_TEST(!r.pipeline.last_halt().has_value());
+  // Confirm whatever arrives, as it arrives: the rest flows.
+  for (std::size_t i = 0; i < 5; ++i) {
+    BOOST_TEST_REQUIRE(rec.wait_for(i + 1));
+    rec.confirmation(i).confirm();
+  }
+  BOOST_TEST(wait_until([&] { return f.confirmed_flush() > rec.at(4); }));
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(unconfirmed_transactions_are_delivered_again_after_a_restart) {
+  replicant::test::published_database f;
+  deferred_recorder rec;
+  deferred_test_sink sink{&rec};
+  {
+    running<deferred_pipeline> r{sink, deferred(100, 500ms), f.options};
+    BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+    insert_each(f, 1, 2);
+    BOOST_TEST_REQUIRE(rec.wait_for(2));
+    rec.confirmation(0).confirm();
+    BOOST_TEST(!r.stop());  // waits up to the timeout for the second; it never comes
+  }
+  BOOST_TEST(f.confirmed_flush() > rec.at(0));
+  BOOST_TEST(f.confirmed_flush() < rec.at(1));
+  rec.confirmation(1).confirm();  // after its connection ended: ignored
+  const lsn second = rec.at(1);
+  {
+    const std::lock_guard lock{rec.mutex};
+    rec.confirm_at_once = true;
+  }
+  running<deferred_pipeline> r{sink, deferred(), f.options};
+  BOOST_TEST_REQUIRE(rec.wait_for(3));
+  BOOST_TEST((rec.at(2) == second), "the unconfirmed transaction comes again, and only it");
+  BOOST_TEST(wait_until([&] { return f.confirmed_flush() > second; }));
+  BOOST_TEST(!r.stop());
+}
+
+BOOST_AUTO_TEST_CASE(a_stop_waits_for_confirmations_in_flight) {
+  replicant::test::published_database f;
+  deferred_recorder rec;
+  deferred_test_sink sink{&rec};
+  running<deferred_pipeline> r{sink, deferred(), f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  insert_each(f, 1, 2);
+  BOOST_TEST_REQUIRE(rec.wait_for(2));
+  std::thread late{[&] {
+    std::this_thread::sleep_for(300ms);
+    rec.confirmation(1).confirm();
+    rec.confirmation(0).confirm();
+  }};
+  BOOST_TEST(!r.stop());
+  late.join();
+  BOOST_TEST(f.confirmed_flush() > rec.at(1));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -14,7 +14,10 @@
 #include "support/pg_cluster.hpp"
 #include "support/temp_dir.hpp"
 
+#include "../examples/custom_policies/mmap_spill.hpp"
+
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <csignal>
 
@@ -380,6 +383,32 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
   }
 }
 
+// A spill policy of the user's own (a memory-mapped part, written against the public concept only)
+// carries a transaction several budgets large through a live pipeline like disk_spill does.
+BOOST_AUTO_TEST_CASE(a_users_spill_policy_delivers_a_transaction_larger_than_the_budget) {
+  replicant::test::published_database f;
+  f.options.max_inflight_bytes = 1U << 20U;
+  replicant::test::temp_dir dir{"replicant-mmap-spill-live"};
+  counting_sink sink;
+  replicant::test::event_log events;
+  using mmap_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                            custom_policies::mmap_spill, counting_sink>;
+  {
+    running<mmap_pipeline> r{sink, replicant::sink_owned_checkpoint{},
+                             custom_policies::mmap_spill{.dir = dir.path(), .max_bytes = 64U << 20U}, f.options,
+                             &events.dispatcher};
+    BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+    f.sql(insert_range(1, 40000));  // about 10 MB
+    BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= 40000U; }, 120s));
+    BOOST_TEST(!r.stop());
+  }
+  BOOST_TEST(sink.rows == 40000U);
+  BOOST_TEST(sink.id_sum == std::uint64_t{40000} * 40001U / 2U);
+  BOOST_TEST(sink.transactions == 1U);
+  BOOST_TEST(events.contains("replicant.stream.spilled"));
+  BOOST_TEST(std::filesystem::is_empty(dir.path()));
+}
+
 BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   replicant::test::published_database f;
   f.options.max_inflight_bytes = 1U << 20U;
@@ -397,11 +426,15 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   BOOST_TEST(std::filesystem::is_empty(dir.path()));
 }
 
-// Storage faults: a spill directory that cannot be made, and one where writing stops (a full disk,
+// Storage faults: a spill directory that cannot be made or is not private (refused by the policy's
+// prepare() at connect, before any frame is applied), and one where writing stops (a full disk,
 // brought about with RLIMIT_FSIZE: writes past the limit fail with EFBIG). Each halts
 // spill_io_failed without a byte of the rows in what it says, acknowledges nothing, and a restart
 // with working storage delivers the transaction.
 auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill_dir, bool limit_file_size) -> void {
+  const std::string rows = "INSERT INTO items SELECT g, '" + std::string{secret} +
+                           "-' || repeat('x', 200), 1 "
+                           "FROM generate_series(1, 40000) g";  // about 10 MB
   replicant::test::published_database f;
   f.options.max_inflight_bytes = 1U << 20U;
   replicant::test::event_log events;
@@ -418,11 +451,11 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
     }
     running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = spill_dir},
                               f.options, &events.dispatcher};
-    BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
-    before = f.confirmed_flush();
-    f.sql("INSERT INTO items SELECT g, '" + std::string{secret} +
-          "-' || repeat('x', 200), 1 "
-          "FROM generate_series(1, 40000) g");  // about 10 MB
+    if (limit_file_size) {  // the session starts, and fails at the first write that does not fit
+      BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+      before = f.confirmed_flush();
+      f.sql(rows);
+    }
     BOOST_TEST(r.join() == halt_reason::spill_io_failed);
     ::setrlimit(RLIMIT_FSIZE, &saved);
     const auto& h = r.pipeline.last_halt();
@@ -430,6 +463,10 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
     BOOST_TEST(replicant::describe(*h).find(secret) == std::string::npos);
     BOOST_TEST(!events.contains(secret));
     BOOST_TEST(sink.count() == 0U);
+  }
+  if (!limit_file_size) {  // refused at connect: the transaction is committed while nothing runs
+    before = f.confirmed_flush();
+    f.sql(rows);
   }
   BOOST_TEST(f.confirmed_flush() == before, "nothing was acknowledged");
   // Working storage again: the same transaction, whole.
@@ -445,6 +482,13 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
 BOOST_AUTO_TEST_CASE(a_spill_directory_that_cannot_be_made_halts_and_loses_nothing) {
   // Not even root may make a directory in /proc.
   spill_fault_halts_and_a_restart_delivers("/proc/replicant-spill-test", false);
+}
+
+BOOST_AUTO_TEST_CASE(a_spill_directory_others_can_write_into_halts_and_loses_nothing) {
+  replicant::test::temp_dir dir{"replicant-spill-live"};
+  BOOST_TEST_REQUIRE(::chmod(dir.path().c_str(), 0777) == 0);
+  spill_fault_halts_and_a_restart_delivers(dir.path(), false);
+  BOOST_TEST(std::filesystem::is_empty(dir.path()), "nothing was written into it");
 }
 
 BOOST_AUTO_TEST_CASE(a_full_spill_disk_halts_and_loses_nothing) {

@@ -1,9 +1,10 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// The assembler with spilling to disk: a transaction larger than the threshold is delivered whole,
-// in order, with its changes read back from its spill file; subtransaction aborts cut spilled
-// changes exactly; the disk bound and a failed write are errors; files never outlive the process.
+// The assembler with spilling to disk (the disk_spill policy's parts): a transaction larger than the
+// threshold is delivered whole, in order, with its changes read back from its spill file;
+// subtransaction aborts cut spilled changes exactly; the disk bound is an error; files never outlive
+// the process; the policy's prepare() makes the directory and sweeps only this slot's leftovers.
 #include <replicant/assembler.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.assembler_spill
@@ -11,6 +12,8 @@
 
 #include "support/pgoutput_builder.hpp"
 #include "support/temp_dir.hpp"
+
+#include <replicant/spill/disk.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -87,8 +90,15 @@ auto files_in(const std::filesystem::path& dir) -> std::size_t {
   return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator{dir, ec}, {}));
 }
 
-auto settings(const std::filesystem::path& dir, std::size_t threshold = 4096, std::uint64_t max = 1U << 30U) {
-  return replicant::detail::spill_settings{dir, "replicant-test-", threshold, max};
+// Spills into dir as the pipeline does with disk_spill: prepare() once, then a part per transaction
+// from open(); but with limits of the test's choosing.
+auto enable_disk_spill(replicant::assembler& a, const std::filesystem::path& dir, std::size_t threshold = 4096,
+                       std::uint64_t max = 1U << 30U) -> result<void> {
+  replicant::disk_spill policy{.dir = dir};
+  const replicant::spill_context ctx{"test", std::size_t{64} << 20U};
+  if (auto ready = policy.prepare(ctx); !ready) return ready;
+  a.enable_spill({threshold, max}, [policy, ctx]() mutable { return policy.open(ctx); });
+  return {};
 }
 
 }  // namespace
@@ -96,7 +106,7 @@ auto settings(const std::filesystem::path& dir, std::size_t threshold = 4096, st
 BOOST_AUTO_TEST_CASE(a_large_transaction_is_spilled_and_delivered_whole_in_order) {
   pg::temp_dir dir{"replicant-spill-test"};
   replicant::assembler a;
-  a.enable_spill(settings(dir.path() / "spill"));
+  BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path() / "spill").has_value());
   reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
   for (int i = 1; i <= 500; ++i) {
@@ -121,7 +131,7 @@ BOOST_AUTO_TEST_CASE(a_large_transaction_is_spilled_and_delivered_whole_in_order
 BOOST_AUTO_TEST_CASE(iterating_again_reads_the_spilled_changes_again) {
   pg::temp_dir dir{"replicant-spill-test"};
   replicant::assembler a;
-  a.enable_spill(settings(dir.path()));
+  BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path()).has_value());
   struct twice : reader {
     using reader::operator();
     auto operator()(replicant::transaction&& t) -> result<void> {
@@ -144,7 +154,7 @@ BOOST_AUTO_TEST_CASE(iterating_again_reads_the_spilled_changes_again) {
 BOOST_AUTO_TEST_CASE(a_subtransaction_abort_cuts_spilled_changes_exactly) {
   pg::temp_dir dir{"replicant-spill-test"};
   replicant::assembler a{{.version = 2, .streaming = replicant::pgoutput_streaming::on}};
-  a.enable_spill(settings(dir.path()));
+  BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path()).has_value());
   reader r;
   std::vector<pg::bytes> in{pg::stream_start(10, true), orders_relation(10)};
   for (int i = 1; i <= 100; ++i) in.push_back(ins(10, i));
@@ -167,7 +177,7 @@ BOOST_AUTO_TEST_CASE(a_subtransaction_abort_cuts_spilled_changes_exactly) {
 BOOST_AUTO_TEST_CASE(the_disk_bound_is_an_error_and_nothing_is_left_behind) {
   pg::temp_dir dir{"replicant-spill-test"};
   replicant::assembler a;
-  a.enable_spill(settings(dir.path(), 2048, 16 * 1024));
+  BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path(), 2048, 16 * 1024).has_value());
   reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
   for (int i = 1; i <= 1000; ++i) in.push_back(ins(std::nullopt, i));
@@ -184,7 +194,16 @@ BOOST_AUTO_TEST_CASE(a_directory_that_cannot_be_made_is_an_io_error) {
   const auto blocker = dir.path() / "file";
   { std::ofstream{blocker} << "x"; }
   replicant::assembler a;
-  a.enable_spill(settings(blocker / "spill"));  // under a regular file: cannot exist
+  const auto enabled = enable_disk_spill(a, blocker / "spill");  // under a regular file: cannot exist
+  BOOST_TEST_REQUIRE(!enabled.has_value());
+  BOOST_TEST(enabled.error() == errc::io_failed);
+}
+
+BOOST_AUTO_TEST_CASE(a_directory_that_vanished_is_an_io_error_at_the_first_spill) {
+  pg::temp_dir dir{"replicant-spill-test"};
+  replicant::assembler a;
+  BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path() / "spill").has_value());
+  std::filesystem::remove(dir.path() / "spill");
   reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
   for (int i = 1; i <= 100; ++i) in.push_back(ins(std::nullopt, i));
@@ -198,7 +217,8 @@ BOOST_AUTO_TEST_CASE(the_sweep_removes_only_this_slots_leftovers) {
   { std::ofstream{dir.path() / "replicant-a-1-0.spill"} << "x"; }
   { std::ofstream{dir.path() / "replicant-ab-1-0.spill"} << "x"; }
   { std::ofstream{dir.path() / "replicant-a-notes.txt"} << "x"; }
-  replicant::detail::sweep_spill_files(dir.path(), "replicant-a-");
+  replicant::disk_spill policy{.dir = dir.path()};
+  BOOST_TEST_REQUIRE(policy.prepare({"a", 1U << 20U}).has_value());
   BOOST_TEST(!std::filesystem::exists(dir.path() / "replicant-a-1-0.spill"));
   BOOST_TEST(std::filesystem::exists(dir.path() / "replicant-ab-1-0.spill"));
   BOOST_TEST(std::filesystem::exists(dir.path() / "replicant-a-notes.txt"));

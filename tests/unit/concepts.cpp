@@ -5,6 +5,11 @@
 #define BOOST_TEST_MODULE replicant.unit.concepts
 #include <boost/test/unit_test.hpp>
 
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/sink_for.hpp>
+
 #include "archetypes/sink.hpp"
 
 #include <span>
@@ -78,8 +83,23 @@ static_assert(replicant::detail::check_sink<file_writer, replicant::lib_owned_ch
 static_assert(replicant::checkpoint_store<store>);
 static_assert(!replicant::checkpoint_store<read_only_store>);
 static_assert(!replicant::checkpoint_store<int>);
-static_assert(replicant::detail::is_lib_owned<replicant::lib_owned_checkpoint<store>>);
-static_assert(!replicant::detail::is_lib_owned<replicant::sink_owned_batches>);
+
+// The whole combination, as a user checks it without building a pipeline: the sink fits exactly
+// the policies whose requirements it meets.
+using replicant::pgoutput_decoder;
+static_assert(replicant::sink_for<pgoutput_decoder, replicant::sink_owned_checkpoint, archetypes::sink>);
+static_assert(!replicant::sink_for<pgoutput_decoder, replicant::sink_owned_batches, archetypes::sink>);
+static_assert(!replicant::sink_for<pgoutput_decoder, replicant::lib_owned_checkpoint<store>, archetypes::sink>);
+static_assert(replicant::sink_for<pgoutput_decoder, replicant::sink_owned_batches, batcher>);
+static_assert(replicant::sink_for<pgoutput_decoder, replicant::lib_owned_checkpoint<store>, file_writer>);
+static_assert(!replicant::sink_for<pgoutput_decoder, replicant::sink_owned_checkpoint, file_writer>);
+// Every library model is a checkpoint policy for the sinks it accepts.
+static_assert(replicant::checkpoint_policy_for<replicant::sink_owned_checkpoint, archetypes::sink>);
+static_assert(replicant::checkpoint_policy_for<replicant::sink_owned_batches, batcher>);
+static_assert(replicant::checkpoint_policy_for<replicant::lib_owned_checkpoint<store>, file_writer>);
+// A type without a delivery is no checkpoint policy at all.
+static_assert(!replicant::checkpoint_policy_for<store, archetypes::sink>);
+static_assert(!replicant::checkpoint_policy_for<int, archetypes::sink>);
 
 BOOST_AUTO_TEST_SUITE(sink_concept)
 

@@ -5,6 +5,7 @@
 // declaration-only sink (or store) that models its policy's concept and passes the pipeline's sink
 // checklist for that policy.
 #include <replicant/concepts.hpp>
+#include <replicant/sink_for.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.docs_checkpoint
 #include <boost/test/unit_test.hpp>

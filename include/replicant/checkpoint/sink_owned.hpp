@@ -6,7 +6,68 @@
 /// @file
 /// replicant::sink_owned_checkpoint: the sink stores its checkpoint atomically with its data.
 
+#include <replicant/checkpoint/policy.hpp>
+#include <replicant/concepts.hpp>
+#include <replicant/detail/fault_point.hpp>
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
 namespace replicant {
+
+namespace detail {
+
+// What every sink-owned policy requires for the incremental snapshot, when the sink opts in.
+template <class S>
+constexpr auto check_sink_owned_progress() -> bool {
+  if constexpr (enable_incremental_snapshot<S>) {
+    static_assert(has_handle_snapshot<S>,
+                  "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
+                  "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
+    static_assert(has_snapshot_progress<S>,
+                  "replicant: enable_incremental_snapshot: Sink must provide `result<std::optional<std::string>> "
+                  "snapshot_progress()` (returns the progress token it stored atomically with its last chunk)");
+  }
+  return true;
+}
+
+// The operations every sink-owned delivery shares: the checkpoint is the sink's, read at connect;
+// a snapshot's consistent point was stored by the sink itself (handle_snapshot_complete); the
+// incremental snapshot's progress is the sink's too, stored with each chunk.
+template <class Sink>
+struct sink_owned_base {
+  auto resume(checkpoint_context<Sink>& ctx) -> result<std::optional<lsn>> {
+    auto read = ctx.call_sink([&] { return ctx.sink().checkpoint(); });
+    if (!read) {
+      halt h;
+      h.reason = halt_reason::sink_failed;
+      h.cause = read.error();
+      static_cast<void>(ctx.halt_with(std::move(h)));
+    }
+    return read;
+  }
+  auto snapshot_taken(checkpoint_context<Sink>&, lsn) -> result<void> { return {}; }
+  auto read_progress(checkpoint_context<Sink>& ctx) -> result<std::optional<std::string>>
+    requires has_snapshot_progress<Sink>
+  {
+    auto read = ctx.call_sink([&] { return ctx.sink().snapshot_progress(); });
+    if (!read) {
+      halt h;
+      h.reason = halt_reason::sink_failed;
+      h.cause = read.error();
+      static_cast<void>(ctx.halt_with(std::move(h)));
+    }
+    return read;
+  }
+  auto write_progress(checkpoint_context<Sink>&, std::string_view) -> result<void>
+    requires has_snapshot_progress<Sink>
+  {
+    return {};
+  }
+};
+
+}  // namespace detail
 
 /**
  * Checkpoint policy: the sink owns the checkpoint.
@@ -17,9 +78,69 @@ namespace replicant {
  * is acknowledged only up to what `handle_transaction` returned. With a sink that skips
  * `commit_lsn <= checkpoint` and upserts by key, the result is exactly-once in effect.
  *
- * Requires of the sink: `checkpoint()` and `handle_transaction(const transaction&)`.
+ * Requires of the sink: `checkpoint()` and `handle_transaction(const transaction&)` returning
+ * `result<lsn>` (the @ref replicant::sink concept).
  */
-struct sink_owned_checkpoint {};
+struct sink_owned_checkpoint {
+  /// Whether @p Sink fits: @ref replicant::sink.
+  template <class Sink>
+  static constexpr bool accepts = sink<Sink>;
+
+  /// The sink checklist: one `static_assert` per member this policy requires.
+  template <class S>
+  static constexpr auto check_sink() -> bool {
+    static_assert(detail::has_checkpoint<S>,
+                  "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
+                  "it last persisted durably, or std::nullopt; called on every connect to resume after it)");
+    static_assert(detail::has_handle_transaction<S>,
+                  "replicant: Sink must provide `result<lsn> handle_transaction(const transaction&)` (called once "
+                  "per committed transaction)");
+    return detail::check_sink_owned_progress<S>();
+  }
+
+  /// The behaviour: each transaction goes to `handle_transaction`, and is durable when it returns
+  /// its commit LSN. Nothing is held between transactions.
+  template <class Sink>
+  class delivery : public detail::sink_owned_base<Sink> {
+   public:
+    /// One connection's delivery.
+    explicit delivery(sink_owned_checkpoint& /*settings*/) noexcept {}
+
+    /// Calls `handle_transaction`; reports the transaction durable when it returns its commit LSN.
+    auto deliver(checkpoint_context<Sink>& ctx, transaction&& t) -> result<void> {
+      REPLICANT_FAULT_POINT("before_sink");
+      const auto started = std::chrono::steady_clock::now();
+      auto stored = ctx.call_sink([&]() -> result<void> {
+        auto r = ctx.sink().handle_transaction(std::as_const(t));
+        if (!r) return unexpected(r.error());
+        if (*r != t.commit_lsn()) return fail(errc::sink_failed);  // it persisted something else
+        return {};
+      });
+      const auto took = std::chrono::steady_clock::now() - started;
+      if (!stored) return ctx.sink_failed(t.commit_lsn(), took, stored.error());
+      REPLICANT_FAULT_POINT("after_sink");
+      ctx.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
+                                                           telemetry::keys::commit_lsn = t.commit_lsn());
+      const lsn commit = t.commit_lsn();
+      const lsn end = t.end_lsn();
+      ctx.release(std::move(t));
+      ctx.persisted(commit, end);
+      return {};
+    }
+    /// Nothing waits for a timer.
+    auto tick(checkpoint_context<Sink>&, std::chrono::steady_clock::time_point) -> result<void> { return {}; }
+    /// Nothing is held.
+    auto flush(checkpoint_context<Sink>&) -> result<void> { return {}; }
+    /// Never holds a delivered transaction.
+    [[nodiscard]] auto holding() const noexcept -> bool { return false; }
+    /// Never waits for a timer.
+    [[nodiscard]] auto due() const noexcept -> std::optional<std::chrono::steady_clock::time_point> {
+      return std::nullopt;
+    }
+    /// Holds nothing.
+    [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return 0; }
+  };
+};
 
 }  // namespace replicant
 

@@ -7,8 +7,17 @@
 /// replicant::sink_owned_batches: the sink persists whole batches of transactions, each atomically
 /// with its checkpoint.
 
+#include <replicant/checkpoint/policy.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/concepts.hpp>
+#include <replicant/detail/fault_point.hpp>
+
 #include <chrono>
 #include <cstddef>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
 
 namespace replicant {
 
@@ -42,6 +51,94 @@ struct sink_owned_batches {
   std::size_t max_transactions = 100;
   /// Longest a transaction waits in an unfinished batch (more than zero).
   std::chrono::milliseconds max_delay = std::chrono::seconds(1);
+
+  /// Whether the settings are usable.
+  [[nodiscard]] auto valid() const noexcept -> bool { return max_transactions > 0 && max_delay.count() > 0; }
+
+  /// Whether @p Sink fits: @ref replicant::batch_sink.
+  template <class Sink>
+  static constexpr bool accepts = batch_sink<Sink>;
+
+  /// The sink checklist: one `static_assert` per member this policy requires.
+  template <class S>
+  static constexpr auto check_sink() -> bool {
+    static_assert(detail::has_checkpoint<S>,
+                  "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
+                  "of the last batch it persisted, or std::nullopt; called on every connect to resume after it)");
+    static_assert(detail::has_handle_batch<S>,
+                  "replicant: sink_owned_batches: Sink must provide `result<lsn> handle_batch(std::span<const "
+                  "transaction>)` (persists the batch and its highest commit LSN atomically)");
+    return detail::check_sink_owned_progress<S>();
+  }
+
+  /// The behaviour: transactions are collected, then handed to `handle_batch` together; the batch
+  /// is durable when it returns the highest commit LSN.
+  template <class Sink>
+  class delivery : public detail::sink_owned_base<Sink> {
+   public:
+    /// One connection's delivery, with the policy's settings.
+    explicit delivery(sink_owned_batches& settings) noexcept : settings_(settings) {}
+
+    /// Adds @p t to the batch; hands the batch over when it is full.
+    auto deliver(checkpoint_context<Sink>& ctx, transaction&& t) -> result<void> {
+      if (batch_.empty()) due_ = std::chrono::steady_clock::now() + settings_.max_delay;
+      bytes_ += t.byte_size();
+      batch_.push_back(std::move(t));
+      // Half the resident budget, in bytes held or in WAL spanned: the pipeline can go on reading
+      // while the sink works, and pacing never has to wait for the timer.
+      const auto cap = ctx.budget() / 2;
+      const auto span = static_cast<std::size_t>(distance(batch_.front().commit_lsn(), batch_.back().end_lsn()));
+      if (batch_.size() >= settings_.max_transactions || bytes_ >= cap || span >= cap) {
+        return hand_over(ctx, telemetry::kind::batch_full);
+      }
+      REPLICANT_FAULT_POINT("mid_batch");
+      return {};
+    }
+    /// Hands the batch over once its first transaction has waited `max_delay`.
+    auto tick(checkpoint_context<Sink>& ctx, std::chrono::steady_clock::time_point now) -> result<void> {
+      if (due_ && now >= *due_) return hand_over(ctx, telemetry::kind::batch_timer);
+      return {};
+    }
+    /// Hands the batch over now.
+    auto flush(checkpoint_context<Sink>& ctx) -> result<void> { return hand_over(ctx, telemetry::kind::batch_drain); }
+    /// Whether a batch is being collected.
+    [[nodiscard]] auto holding() const noexcept -> bool { return !batch_.empty(); }
+    /// When the batch being collected is handed over at the latest.
+    [[nodiscard]] auto due() const noexcept -> std::optional<std::chrono::steady_clock::time_point> { return due_; }
+    /// Bytes the batch holds.
+    [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return bytes_; }
+
+   private:
+    auto hand_over(checkpoint_context<Sink>& ctx, telemetry::kind why) -> result<void> {
+      due_.reset();
+      if (batch_.empty()) return {};
+      REPLICANT_FAULT_POINT("before_sink");
+      const auto started = std::chrono::steady_clock::now();
+      auto stored = ctx.call_sink([&] { return ctx.sink().handle_batch(std::span<const transaction>{batch_}); });
+      const auto took = std::chrono::steady_clock::now() - started;
+      const lsn last = batch_.back().commit_lsn();
+      if (!stored || *stored != last) {
+        return ctx.sink_failed(batch_.front().commit_lsn(), took,
+                               stored ? make_error_code(errc::sink_failed) : stored.error());
+      }
+      REPLICANT_FAULT_POINT("after_sink");
+      std::size_t changes = 0;
+      for (const auto& t : batch_) changes += t.change_count();
+      ctx.template emit<telemetry::events::sink_batch_committed>(
+          telemetry::keys::duration = took, telemetry::keys::commit_lsn = last, telemetry::keys::change_count = changes,
+          telemetry::keys::kind = why);
+      ctx.persisted(last, batch_.back().end_lsn());
+      for (auto& t : batch_) ctx.release(std::move(t));
+      batch_.clear();
+      bytes_ = 0;
+      return {};
+    }
+
+    sink_owned_batches& settings_;
+    std::vector<transaction> batch_;
+    std::size_t bytes_ = 0;
+    std::optional<std::chrono::steady_clock::time_point> due_;
+  };
 };
 
 }  // namespace replicant

@@ -97,14 +97,11 @@ inline auto error_class_of(std::error_code ec) noexcept -> errc {
   return ec.category() == replicant::error_category() ? static_cast<errc>(ec.value()) : errc::io_failed;
 }
 
-// Whether a checkpoint policy's own settings are usable.
+// Whether a checkpoint policy's own settings are usable (a policy without settings to check is).
 template <class P>
 auto valid_policy(const P& p) noexcept -> bool {
-  if constexpr (std::same_as<P, sink_owned_batches>) {
-    return p.max_transactions > 0 && p.max_delay.count() > 0;
-  } else if constexpr (is_lib_owned<P>) {
-    return p.retry_backoff.count() >= 0 &&
-           (!p.batch || (p.batch->max_transactions > 0 && p.batch->max_delay.count() > 0));
+  if constexpr (checks_settings<P>) {
+    return p.valid();
   } else {
     return true;
   }
@@ -150,8 +147,59 @@ inline constexpr auto store_stop_grace = std::chrono::seconds(1);
 
 }  // namespace detail
 
+// One connection: what its two threads share, and the engine's side of the checkpoint policy's
+// delivery (detail::delivery_services), which the policy reaches through its checkpoint_context.
 template <class D, class C, class S, class Sink>
-struct pipeline<D, C, S, Sink>::session : detail::pipeline_session {};
+struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail::delivery_services {
+  using delivery_type = detail::delivery_of<C, Sink>;
+
+  explicit session(pipeline& owner) : p(owner), delivery(owner.policy_) {}
+
+  pipeline& p;
+  delivery_type delivery;                // the checkpoint policy's behaviour for this connection
+  assembler* assembled = nullptr;        // the applier's, while it runs
+  std::optional<halt> failed;            // why this session halts, once decided
+  std::error_code spill_failed;          // a spilled transaction could not be read back
+  bool advanced = false;                 // the durable position moved since the last wake
+
+  [[nodiscard]] auto context() noexcept -> checkpoint_context<Sink> { return {*this, p.sink_}; }
+
+  // Moves the durable position to @p to: never past an outstanding PREPARE, or the server would
+  // then send only its COMMIT PREPARED.
+  auto advance(lsn to) -> void {
+    if (assembled != nullptr) {
+      if (const auto prepared = assembled->oldest_prepare_lsn()) to = std::min(to, *prepared);
+    }
+    if (to.value() > p.durable_.load()) {
+      p.durable_.store(to.value());
+      advanced = true;  // the connection thread is woken once per batch of frames, not per transaction
+    }
+  }
+
+  auto persisted(lsn commit, lsn end) -> void override {
+    if (!p.checkpoint_ || *p.checkpoint_ < commit) p.checkpoint_ = commit;
+    advance(end);
+    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
+  }
+  auto release(transaction&& t) noexcept -> void override {
+    if (assembled != nullptr) assembled->recycle(std::move(t));
+  }
+  auto halt_with(halt h) -> void override {
+    if (!failed) failed = std::move(h);
+  }
+  [[nodiscard]] auto halted() const noexcept -> bool override { return failed.has_value() || p.halt_.has_value(); }
+  auto keep_exception(std::exception_ptr e) noexcept -> void override { p.sink_exception_ = std::move(e); }
+  auto spill_unreadable(std::error_code ec) noexcept -> void override { spill_failed = ec; }
+  [[nodiscard]] auto spill_failure() const noexcept -> std::error_code override { return spill_failed; }
+  auto sleep(std::chrono::milliseconds d) noexcept -> void override { p.sleep_interruptible(d); }
+  [[nodiscard]] auto stopping() const noexcept -> bool override { return p.stopping_.load(); }
+  auto writing(bool on) noexcept -> void override {
+    p.store_write_since_.store(on ? std::chrono::steady_clock::now().time_since_epoch().count() : 0);
+  }
+  [[nodiscard]] auto slot() const noexcept -> const slot_name& override { return *p.slot_name_; }
+  [[nodiscard]] auto budget() const noexcept -> std::size_t override { return p.options_.max_inflight_bytes; }
+  [[nodiscard]] auto events() const noexcept -> telemetry::dispatcher* override { return p.events_; }
+};
 
 template <class D, class C, class S, class Sink>
 pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, options_type options,
@@ -183,10 +231,8 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
   // A checkpoint store that hangs would otherwise keep the applier, and run(), until its timeout.
   // A checkpoint write in progress is left to finish (it makes the last delivery durable, so that
   // a clean stop repeats nothing); the connection thread ends it after store_stop_grace.
-  if constexpr (detail::is_lib_owned<C>) {
-    if constexpr (interruptible_store<decltype(policy_.store)>) {
-      if (store_write_since_.load() == 0) policy_.store.interrupt();
-    }
+  if constexpr (detail::interruptible_policy<C>) {
+    if (store_write_since_.load() == 0) policy_.interrupt();
   }
 }
 
@@ -194,13 +240,11 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
 // store that hangs cannot hold the stop for its whole timeout.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
-  if constexpr (detail::is_lib_owned<C>) {
-    if constexpr (interruptible_store<decltype(policy_.store)>) {
-      const auto since = store_write_since_.load();
-      const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-      if (since != 0 && std::chrono::steady_clock::duration{now - since} > detail::store_stop_grace) {
-        policy_.store.interrupt();
-      }
+  if constexpr (detail::interruptible_policy<C>) {
+    const auto since = store_write_since_.load();
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (since != 0 && std::chrono::steady_clock::duration{now - since} > detail::store_stop_grace) {
+      policy_.interrupt();
     }
   }
 }
@@ -298,7 +342,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
   // change made in the meantime as the new normal (only a new run() does).
   std::optional<detail::publication_definitions> publications;
   while (!stopping_.load()) {
-    session s;
+    session s{*this};
     s.publications = publications;
     auto stream = connect(s);
     publications = s.publications;
@@ -360,57 +404,24 @@ auto pipeline<D, C, S, Sink>::call_sink(Call call) -> decltype(call()) {
   }
 }
 
-// Runs one store operation, retrying transient faults within the policy's budget. On failure it
-// has set halt_, unless stop() interrupted the retries.
+// The checkpoint to resume after, as the checkpoint policy decides (the sink's, a store's). On
+// failure the session has halted, unless stop() interrupted a store retry.
 template <class D, class C, class S, class Sink>
-template <class Op>
-auto pipeline<D, C, S, Sink>::with_store_retries(Op op) -> decltype(op()) {
-  const auto started = std::chrono::steady_clock::now();
-  for (std::uint32_t attempt = 0;; ++attempt) {
-    auto r = op();
-    if (r || stopping_.load()) return r;
-    const auto error_class = detail::error_class_of(r.error());
-    if (is_permanent_store_fault(r.error()) || attempt >= policy_.max_retries) {
-      emit<telemetry::events::checkpoint_store_failed>(
-          telemetry::keys::duration = std::chrono::steady_clock::now() - started,
-          telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = halt_reason::checkpoint_store_failed,
-          telemetry::keys::error_class = error_class);
-      halt h = detail::to_halt(halt_reason::checkpoint_store_failed, r.error());
-      h.attempts = attempt + 1;
-      if constexpr (detail::reports_sqlstate<decltype(policy_.store)>) {
-        if (const std::string_view state{policy_.store.last_sqlstate()}; !state.empty())
-          h.sqlstate = std::string{state};
-      }
-      halt_with(std::move(h));
-      return r;
-    }
-    emit<telemetry::events::checkpoint_store_retrying>(
-        telemetry::keys::slot_name = *slot_name_, telemetry::keys::attempt = attempt + 1,
-        telemetry::keys::max_retries = policy_.max_retries, telemetry::keys::error_class = error_class);
-    sleep_interruptible(policy_.retry_backoff);
-  }
+auto pipeline<D, C, S, Sink>::read_checkpoint(session& s) -> result<std::optional<lsn>> {
+  auto ctx = s.context();
+  auto resumed = s.delivery.resume(ctx);
+  // A policy that failed without deciding a halt: a sink or store fault all the same, unless stop()
+  // interrupted it.
+  if (!resumed && !s.failed && !stopping_.load()) s.failed = detail::to_halt(halt_reason::sink_failed, resumed.error());
+  return resumed;
 }
 
-// The checkpoint to resume after: the sink's, or the store's under a library-owned checkpoint.
-// On failure halt_ is set, unless stop() interrupted a store retry.
+// Moves a halt the session's delivery decided during the connect chain to the pipeline's; true
+// when there was one.
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::read_checkpoint() -> result<std::optional<lsn>> {
-  if constexpr (detail::is_lib_owned<C>) {
-    auto read = with_store_retries([&] { return policy_.store.read(*slot_name_); });
-    if (read) {
-      if (*read) {
-        emit<telemetry::events::checkpoint_store_read>(telemetry::keys::slot_name = *slot_name_,
-                                                       telemetry::keys::commit_lsn = **read);
-      } else {
-        emit<telemetry::events::checkpoint_store_read>(telemetry::keys::slot_name = *slot_name_);
-      }
-    }
-    return read;
-  } else {
-    auto read = call_sink([&] { return sink_.checkpoint(); });
-    if (!read) halt_with(detail::to_halt(halt_reason::sink_failed, read.error()));
-    return read;
-  }
+auto pipeline<D, C, S, Sink>::adopt_halt(session& s) -> bool {
+  if (s.failed) halt_with(std::move(*std::exchange(s.failed, std::nullopt)));
+  return halt_.has_value();
 }
 
 // Whether every requested publication exists, asked on @p conn (a walsender or an ordinary session).
@@ -507,7 +518,7 @@ auto pipeline<D, C, S, Sink>::publications_still_exist() -> bool {
 // hands it the consistent point, and makes that the checkpoint. False on failure (halt_ is set,
 // unless stop() interrupted it, which leaves the snapshot incomplete for the next start to report).
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -> bool {
+auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot& exported) -> bool {
   if constexpr (detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>) {
     const auto started = std::chrono::steady_clock::now();
     emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
@@ -550,9 +561,13 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
     }
     auto completed = call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
     if (!completed) return failed(halt_reason::sink_failed, completed.error());
-    if constexpr (detail::is_lib_owned<C>) {
-      auto written = with_store_retries([&] { return policy_.store.write(*slot_name_, summary->consistent_point); });
-      if (!written) return false;
+    {
+      auto ctx = s.context();
+      auto taken = s.delivery.snapshot_taken(ctx, summary->consistent_point);
+      if (!taken) {
+        adopt_halt(s);
+        return false;
+      }
     }
     REPLICANT_FAULT_POINT("snapshot_handoff");
     checkpoint_ = summary->consistent_point;
@@ -562,6 +577,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(const exported_snapshot& exported) -
                                                 telemetry::keys::change_count = summary->rows);
     return true;
   } else {
+    static_cast<void>(s);
     static_cast<void>(exported);
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
     return false;
@@ -726,8 +742,8 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   }
 
   // The checkpoint (the sink's or the store's), then the start-mode guard.
-  auto checkpoint = read_checkpoint();
-  if (!checkpoint) return fail(halt_ ? errc::halted : errc::cancelled);
+  auto checkpoint = read_checkpoint(s);
+  if (!checkpoint) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
   checkpoint_ = *checkpoint;
   // Every checkpoint is a position this server's WAL has passed (a commit, or a snapshot's
   // consistent point), so one past its end comes from another history: a store shared between
@@ -796,7 +812,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
       if (take_snapshot) {
         // Nothing may run on this connection before the snapshot is read: it would end the export.
         const exported_snapshot exported{std::string{created->get(0, 2)}, s.origin.value_or(lsn{})};
-        if (!read_snapshot(exported)) return fail(halt_ ? errc::halted : errc::cancelled);
+        if (!read_snapshot(s, exported)) return fail(halt_ ? errc::halted : errc::cancelled);
       }
     }
   }
@@ -881,87 +897,57 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   return started;
 }
 
-// The applier side of a session: decodes and delivers; the connection thread runs beside it.
+// The applier side of a session: decodes, and delivers through the checkpoint policy's delivery;
+// the connection thread runs beside it.
 template <class D, class C, class S, class Sink>
 struct pipeline<D, C, S, Sink>::applier {
-  using clock = std::chrono::steady_clock;
-  static constexpr bool batches = std::same_as<C, sink_owned_batches>;
-  static constexpr bool lib_owned = detail::is_lib_owned<C>;
-
-  // Library-owned checkpoint: delivered transactions whose checkpoint the store has not written.
-  struct unwritten_checkpoint {
-    lsn first_commit;
-    lsn commit;
-    lsn end;
-    std::size_t transactions = 0;
-  };
+  applier(pipeline& owner, session& ses, assembler&& assembled)
+      : p(owner), s(ses), asm_(std::move(assembled)), ctx(ses.context()), failed(ses.failed) {
+    s.assembled = &asm_;
+  }
+  applier(const applier&) = delete;
+  auto operator=(const applier&) -> applier& = delete;
+  ~applier() { s.assembled = nullptr; }
 
   pipeline& p;
   session& s;
   assembler asm_;
-  std::optional<halt> failed{};
-  std::vector<transaction> batch{};  // sink_owned_batches: collected, not yet delivered
-  std::size_t batch_bytes = 0;
-  std::optional<unwritten_checkpoint> unwritten{};
-  std::optional<clock::time_point> due{};  // when what is held must be flushed at the latest
-  std::error_code spill_failed{};          // a spilled transaction could not be read back
-  bool advanced = false;                   // the durable position moved since the last wake
-  std::optional<lsn> last_commit{};        // of the transaction delivered last in this session
-  bool store_given_up = false;             // a store write failed while stopping: none is tried again
+  checkpoint_context<Sink> ctx;
+  std::optional<halt>& failed;       // the session's halt, once decided
+  std::optional<lsn> last_commit{};  // of the transaction delivered last in this session
 
-  auto advance(lsn to) -> void {
-    // Never past an outstanding PREPARE: the server would then send only its COMMIT PREPARED.
-    if (const auto prepared = asm_.oldest_prepare_lsn()) to = std::min(to, *prepared);
-    if (to.value() > p.durable_.load()) {
-      p.durable_.store(to.value());
-      advanced = true;  // the connection thread is woken once per batch of frames, not per transaction
-    }
-  }
+  auto advance(lsn to) -> void { s.advance(to); }
 
-  auto stop_with(halt h) -> result<void> {
-    failed = std::move(h);
-    return fail(errc::halted);
-  }
+  auto stop_with(halt h) -> result<void> { return ctx.halt_with(std::move(h)); }
 
   // Whether delivered or collected transactions wait for their checkpoint.
-  [[nodiscard]] auto holding() const noexcept -> bool { return !batch.empty() || unwritten.has_value(); }
+  [[nodiscard]] auto holding() const noexcept -> bool { return s.delivery.holding(); }
 
-  // Bytes held besides the assembler's: the collected batch.
-  [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return asm_.resident_bytes() + batch_bytes; }
+  // Bytes held: the transactions being assembled, and what the delivery holds.
+  [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t {
+    return asm_.resident_bytes() + s.delivery.resident_bytes();
+  }
 
-  auto sink_failed(lsn at, clock::duration took, std::error_code cause) -> result<void> {
-    if (spill_failed) {
-      halt h = detail::to_halt(halt_reason::spill_io_failed, spill_failed);
-      h.at = at;
-      return stop_with(std::move(h));
+  // When what the delivery holds must be handed over at the latest.
+  [[nodiscard]] auto due() const noexcept -> std::optional<std::chrono::steady_clock::time_point> {
+    return s.delivery.due();
+  }
+
+  // Hands over what the delivery holds (before a message, a schema change, a chunk; at a stop).
+  auto flush() -> result<void> { return checked(s.delivery.flush(ctx)); }
+
+  // Lets time pass for the delivery (a batch's timer).
+  auto tick(std::chrono::steady_clock::time_point now) -> result<void> { return checked(s.delivery.tick(ctx, now)); }
+
+  // A delivery that failed without deciding a halt (a user's policy may) halts as a sink failure,
+  // unless stop() interrupted it: nothing past it is acknowledged either way.
+  auto checked(result<void> r) -> result<void> {
+    if (!r && !failed && !ctx.stopping()) {
+      halt h = detail::to_halt(halt_reason::sink_failed, r.error());
+      h.at = last_commit;
+      failed = std::move(h);
     }
-    p.template emit<telemetry::events::sink_failed>(telemetry::keys::duration = took, telemetry::keys::commit_lsn = at,
-                                                    telemetry::keys::reason = halt_reason::sink_failed,
-                                                    telemetry::keys::error_class = errc::sink_failed);
-    halt h = detail::to_halt(halt_reason::sink_failed, cause);
-    h.at = at;
-    return stop_with(std::move(h));
-  }
-
-  // The transaction is durable (the sink's or the store's checkpoint covers it).
-  auto persisted(lsn commit, lsn end) -> void {
-    p.checkpoint_ = commit;
-    advance(end);
-    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
-  }
-
-  // As pipeline::call_sink; a spilled transaction that cannot be read back is our fault, not the
-  // sink's, and is remembered as such.
-  template <class Call>
-  auto call_sink(Call call) -> decltype(call()) {
-    return p.call_sink([&]() -> decltype(call()) {
-      try {
-        return call();
-      } catch (const spill_error& e) {
-        spill_failed = e.code();
-        return fail(errc::sink_failed);
-      }
-    });
+    return r;
   }
 
   auto operator()(transaction&& t) -> result<void> {
@@ -988,142 +974,7 @@ struct pipeline<D, C, S, Sink>::applier {
     p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
                                                               telemetry::keys::change_count = t.change_count(),
                                                               telemetry::keys::byte_size = bytes);
-    if constexpr (batches) {
-      return collect(std::move(t));
-    } else {
-      return deliver(std::move(t));
-    }
-  }
-
-  // One transaction to handle_transaction; the checkpoint is the sink's, or written to the store.
-  auto deliver(transaction&& t) -> result<void> {
-    if constexpr (batches) {
-      static_cast<void>(t);
-      return {};
-    } else {
-      REPLICANT_FAULT_POINT("before_sink");
-      const auto started = clock::now();
-      auto stored = call_sink([&]() -> result<void> {
-        if constexpr (detail::has_handle_transaction<Sink>) {
-          auto r = p.sink_.handle_transaction(std::as_const(t));
-          if (!r) return unexpected(r.error());
-          if (*r != t.commit_lsn()) return fail(errc::sink_failed);  // it persisted something else
-          return {};
-        } else {
-          return p.sink_.handle_transaction(std::as_const(t));
-        }
-      });
-      const auto took = clock::now() - started;
-      if (!stored) return sink_failed(t.commit_lsn(), took, stored.error());
-      REPLICANT_FAULT_POINT("after_sink");
-      p.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
-                                                         telemetry::keys::commit_lsn = t.commit_lsn());
-      const lsn commit = t.commit_lsn();
-      const lsn end = t.end_lsn();
-      asm_.recycle(std::move(t));
-      if constexpr (lib_owned) {
-        if (!unwritten) {
-          unwritten = unwritten_checkpoint{commit, commit, end, 0};
-          if (p.policy_.batch) due = clock::now() + p.policy_.batch->max_delay;
-        }
-        unwritten->commit = commit;
-        unwritten->end = end;
-        ++unwritten->transactions;
-        if (!p.policy_.batch || unwritten->transactions >= p.policy_.batch->max_transactions) {
-          return flush(telemetry::kind::batch_full);
-        }
-      } else {
-        persisted(commit, end);
-      }
-      return {};
-    }
-  }
-
-  // sink_owned_batches: adds a transaction to the batch, handing the batch over when it is full.
-  auto collect(transaction&& t) -> result<void> {
-    if constexpr (!batches) {
-      static_cast<void>(t);
-      return {};
-    } else {
-      if (batch.empty()) due = clock::now() + p.policy_.max_delay;
-      batch_bytes += t.byte_size();
-      batch.push_back(std::move(t));
-      // Half the resident budget, in bytes held or in WAL spanned: the connection thread can go on
-      // reading while the sink works, and pacing never has to wait for the timer.
-      const auto cap = p.options_.max_inflight_bytes / 2;
-      const auto span = static_cast<std::size_t>(distance(batch.front().commit_lsn(), batch.back().end_lsn()));
-      if (batch.size() >= p.policy_.max_transactions || batch_bytes >= cap || span >= cap) {
-        return flush(telemetry::kind::batch_full);
-      }
-      REPLICANT_FAULT_POINT("mid_batch");
-      return {};
-    }
-  }
-
-  // Hands over what is held: the batch to handle_batch, or the unwritten checkpoint to the store.
-  auto flush(telemetry::kind why) -> result<void> {
-    due.reset();
-    if constexpr (batches) {
-      if (batch.empty()) return {};
-      REPLICANT_FAULT_POINT("before_sink");
-      const auto started = clock::now();
-      auto stored = call_sink([&] { return p.sink_.handle_batch(std::span<const transaction>{batch}); });
-      const auto took = clock::now() - started;
-      const lsn last = batch.back().commit_lsn();
-      if (!stored || *stored != last) {
-        return sink_failed(batch.front().commit_lsn(), took,
-                           stored ? make_error_code(errc::sink_failed) : stored.error());
-      }
-      REPLICANT_FAULT_POINT("after_sink");
-      std::size_t changes = 0;
-      for (const auto& t : batch) changes += t.change_count();
-      p.template emit<telemetry::events::sink_batch_committed>(
-          telemetry::keys::duration = took, telemetry::keys::commit_lsn = last, telemetry::keys::change_count = changes,
-          telemetry::keys::kind = why);
-      persisted(last, batch.back().end_lsn());
-      for (auto& t : batch) asm_.recycle(std::move(t));
-      batch.clear();
-      batch_bytes = 0;
-      return {};
-    } else if constexpr (lib_owned) {
-      if (!unwritten || store_given_up) return {};
-      const auto w = *unwritten;
-      p.store_write_since_.store(std::chrono::steady_clock::now().time_since_epoch().count());
-      auto written = p.with_store_retries([&] { return p.policy_.store.write(*p.slot_name_, w.commit); });
-      p.store_write_since_.store(0);
-      if (!written) {
-        // Nothing past the last written checkpoint is acknowledged; it is delivered again later.
-        if (!p.halt_) {
-          // stop() interrupted the store: the session is ending anyway, and the final flushes of a
-          // stop must not wait for that store again.
-          store_given_up = true;
-          return {};
-        }
-        failed = std::exchange(p.halt_, std::nullopt);
-        return fail(errc::halted);
-      }
-      REPLICANT_FAULT_POINT("after_checkpoint_write");
-      unwritten.reset();
-      p.template emit<telemetry::events::checkpoint_store_written>(telemetry::keys::slot_name = *p.slot_name_,
-                                                                   telemetry::keys::commit_lsn = w.commit);
-      if (p.policy_.batch) {
-        p.template emit<telemetry::events::checkpoint_store_batch_flushed>(
-            telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::commit_lsn = w.commit,
-            telemetry::keys::change_count = w.transactions,
-            telemetry::keys::byte_size = static_cast<std::uint64_t>(distance(w.first_commit, w.end)));
-      }
-      persisted(w.commit, w.end);
-      return {};
-    } else {
-      static_cast<void>(why);
-      return {};
-    }
-  }
-
-  // Flushes what is held when its delay is up.
-  auto tick(clock::time_point now) -> result<void> {
-    if (due && now >= *due) return flush(telemetry::kind::batch_timer);
-    return {};
+    return checked(s.delivery.deliver(ctx, std::move(t)));
   }
 
   auto operator()(const logical_message& m) -> result<void> {
@@ -1133,8 +984,8 @@ struct pipeline<D, C, S, Sink>::applier {
     if constexpr (detail::has_handle_message<Sink>) {
       if (!p.options_.messages) return {};
       // The sink sees events in commit order: what is held goes first.
-      if (auto r = flush(telemetry::kind::batch_drain); !r) return r;
-      auto handled = call_sink([&] { return p.sink_.handle_message(m, message_context{m.message_lsn}); });
+      if (auto r = flush(); !r) return r;
+      auto handled = ctx.call_sink([&] { return p.sink_.handle_message(m, message_context{m.message_lsn}); });
       if (!handled) {
         halt h = detail::to_halt(halt_reason::sink_failed, handled.error());
         h.at = m.message_lsn;
@@ -1154,7 +1005,7 @@ struct pipeline<D, C, S, Sink>::applier {
       return {};
     }
     // Whatever committed before the change is delivered before the sink hears of it.
-    if (auto r = flush(telemetry::kind::batch_drain); !r) return r;
+    if (auto r = flush(); !r) return r;
     auto refuse = [&](halt_reason why, std::error_code cause) {
       p.template emit<telemetry::events::schema_change_halted>(telemetry::keys::table = table,
                                                                telemetry::keys::kind = telemetry::kind::destructive,
@@ -1164,7 +1015,7 @@ struct pipeline<D, C, S, Sink>::applier {
       return stop_with(std::move(h));
     };
     if constexpr (detail::has_handle_schema_change<Sink>) {
-      auto verdict = call_sink([&] { return p.sink_.handle_schema_change(c); });
+      auto verdict = ctx.call_sink([&] { return p.sink_.handle_schema_change(c); });
       if (!verdict) return refuse(halt_reason::schema_change_rejected, verdict.error());
       return {};
     } else {
@@ -1180,7 +1031,7 @@ struct pipeline<D, C, S, Sink>::applier {
   }
   auto operator()(const prepared_event& e) -> result<void> {
     if constexpr (detail::has_handle_prepare<Sink>) {
-      auto seen = call_sink([&] { return p.sink_.handle_prepare(e); });
+      auto seen = ctx.call_sink([&] { return p.sink_.handle_prepare(e); });
       if (!seen) {
         halt h = detail::to_halt(halt_reason::sink_failed, seen.error());
         h.at = e.prepare_lsn;
@@ -1208,12 +1059,16 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
-  if constexpr (std::same_as<S, disk_spill>) {
-    detail::spill_settings spill{
-        spill_.directory(), "replicant-" + options_.slot + "-", options_.max_inflight_bytes / 4,
-        spill_.max_spill_bytes != 0 ? spill_.max_spill_bytes : std::uint64_t{16} * options_.max_inflight_bytes};
-    detail::sweep_spill_files(spill.dir, spill.prefix);  // left by a process of this slot that died
-    a.asm_.enable_spill(std::move(spill));
+  {
+    // The spill policy readies its storage for this session (a failure halts at once, before any
+    // frame is applied), then says whether and when the assembler spills, into parts it makes.
+    const spill_context spill_ctx{options_.slot, options_.max_inflight_bytes};
+    if (auto ready = spill_.prepare(spill_ctx); !ready) {
+      a.failed = detail::to_halt(halt_reason::spill_io_failed, ready.error());
+      s.end_requested.store(true);
+    } else if (const std::optional<spill_limits> limits = std::as_const(spill_).limits(spill_ctx)) {
+      a.asm_.enable_spill(*limits, [this, spill_ctx] { return spill_.open(spill_ctx); });
+    }
   }
   detail::drain_eventfd(wake_fd_);
   start_backfill();  // the incremental snapshot's reader, when this session has one
@@ -1241,8 +1096,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     s.resident.store(a.resident_bytes());
     s.applied.store((applied << 1U) | (idle ? 1U : 0U));
     const auto now = std::chrono::steady_clock::now();
-    if ((a.advanced || idle) && (batch_done || now - last_wake >= std::chrono::milliseconds(5))) {
-      a.advanced = false;
+    if ((s.advanced || idle) && (batch_done || now - last_wake >= std::chrono::milliseconds(5))) {
+      s.advanced = false;
       last_wake = now;
       wake();
     }
@@ -1328,12 +1183,12 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
     if (!a.failed && a.asm_.open_streams() > options_.max_concurrent_txns) {
       a.failed = detail::to_halt(halt_reason::transaction_too_large);
     }
-    if constexpr (std::same_as<S, no_spill>) {
-      // What is held cannot shrink before it commits, and no more can be read: held for good.
-      if (!a.failed && (a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes ||
-                        a.asm_.resident_bytes() >= options_.max_inflight_bytes)) {
-        a.failed = detail::to_halt(halt_reason::transaction_too_large);
-      }
+    // What is held cannot shrink before it commits, and no more can be read: held for good. Whatever
+    // the spill policy: one that spills has already brought what is held under its threshold, so
+    // only what it could not move (or a policy that never spills) gets here.
+    if (!a.failed && (a.asm_.largest_open_transaction_bytes() > options_.max_inflight_bytes ||
+                      a.asm_.resident_bytes() >= options_.max_inflight_bytes)) {
+      a.failed = detail::to_halt(halt_reason::transaction_too_large);
     }
     if (!a.failed && !a.asm_.idle()) REPLICANT_FAULT_POINT("mid_transaction");
   };
@@ -1343,7 +1198,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   // for a whole batch of received frames to be applied.
   const auto honour_stop = [&] {
     if (stopping_.load() && !s.end_requested.load()) {
-      if (!a.failed) static_cast<void>(a.flush(telemetry::kind::batch_drain));
+      if (!a.failed) static_cast<void>(a.flush());
       end_session();
     }
   };
@@ -1351,16 +1206,16 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   for (;;) {
     honour_stop();
     auto wait = std::chrono::milliseconds(100);
-    if (a.due) {
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*a.due - std::chrono::steady_clock::now()),
+    if (const auto due = a.due()) {
+      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*due - std::chrono::steady_clock::now()),
                         std::chrono::milliseconds(0), wait);
     }
     batch.clear();
     const bool got = s.queue.pop_all(wait, batch);
     bool flushed = false;
-    if (a.due && !a.failed && !s.end_requested.load()) {
+    if (a.due() && !a.failed && !s.end_requested.load()) {
       static_cast<void>(a.tick(std::chrono::steady_clock::now()));
-      flushed = !a.holding();
+      flushed = true;  // what the tick made durable (or idle) is reported at once
       if (a.failed) end_session();
     }
     // The incremental snapshot's reader stopped by itself: a halt, or a new session to resume.
@@ -1436,7 +1291,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   end_backfill();
   // The connection ended by itself (a restart, a lost connection): what is held is complete and
   // committed, so it is handed over now rather than received again.
-  if (!a.failed && a.holding()) static_cast<void>(a.flush(telemetry::kind::batch_drain));
+  if (!a.failed && a.holding()) static_cast<void>(a.flush());
 
   if (a.failed) {
     halt_with(std::move(*a.failed));

@@ -40,29 +40,28 @@ inline constexpr std::uint32_t backfill_contention_budget = 3;
 
 }  // namespace detail
 
-// The backfill's progress: the sink's, or the store's under a library-owned checkpoint. On failure
-// halt_ is set, unless stop() interrupted a store retry.
+// The backfill's progress, kept by the checkpoint policy's delivery (the sink's, or the store's).
+// On failure the session has halted, unless stop() interrupted a store retry.
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::read_progress() -> result<std::optional<std::string>> {
-  if constexpr (detail::keeps_progress<C>) {
-    return with_store_retries([&] { return policy_.store.read_progress(*slot_name_); });
-  } else if constexpr (!detail::is_lib_owned<C> && detail::has_snapshot_progress<Sink>) {
-    auto read = call_sink([&] { return sink_.snapshot_progress(); });
-    if (!read) halt_with(detail::to_halt(halt_reason::sink_failed, read.error()));
-    return read;
+auto pipeline<D, C, S, Sink>::read_progress(session& s) -> result<std::optional<std::string>> {
+  if constexpr (detail::supports_incremental_snapshot<Sink, C>) {
+    auto ctx = s.context();
+    return s.delivery.read_progress(ctx);
   } else {
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
     return fail(errc::halted);
   }
 }
 
-// Under a library-owned checkpoint, writes the progress to the store after the sink stored a chunk
-// (a crash in between reads that chunk again). The sink keeps its own otherwise.
+// After the sink stored a chunk: the delivery writes the progress where it keeps it (a store: a
+// crash in between reads that chunk again; the sink stored it with the chunk, and does nothing).
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::write_progress(std::string_view token) -> result<void> {
-  if constexpr (detail::keeps_progress<C>) {
-    return with_store_retries([&] { return policy_.store.write_progress(*slot_name_, token); });
+auto pipeline<D, C, S, Sink>::write_progress(session& s, std::string_view token) -> result<void> {
+  if constexpr (detail::supports_incremental_snapshot<Sink, C>) {
+    auto ctx = s.context();
+    return s.delivery.write_progress(ctx, token);
   } else {
+    static_cast<void>(s);
     static_cast<void>(token);
     return {};
   }
@@ -89,8 +88,8 @@ auto pipeline<D, C, S, Sink>::prepare_backfill(session& s) -> result<void> {
       halt_with(std::move(h));
       return fail(errc::halted);
     };
-    auto progress = read_progress();
-    if (!progress) return fail(halt_ ? errc::halted : errc::cancelled);
+    auto progress = read_progress(s);
+    if (!progress) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
     std::optional<detail::backfill_position> at;
     if (*progress) {
       auto decoded = detail::decode_position(**progress);
@@ -149,7 +148,7 @@ auto pipeline<D, C, S, Sink>::prepare_backfill(session& s) -> result<void> {
         auto stored = call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
         if (!stored) return halted(halt_reason::sink_failed, stored.error());
       }
-      if (auto written = write_progress(armed); !written) return fail(halt_ ? errc::halted : errc::cancelled);
+      if (auto written = write_progress(s, armed); !written) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
       at = first;
     } else {
       emit<telemetry::events::snapshot_resumed>(telemetry::keys::slot_name = *slot_name_,
@@ -282,7 +281,7 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::backfill_w
 
     // Whatever committed before the high watermark reaches the sink before the chunk: a held batch
     // could otherwise overwrite newer chunk rows with older values.
-    if (auto flushed = a.flush(telemetry::kind::batch_drain); !flushed) return flushed;
+    if (auto flushed = a.flush(); !flushed) return flushed;
     if (a.failed) return fail(errc::halted);
 
     std::vector<change> rows;
@@ -328,9 +327,8 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::backfill_w
       h.table = table;
       return a.stop_with(std::move(h));
     }
-    if (auto written = write_progress(token); !written) {
-      if (!halt_) return {};  // stop() interrupted the retries: the chunk is read again next time
-      a.failed = std::exchange(halt_, std::nullopt);
+    if (auto written = write_progress(a.s, token); !written) {
+      if (!a.failed) return {};  // stop() interrupted the retries: the chunk is read again next time
       return fail(errc::halted);
     }
     emit<telemetry::events::snapshot_chunk_completed>(telemetry::keys::table = table,

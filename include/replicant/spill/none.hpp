@@ -6,6 +6,13 @@
 /// @file
 /// replicant::no_spill: transactions are held in memory only.
 
+#include <replicant/error.hpp>
+#include <replicant/result.hpp>
+#include <replicant/spill/policy.hpp>
+
+#include <memory>
+#include <optional>
+
 namespace replicant {
 
 /**
@@ -13,8 +20,29 @@ namespace replicant {
  * the resident budget (`max_inflight_bytes`), or transactions in progress that fill it together,
  * halt the pipeline with `transaction_too_large` instead of growing without bound (or waiting for
  * ever). See @ref disk_spill for the alternative.
+ *
+ * An empty struct, kept by the pipeline as a `[[no_unique_address]]` member: it costs nothing.
+ *
+ * @par Example
+ * @code
+ * static_assert(replicant::spill_policy<replicant::no_spill>);
+ * @endcode
+ *
+ * @par Thread safety
+ * Stateless: safe.
  */
-struct no_spill {};
+struct no_spill {
+  /// Never spills: `std::nullopt`.
+  [[nodiscard]] auto limits(const spill_context& /*ctx*/) const noexcept -> std::optional<spill_limits> {
+    return std::nullopt;
+  }
+  /// Nothing to prepare. Never fails.
+  [[nodiscard]] auto prepare(const spill_context& /*ctx*/) noexcept -> result<void> { return {}; }
+  /// Never called, since limits() says it never spills; `errc::io_failed` if it were.
+  [[nodiscard]] auto open(const spill_context& /*ctx*/) -> result<std::unique_ptr<spill_part>> {
+    return fail(errc::io_failed);
+  }
+};
 
 }  // namespace replicant
 

@@ -18,6 +18,7 @@
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/concepts.hpp>
+#include <replicant/sink_for.hpp>
 #include <replicant/pg_type.hpp>
 
 #include <sys/stat.h>

@@ -14,6 +14,7 @@
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/concepts.hpp>
+#include <replicant/sink_for.hpp>
 #include <replicant/error.hpp>
 
 #include <span>

@@ -19,6 +19,7 @@
 #include <replicant/assembler.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/concepts.hpp>
+#include <replicant/sink_for.hpp>
 #include <replicant/pg_type.hpp>
 
 #include <fcntl.h>
