@@ -2,15 +2,17 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-pg-mirror: mirrors the published tables of a source PostgreSQL database into a target
-// database, each source transaction applied exactly once (checkpoint modes sink and batches) or at
-// least once (lib, lib-batched). How: docs/pg_mirror.md, or --help.
+// database, each source transaction applied exactly once (checkpoint modes sink, batches and
+// deferred) or at least once (lib, lib-batched). How: docs/pg_mirror.md, or --help.
 
 #include "../common/running_pipeline.hpp"
 #include "../common/program.hpp"
 #include "../common/stop_signal.hpp"
+#include "mirror_deferred_sink.hpp"
 #include "mirror_sink.hpp"
 #include "options.hpp"
 
+#include <replicant/checkpoint/deferred.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
@@ -47,10 +49,12 @@ using batch_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replican
 using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, lib_policy, replicant::no_spill, mirror_lib_sink>;
 using spilling_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                               replicant::disk_spill, mirror_sink>;
+using deferred_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint,
+                                              replicant::no_spill, mirror_deferred_sink>;
 
 // The stop signal's hook also stops the running pipeline, whichever type it has.
-constexpr auto stop_hook =
-    &replicant::examples::stop_running_pipelines<sink_pipeline, batch_pipeline, lib_pipeline, spilling_pipeline>;
+constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<sink_pipeline, batch_pipeline, lib_pipeline,
+                                                                        spilling_pipeline, deferred_pipeline>;
 
 // One line on stderr. Only fixed text, codes, SQLSTATEs, LSNs and counts ever reach it: no value,
 // name or connection string.
@@ -63,9 +67,10 @@ auto describe(std::error_code ec, const std::string& sqlstate) -> std::string {
 }
 
 // Runs a pipeline of type Pipeline, made with @p policies, until it is stopped or halts for good, and
-// prints the counts.
-template <class Pipeline, class Sink, class... Policies>
-auto stream(mirror_target& target, Sink& sink, const options& o, Policies... policies) -> int {
+// prints the counts. @p target is where the target's writes happen (a mirror_target, or the deferred
+// sink, whose worker writes): it tells what was done, and whether a failure is worth a retry.
+template <class Pipeline, class Target, class Sink, class... Policies>
+auto stream(const Target& target, Sink& sink, const options& o, Policies... policies) -> int {
   replicant::pipeline_options po;
   po.conninfo = o.source;
   po.slot = o.slot;
@@ -110,7 +115,7 @@ auto stream(mirror_target& target, Sink& sink, const options& o, Policies... pol
     break;
   }
 
-  const auto& c = target.counts();
+  const mirror_counts c = target.counts();
   say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.applied) +
       " transactions applied, " + std::to_string(c.skipped) + " skipped as already applied, " +
       std::to_string(c.changes) + " changes, " + std::to_string(c.unchanged_kept) + " unchanged TOAST columns kept, " +
@@ -141,6 +146,20 @@ auto run(const options& o) -> int {
       mirror_batch_sink sink{target};
       return stream<batch_pipeline>(
           target, sink, o, replicant::sink_owned_batches{.max_transactions = o.batch_size, .max_delay = o.batch_delay});
+    }
+    case checkpoint_mode::deferred: {
+      // The sink's worker writes on a connection of its own; `target` serves checkpoint() on the
+      // pipeline's thread.
+      mirror_deferred_sink sink{target, mirror_target{o.target, o.slot, stop_signal::fd()}, o.test_confirmations};
+      const int status = stream<deferred_pipeline>(
+          sink, sink, o,
+          replicant::deferred_checkpoint{
+              .max_unconfirmed = o.max_unconfirmed, .max_unconfirmed_bytes = 0, .confirm_timeout = o.confirm_timeout});
+      if (o.test_confirmations) {
+        say("test option --test-confirmations " + std::string{to_string(o.test_confirmations.what)} + ": " +
+            std::to_string(sink.hook_actions()) + " interventions");
+      }
+      return status;
     }
     case checkpoint_mode::lib:
     case checkpoint_mode::lib_batched: {

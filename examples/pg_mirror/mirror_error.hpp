@@ -26,6 +26,9 @@ enum class mirror_errc {
   row_missing,
   /// `COMMIT` on the target did not commit (the transaction had been rolled back).
   not_committed,
+  /// The test-only option `--test-confirmations fail:N` reported the transaction failed, on
+  /// purpose (its rows were committed all the same).
+  failure_injected,
 };
 
 namespace detail {
@@ -43,6 +46,7 @@ class mirror_category_impl final : public std::error_category {
       case mirror_errc::row_missing:
         return "an update left TOASTed columns unchanged, but the target has no such row (the target diverged)";
       case mirror_errc::not_committed: return "the target rolled the transaction back at COMMIT";
+      case mirror_errc::failure_injected: return "a failure reported on purpose by a test option";
     }
     return "unknown pg_mirror error";
   }

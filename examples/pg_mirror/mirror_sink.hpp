@@ -4,7 +4,7 @@
 #define REPLICANT_EXAMPLES_PG_MIRROR_MIRROR_SINK_HPP
 
 /// @file
-/// The mirror's three sinks, one per kind of checkpoint policy. Each wraps the same core,
+/// Three of the mirror's four sinks, one per kind of checkpoint policy. Each wraps the same core,
 /// mirror_target::apply(), in target transactions of its own shape:
 ///
 /// | sink | policy | one target transaction holds | guarantee |
@@ -12,6 +12,9 @@
 /// | mirror_sink | `sink_owned_checkpoint` | claim + one source transaction | exactly once |
 /// | mirror_batch_sink | `sink_owned_batches` | lock + a batch + checkpoint | exactly once |
 /// | mirror_lib_sink | `lib_owned_checkpoint<Store>` | one source transaction | at least once |
+/// | mirror_deferred_sink | `deferred_checkpoint` | claim + one source transaction, on a worker thread | exactly once |
+///
+/// The fourth, which needs a thread, is in mirror_deferred_sink.hpp.
 
 #include "mirror_target.hpp"
 

@@ -4,9 +4,10 @@
 #define REPLICANT_EXAMPLES_PG_MIRROR_MIRROR_TARGET_HPP
 
 /// @file
-/// mirror_target: the core the three sinks of mirror_sink.hpp share. It applies one source
-/// transaction inside an open target transaction, and offers the pieces each checkpoint mode wraps
-/// around it (the target transaction itself, the checkpoint row, failure classification).
+/// mirror_target: the core the sinks of mirror_sink.hpp share. It turns one source transaction into
+/// the statements that apply it (a transaction_plan, built without a connection) and runs them
+/// inside an open target transaction, and offers the pieces each checkpoint mode wraps around it
+/// (the target transaction itself, the checkpoint row, failure classification).
 
 #include "mirror_error.hpp"
 #include "statements.hpp"
@@ -26,6 +27,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace replicant::examples::pg_mirror {
 
@@ -60,13 +62,87 @@ struct mirror_counts {
 };
 
 /**
+ * One change of a source transaction, as the statements that apply it (see @ref transaction_plan).
+ *
+ * Most changes are one statement. An update that addresses its row by key is a statement whose
+ * follow-up depends on what the target answers (whether the row was there), so the plan holds the
+ * follow-up statements too, each built only when the decision can need it. A follow-up that could
+ * not be built keeps its error, which counts only if the follow-up is run: exactly as when the
+ * statements were built on the way.
+ *
+ * @par Thread safety
+ * A value type: it owns every value and name it carries.
+ */
+struct change_plan {
+  /// How the change is applied.
+  enum class shape : std::uint8_t {
+    /// `sql` is run: an insert, a delete, or an update that is an upsert. A row change.
+    row,
+    /// `sql` is run: one `TRUNCATE` of the tables truncated together. Not a row change.
+    truncate,
+    /// `update` is run (an update by key); `missing` says what follows when it finds no row.
+    update,
+  };
+  /// What an update by key does when it found no row.
+  enum class when_missing : std::uint8_t {
+    /// Every column was sent: `sql` (the upsert) makes the row what the change says.
+    upsert,
+    /// Columns were left unchanged and repeats are not expected: the target diverged
+    /// (`mirror_errc::row_missing`).
+    halt,
+    /// Columns were left unchanged, and repeats are expected: a row a later transaction deleted
+    /// or moved. Counted as superseded; nothing runs.
+    supersede,
+    /// A key change found no row to move, and repeats are expected: counted as superseded;
+    /// `delete_old` runs, then `update_new` (columns were left unchanged) or `sql` (the upsert).
+    move,
+  };
+
+  /// How the change is applied.
+  shape kind = shape::row;
+  /// The statement of a row change or a truncation; for an update, the upsert it may fall back on.
+  result<statement> sql;
+  /// An update's statement by key (none: there is nothing to set).
+  result<std::optional<statement>> update;
+  /// What an update that found no row does.
+  when_missing missing = when_missing::upsert;
+  /// `move`: deletes whatever holds the old key now.
+  result<statement> delete_old;
+  /// `move` with unchanged columns: the update of the row at the new key (none: nothing to set).
+  result<std::optional<statement>> update_new;
+  /// Columns left unchanged (unchanged TOAST), counted as kept when an update finds its row.
+  std::size_t unchanged = 0;
+};
+
+/**
+ * A source transaction as the statements that apply it, built by mirror_target::plan() and run by
+ * mirror_target::apply(const transaction_plan&) inside a target transaction.
+ *
+ * Building needs no connection, and the plan owns everything it holds (the SQL text and the values
+ * as text), so it outlives the transaction it came from: the deferred mode builds it while the
+ * pipeline's transaction is valid and runs it later on a worker thread. The other modes build and
+ * run it at once.
+ *
+ * @par Thread safety
+ * A value type.
+ */
+struct transaction_plan {
+  /// The source transaction's commit LSN: what the claim moves to, and what the applied log records.
+  lsn commit;
+  /// Its changes in order, consecutive truncations merged into one.
+  std::vector<change_plan> changes;
+};
+
+/**
  * The target database as the mirror's sinks use it: one connection, the bookkeeping tables, and
  * the code that applies a source transaction's changes.
  *
  * **The core.** apply() runs inside a target transaction that transact() opened: every change of
  * the source transaction (upsert by key, update or delete by key, truncate), then one row in
  * `replicant_mirror_applied` with its commit LSN. That row exists so that the tests can count
- * effects: a source transaction applied twice shows up as two rows. What surrounds apply() is the
+ * effects: a source transaction applied twice shows up as two rows. apply() is two steps, which the
+ * deferred mode runs on two threads: plan() builds the statements from the transaction (no
+ * connection, nothing shared), and apply() of the plan runs them. What surrounds apply() is the
  * checkpoint mode's business (see mirror_sink.hpp): a claim of the checkpoint row per transaction,
  * one checkpoint update per batch, or nothing, when the library keeps the checkpoint elsewhere.
  *
@@ -218,26 +294,55 @@ class mirror_target {
     return r ? result<void>{} : unexpected(r.error());
   }
 
-  /// Inside transact(): the core. Applies every change of @p t and logs its commit LSN in
-  /// `replicant_mirror_applied` (see the class comment).
-  [[nodiscard]] auto apply(const transaction& t) -> result<void> {
+  /**
+   * The statements that apply @p t (see @ref transaction_plan), built without a connection.
+   * Consecutive truncations become one `TRUNCATE`. Reads nothing but the settings, so any thread
+   * may call it.
+   * @return the plan, or the error of a statement that cannot be built (a @ref mirror_errc or an
+   *         identifier error; value-free). @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto plan(const transaction& t) const -> result<transaction_plan> {
+    transaction_plan p;
+    p.commit = t.commit_lsn();
     truncate_batch truncates;
+    const auto flush = [&] {
+      if (truncates.empty()) return;
+      change_plan step;
+      step.kind = change_plan::shape::truncate;
+      step.sql = truncates.take();
+      p.changes.push_back(std::move(step));
+    };
     for (const change& c : t.changes()) {
       if (c.op() == change_op::truncate) {
-        if (auto a = truncates.add(c); !a) return a;
+        if (auto a = truncates.add(c); !a) return unexpected(a.error());
         continue;
       }
-      if (!truncates.empty()) {
-        if (auto r = target_->run(truncates.take().sql); !r) return unexpected(r.error());
-      }
-      if (auto a = apply_change(c); !a) return a;
-      ++pending_.changes;
+      flush();
+      auto step = plan_change(c);
+      if (!step) return unexpected(step.error());
+      p.changes.push_back(std::move(*step));
     }
-    if (!truncates.empty()) {
-      if (auto r = target_->run(truncates.take().sql); !r) return unexpected(r.error());
+    flush();
+    return p;
+  }
+
+  /// Inside transact(): the core. Applies every change of @p t and logs its commit LSN in
+  /// `replicant_mirror_applied` (see the class comment): plan(), then apply() of the plan.
+  [[nodiscard]] auto apply(const transaction& t) -> result<void> {
+    auto p = plan(t);
+    if (!p) return unexpected(p.error());
+    return apply(*p);
+  }
+
+  /// Inside transact(): runs plan @p p, built by plan() from a source transaction, and logs its
+  /// commit LSN in `replicant_mirror_applied`.
+  [[nodiscard]] auto apply(const transaction_plan& p) -> result<void> {
+    for (const change_plan& step : p.changes) {
+      if (auto a = run_change(step); !a) return a;
+      if (step.kind != change_plan::shape::truncate) ++pending_.changes;
     }
     parameters log;
-    log.add(to_string(t.commit_lsn()));
+    log.add(to_string(p.commit));
     if (auto r = target_->run("INSERT INTO replicant_mirror_applied (commit_lsn) VALUES ($1)", log); !r) {
       return unexpected(r.error());
     }
@@ -245,7 +350,6 @@ class mirror_target {
     return {};
   }
 
-  /// Inside transact(): counts a source transaction turned away as applied before. Never throws.
   /**
    * Inside transact(): stores the rows of snapshot batch @p b. With @p clear (the table's first
    * batch) it first removes every row the target holds of the table, so that a snapshot taken
@@ -259,12 +363,15 @@ class mirror_target {
       if (auto r = target_->run("DELETE FROM " + *table); !r) return unexpected(r.error());
     }
     for (const change& c : b) {
-      if (auto a = apply_change(c); !a) return a;
+      auto step = plan_change(c);
+      if (!step) return unexpected(step.error());
+      if (auto a = run_change(*step); !a) return a;
       ++pending_.changes;
     }
     return {};
   }
 
+  /// Inside transact(): counts a source transaction turned away as applied before. Never throws.
   auto skipped() noexcept -> void { ++pending_.skipped; }
 
   /// Whether the last failure was a lost connection or a transient server condition, so that
@@ -317,17 +424,8 @@ class mirror_target {
     return r ? result<void>{} : unexpected(r.error());
   }
 
-  auto apply_change(const change& c) -> result<void> {
-    switch (c.op()) {
-      case change_op::insert:
-      case change_op::snapshot: return run(upsert(c));
-      case change_op::delete_: return run(delete_by_key(c));
-      case change_op::update: return apply_update(c);
-      case change_op::truncate: break;  // batched by apply()
-    }
-    return {};
-  }
-
+  // The plan of one change other than a truncation (plan() merges those).
+  //
   // An update without unchanged TOAST columns and with the key unchanged is an upsert. Otherwise
   // the row is updated where it is: by the old key when the server sent it (the key changed), or by
   // the key. If no row is there, the upsert recreates it, unless columns were left unchanged: their
@@ -341,38 +439,78 @@ class mirror_target {
   // this point of the source's history the old key holds nothing, so that row is deleted, and the
   // change lands on the new key like any update by key. Leaving it would leave a row the source
   // deleted long ago whenever no later transaction happens to touch that key again.
-  auto apply_update(const change& c) -> result<void> {
-    const std::size_t unchanged = c.record().raw().unchanged_toast_count();
-    const bool moves = !c.old().empty();
-    if (!moves && unchanged == 0) return run(upsert(c));
-    auto found = update_where(c, moves ? c.old() : c.record(), moves, moves && replays_);
-    if (!found || *found) return found ? result<void>{} : unexpected(found.error());
-    if (moves && replays_) {
-      ++pending_.superseded;
-      if (auto d = run(delete_by_key(c)); !d) return d;
-      if (unchanged != 0) {
-        found = update_where(c, c.record(), false, false);
-        return found ? result<void>{} : unexpected(found.error());
+  //
+  // Only the primary statement's error fails the plan; a follow-up keeps its own (see change_plan).
+  [[nodiscard]] auto plan_change(const change& c) const -> result<change_plan> {
+    using shape = change_plan::shape;
+    using when_missing = change_plan::when_missing;
+    change_plan p;
+    switch (c.op()) {
+      case change_op::insert:
+      case change_op::snapshot: p.sql = upsert(c); break;
+      case change_op::delete_: p.sql = delete_by_key(c); break;
+      case change_op::truncate: {  // plan() merges consecutive ones; one alone is its own statement
+        truncate_batch one;
+        if (auto a = one.add(c); !a) return unexpected(a.error());
+        p.kind = shape::truncate;
+        p.sql = one.take();
+        break;
       }
-    } else if (unchanged != 0) {
-      if (!replays_) return fail(mirror_errc::row_missing);
-      ++pending_.superseded;
-      return {};
+      case change_op::update: {
+        p.unchanged = c.record().raw().unchanged_toast_count();
+        const bool moves = !c.old().empty();
+        if (!moves && p.unchanged == 0) {
+          p.sql = upsert(c);
+          break;
+        }
+        p.kind = shape::update;
+        p.update = update_by_key(c, moves ? c.old() : c.record(), moves, moves && replays_);
+        if (!p.update) return unexpected(p.update.error());
+        if (moves && replays_) {
+          p.missing = when_missing::move;
+          p.delete_old = delete_by_key(c);
+          if (p.unchanged != 0) p.update_new = update_by_key(c, c.record(), false, false);
+        } else if (p.unchanged != 0) {
+          p.missing = replays_ ? when_missing::supersede : when_missing::halt;
+        }
+        // Every column was sent: the upsert makes the row what this change says, whatever was there.
+        if (p.unchanged == 0) p.sql = upsert(c);
+        return p;
+      }
     }
-    // Every column was sent: the upsert makes the row what this change says, whatever was there.
-    return run(upsert(c));
+    if (!p.sql) return unexpected(p.sql.error());
+    return p;
   }
 
-  // Runs update_by_key(@p c, @p key_row, ...). @return whether the row was there (or there was
-  // nothing to set), or the error.
-  auto update_where(const change& c, const row& key_row, bool include_key, bool unless_key_taken) -> result<bool> {
-    auto update = update_by_key(c, key_row, include_key, unless_key_taken);
+  // Runs the plan of one change (see plan_change()). @return nothing, or the error.
+  auto run_change(const change_plan& p) -> result<void> {
+    using when_missing = change_plan::when_missing;
+    if (p.kind != change_plan::shape::update) return run(p.sql);
+    auto found = run_update(p.update, p.unchanged);
+    if (!found || *found) return found ? result<void>{} : unexpected(found.error());
+    switch (p.missing) {
+      case when_missing::upsert: return run(p.sql);
+      case when_missing::halt: return fail(mirror_errc::row_missing);
+      case when_missing::supersede: ++pending_.superseded; return {};
+      case when_missing::move:
+        ++pending_.superseded;
+        if (auto d = run(p.delete_old); !d) return d;
+        if (p.unchanged == 0) return run(p.sql);
+        found = run_update(p.update_new, p.unchanged);
+        return found ? result<void>{} : unexpected(found.error());
+    }
+    return {};
+  }
+
+  // Runs an update by key built by update_by_key(), counting @p unchanged columns as kept when it
+  // found its row. @return whether the row was there (or there was nothing to set), or the error.
+  auto run_update(const result<std::optional<statement>>& update, std::size_t unchanged) -> result<bool> {
     if (!update) return unexpected(update.error());
     if (!*update) return true;
     auto r = target_->run((*update)->sql, (*update)->params);
     if (!r) return unexpected(r.error());
     if (r->affected() == 0) return false;
-    pending_.unchanged_kept += c.record().raw().unchanged_toast_count();
+    pending_.unchanged_kept += unchanged;
     return true;
   }
 

@@ -57,12 +57,20 @@ Options:
                                        at least once, at most one transaction again per crash
                           lib-batched  as lib, the checkpoint written once per batch: at least
                                        once, at most one batch again per crash
+                          deferred     as sink, but a worker thread of the sink applies each
+                                       transaction on a connection of its own and confirms it
+                                       afterwards (deferred_checkpoint): exactly once
   --batch-size N        batches and lib-batched: source transactions per batch (default 100)
   --batch-delay-ms MS   batches and lib-batched: longest wait of a transaction in an unfinished
                         batch, in milliseconds (default 1000)
   --store-retries N     lib and lib-batched: failed checkpoint writes retried before the mirror
                         stops with exit status 1 (default 5)
   --store-backoff-ms MS lib and lib-batched: pause between two attempts (default 1000)
+  --max-unconfirmed N   deferred: most transactions handed to the worker and not yet confirmed
+                        (default 100)
+  --confirm-timeout-ms MS
+                        deferred: longest a transaction may wait for its confirmation before
+                        the mirror stops with exit status 1 (default 30000)
   --max-inflight-mib N  memory budget of the pipeline in MiB (default 64)
   --spill-dir DIR       sink mode: hold transactions larger than memory partly in scratch files
                         under DIR instead of stopping (disk_spill)
@@ -70,7 +78,7 @@ Options:
   -h, --help            print this help and exit
 
 The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied
-transaction), and replicant_mirror_checkpoint (one row per slot; sink and batches) or
+transaction), and replicant_mirror_checkpoint (one row per slot; sink, batches, deferred) or
 replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any
 moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See
 docs/pg_mirror.md.
@@ -93,6 +101,9 @@ enum class checkpoint_mode {
   lib,
   /// The same, with `checkpoint_batching`: the checkpoint written once per batch.
   lib_batched,
+  /// `deferred_checkpoint`: as `sink`, one target transaction per source transaction with the
+  /// claim, but applied by a worker thread of the sink, which confirms each one afterwards.
+  deferred,
 };
 
 /// The mode's name as `--checkpoint` spells it, e.g. `"lib-batched"`. Never throws.
@@ -102,6 +113,7 @@ enum class checkpoint_mode {
     case checkpoint_mode::batches: return "batches";
     case checkpoint_mode::lib: return "lib";
     case checkpoint_mode::lib_batched: return "lib-batched";
+    case checkpoint_mode::deferred: return "deferred";
   }
   return "sink";
 }
@@ -115,6 +127,61 @@ enum class checkpoint_mode {
 /// Never throws.
 [[nodiscard]] constexpr auto is_batched(checkpoint_mode m) noexcept -> bool {
   return m == checkpoint_mode::batches || m == checkpoint_mode::lib_batched;
+}
+
+/**
+ * How the deferred mode's worker misbehaves with its confirmations, on purpose: the test-only option
+ * `--test-confirmations`, for the deferred policy's crash matrix (tests/integration/exactly_once.cpp).
+ * The worker still applies every transaction in order, with the claim; only what it reports, and
+ * when, changes. Counting is by transaction the worker applied in this process, from 1.
+ *
+ * @par Thread safety
+ * A value type.
+ */
+struct confirmation_hook {
+  /// What the worker does.
+  enum class kind : std::uint8_t {
+    /// Nothing unusual: each transaction is confirmed once it is committed.
+    none,
+    /// `swap-pairs`: confirms in reversed pairs (the second before the first) whenever a second
+    /// one is waiting already.
+    swap_pairs,
+    /// `drop:N`: never confirms transaction N (the policy's timeout must halt).
+    drop,
+    /// `fail:N`: reports transaction N failed, after confirming the one after it.
+    fail_after_next,
+  };
+  /// What the worker does.
+  kind what = kind::none;
+  /// `drop` and `fail`: the transaction concerned, from 1.
+  std::uint64_t nth = 0;
+
+  /// Whether a hook is set. Never throws.
+  [[nodiscard]] explicit operator bool() const noexcept { return what != kind::none; }
+};
+
+/// The hook's name as `--test-confirmations` spells it, without its number. Never throws.
+[[nodiscard]] constexpr auto to_string(confirmation_hook::kind k) noexcept -> std::string_view {
+  switch (k) {
+    case confirmation_hook::kind::none: return "none";
+    case confirmation_hook::kind::swap_pairs: return "swap-pairs";
+    case confirmation_hook::kind::drop: return "drop";
+    case confirmation_hook::kind::fail_after_next: return "fail";
+  }
+  return "none";
+}
+
+/// Parses `swap-pairs`, `drop:N` or `fail:N` (N from 1 to 1,000,000,000). Never throws.
+[[nodiscard]] inline auto parse_confirmation_hook(std::string_view v) noexcept -> std::optional<confirmation_hook> {
+  if (v == "swap-pairs") return confirmation_hook{confirmation_hook::kind::swap_pairs, 0};
+  const auto colon = v.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  const auto name = v.substr(0, colon);
+  const auto n = parse_unsigned(v.substr(colon + 1), 1, 1'000'000'000);
+  if (!n) return std::nullopt;
+  if (name == "drop") return confirmation_hook{confirmation_hook::kind::drop, *n};
+  if (name == "fail") return confirmation_hook{confirmation_hook::kind::fail_after_next, *n};
+  return std::nullopt;
 }
 
 /**
@@ -146,6 +213,12 @@ struct options {
   std::uint32_t store_retries = 5;
   /// Pause between two attempts at the store; 0 to 1 h.
   std::chrono::milliseconds store_backoff{1000};
+  /// Transactions handed to the worker and not yet confirmed, at most (`deferred`); 1 to 1,000,000.
+  std::uint32_t max_unconfirmed = 100;
+  /// Longest wait for a confirmation (`deferred`); 1 ms to 1 h.
+  std::chrono::milliseconds confirm_timeout{30000};
+  /// Test only (`deferred`): how the worker misbehaves with its confirmations.
+  confirmation_hook test_confirmations;
   /// The pipeline's resident budget in MiB; 1 to 65,536.
   std::uint32_t max_inflight_mib = 64;
   /// Spill transactions larger than memory under this directory (`sink` mode); none: no spilling.
@@ -177,6 +250,7 @@ struct refusal {
   options o;
   bool batch_given = false;
   bool store_given = false;
+  bool deferred_given = false;
   argument_reader reader{args};
   while (reader.next()) {
     const std::string_view name = reader.name();
@@ -227,11 +301,11 @@ struct refusal {
       }
     } else if (name == "--checkpoint") {
       static constexpr std::array modes{checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib,
-                                        checkpoint_mode::lib_batched};
+                                        checkpoint_mode::lib_batched, checkpoint_mode::deferred};
       const auto v = take();
       const auto found =
           std::find_if(modes.begin(), modes.end(), [&](checkpoint_mode m) { return v && to_string(m) == *v; });
-      if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched"};
+      if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched, deferred"};
       o.checkpoint = *found;
     } else if (name == "--batch-size") {
       const auto n = number(1, 1'000'000);
@@ -253,6 +327,23 @@ struct refusal {
       if (!n) return refusal{"--store-backoff-ms needs a number of milliseconds from 0 to 3600000"};
       o.store_backoff = std::chrono::milliseconds{*n};
       store_given = true;
+    } else if (name == "--max-unconfirmed") {
+      const auto n = number(1, 1'000'000);
+      if (!n) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
+      o.max_unconfirmed = *n;
+      deferred_given = true;
+    } else if (name == "--confirm-timeout-ms") {
+      const auto n = number(1, an_hour_ms);
+      if (!n) return refusal{"--confirm-timeout-ms needs a number of milliseconds from 1 to 3600000"};
+      o.confirm_timeout = std::chrono::milliseconds{*n};
+      deferred_given = true;
+    } else if (name == "--test-confirmations") {
+      // Test only (docs/pg_mirror.md): deliberately wrong confirmations, for the crash matrix.
+      const auto v = take();
+      const auto hook = v ? parse_confirmation_hook(*v) : std::nullopt;
+      if (!hook) return refusal{"--test-confirmations needs swap-pairs, drop:N or fail:N"};
+      o.test_confirmations = *hook;
+      deferred_given = true;
     } else {
       return refusal{"unknown option or misplaced value (see --help)"};
     }
@@ -266,6 +357,10 @@ struct refusal {
   }
   if (store_given && !is_lib_owned(o.checkpoint)) {
     return refusal{"--store-retries and --store-backoff-ms apply to --checkpoint lib and lib-batched only"};
+  }
+  if (deferred_given && o.checkpoint != checkpoint_mode::deferred) {
+    return refusal{
+        "--max-unconfirmed, --confirm-timeout-ms and --test-confirmations apply to --checkpoint deferred only"};
   }
   if (o.spill_dir && o.checkpoint != checkpoint_mode::sink)
     return refusal{"--spill-dir applies to --checkpoint sink only"};

@@ -17,7 +17,11 @@
 // `lib-batched` let the library write it afterwards, so each kill may apply one transaction (or one
 // batch) again: duplicates are bounded, loss is still 0, and the rows must still be equal. In lib
 // mode the test also takes the target (which holds the checkpoint store) away, on a server of its
-// own, until the mirror gives up, and checks that a restart loses nothing.
+// own, until the mirror gives up, and checks that a restart loses nothing. `deferred` hands each
+// transaction to a worker thread of the mirror's sink, which confirms it later (deferred_checkpoint):
+// exactly once as well, under kills and under the deferred policy's own crash matrix (suite
+// deferred_matrix: kills between hand-off and confirmation, confirmations out of order, one lost,
+// a failure reported after a later confirmation).
 //
 // Sizes (environment; defaults in brackets): REPLICANT_EXACTLY_ONCE_TRANSACTIONS [20000] writer
 // transactions per case, REPLICANT_EXACTLY_ONCE_KILLS [50] SIGKILLs at least,
@@ -474,6 +478,27 @@ struct mirror_fixture {
     return checkpoint_reached(before);
   }
 
+  // The commit LSN of the @p n-th transaction in the target's applied log, in commit order (from 1).
+  auto nth_applied(std::uint64_t n) -> std::string {
+    return tpg.scalar("SELECT commit_lsn FROM replicant_mirror_applied ORDER BY commit_lsn OFFSET " +
+                          std::to_string(n - 1) + " LIMIT 1",
+                      target);
+  }
+
+  // Whether the slot's acknowledged position (confirmed_flush_lsn) is at or below @p at.
+  auto acknowledged_at_most(const std::string& at) -> bool {
+    return pg.scalar("SELECT confirmed_flush_lsn <= '" + at +
+                     "'::pg_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "t";
+  }
+
+  // Whether the slot's acknowledged position is past every transaction the target applied: the
+  // end of the last one was acknowledged.
+  auto acknowledged_everything_applied() -> bool {
+    const std::string last = tpg.scalar("SELECT max(commit_lsn) FROM replicant_mirror_applied", target);
+    return pg.scalar("SELECT confirmed_flush_lsn > '" + last +
+                     "'::pg_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == "t";
+  }
+
   // Rows in the target's applied log (0 while the target is down).
   auto applied() -> std::uint64_t {
     try {
@@ -542,6 +567,18 @@ auto printed_count(const std::string& output, std::string_view what) -> std::uin
     total += std::stoull(line.substr(start + 1, at - start - 1));
   }
   return total;
+}
+
+// The WAL position of the first halt the mirror printed ("replicant halted: ...; at X/Y; ..."), or
+// an empty string.
+auto printed_halt_at(const std::string& output) -> std::string {
+  const auto halted = output.find("replicant halted: ");
+  if (halted == std::string::npos) return {};
+  const auto end_of_line = output.find('\n', halted);
+  const auto at = output.find("; at ", halted);
+  if (at == std::string::npos || at > end_of_line) return {};
+  const auto start = at + 5;
+  return output.substr(start, output.find(';', start) - start);
 }
 
 auto unchanged_kept(const std::string& output) -> std::uint64_t {
@@ -744,6 +781,86 @@ auto crash_at(const std::string& point, const std::string& mode, const std::vect
   BOOST_TEST((!large || std::filesystem::is_empty(spill, ec)), "no spill file outlives the process");
 }
 
+// A writer on a thread of its own that commits random transactions until stop() (or the destructor):
+// for cases that must go on writing while the mirror halts and restarts.
+class open_ended_writer {
+ public:
+  open_ended_writer(source_writer& w, std::uint64_t seed)
+      : thread_{[this, &w, seed] {
+          workload work{seed};
+          while (writing_ && ok_) {
+            if (!w.commit(std::ref(work))) ok_ = false;
+          }
+        }} {}
+  open_ended_writer(const open_ended_writer&) = delete;
+  auto operator=(const open_ended_writer&) -> open_ended_writer& = delete;
+  ~open_ended_writer() { static_cast<void>(stop()); }
+
+  // Lets the transaction in progress finish, then stops. @return whether every commit succeeded.
+  auto stop() -> bool {
+    writing_ = false;
+    if (thread_.joinable()) thread_.join();
+    return ok_.load();
+  }
+
+ private:
+  std::atomic<bool> writing_{true};
+  std::atomic<bool> ok_{true};
+  std::thread thread_;  // last: starts once the flags exist
+};
+
+// The deferred policy's halts (D4, D5 of the deferred matrix): the mirror runs with the test option
+// `--test-confirmations <hook>:N` (N a random early transaction) and a confirmation timeout of 1 s,
+// under a writer. It must stop by itself with exit status 1, halted `sink_failed` at the commit LSN
+// of the N-th transaction it applied, with @p cause in the halt, and with the slot acknowledged no
+// further than that transaction, although the worker applied (and confirmed) transactions after it.
+// A restart without the option must then lose nothing and repeat nothing.
+auto deferred_halt(const std::string& hook, std::string_view cause, const std::string& scenario) -> void {
+  const auto seed = seed_from_environment();
+  mirror_fixture f{"deferred"};
+  std::mt19937_64 rng{seed};
+  const auto nth = std::uniform_int_distribution<std::uint64_t>{5, 40}(rng);
+  std::cout << "exactly-once: pg" << f.pg.major() << " mode=deferred --test-confirmations " << hook << ":" << nth
+            << ", seed " << seed << std::endl;
+  const auto started = std::chrono::steady_clock::now();
+  auto m = f.mirror({"--test-confirmations", hook + ":" + std::to_string(nth), "--confirm-timeout-ms", "1000"});
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+  source_writer w{f.pg.dsn(f.source)};
+  open_ended_writer writer{w, seed};
+  const bool halted = wait_until([&] { return !m.running(); }, 60s);
+  const auto halted_after = seconds_since(started, std::chrono::steady_clock::now());
+  const auto output = m.output();
+  BOOST_TEST(halted, "the mirror did not stop by itself");
+  BOOST_TEST(m.last_status() == mirror::exit_failure);
+  BOOST_TEST(output.find("replicant halted: sink_failed") != std::string::npos, output);
+  BOOST_TEST(output.find(cause) != std::string::npos, output);
+  BOOST_TEST(printed_count(output, " interventions") == 1U, output);
+  const auto at = printed_halt_at(output);
+  BOOST_TEST(!at.empty(), output);
+  if (halted && !at.empty()) {
+    BOOST_TEST(at == f.nth_applied(nth), "the halt is at transaction " << nth << ", " << f.nth_applied(nth));
+    BOOST_TEST(f.acknowledged_at_most(at), "nothing from the failed transaction on is acknowledged");
+    BOOST_TEST(f.applied() > nth, "the worker applied transactions after it");
+  }
+
+  // The operator's restart, without the option: everything the server sends again is either
+  // applied for the first time or turned away by the claim.
+  auto again = f.mirror();
+  again.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active() || !again.running(); }, 60s));
+  std::this_thread::sleep_for(300ms);
+  BOOST_TEST_REQUIRE(writer.stop());
+  BOOST_TEST(f.catch_up(w, 120s));
+  BOOST_TEST(again.running());
+  BOOST_TEST(again.stop() == mirror::exit_ok);
+  check(f, w, scenario, 0, 0, 0);
+  BOOST_TEST(again.output().find(secret) == std::string::npos);
+  std::cout << "exactly-once: pg" << f.pg.major() << " mode=deferred " << scenario << ": halted at transaction " << nth
+            << " after " << halted_after << " s; whole case "
+            << seconds_since(started, std::chrono::steady_clock::now()) << " s" << std::endl;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(exactly_once, *utf::label("integration") * utf::precondition(binary_known))
@@ -756,6 +873,8 @@ BOOST_AUTO_TEST_CASE(mirrors_every_kind_of_change_with_a_library_checkpoint) {
   every_kind_of_change("lib");
   every_kind_of_change("lib-batched");
 }
+
+BOOST_AUTO_TEST_CASE(mirrors_every_kind_of_change_with_deferred_confirmations) { every_kind_of_change("deferred"); }
 
 // SIGKILL at random moments while a writer commits as fast as it can.
 BOOST_AUTO_TEST_CASE(survives_random_kills_without_loss_or_duplicates) {
@@ -777,6 +896,13 @@ BOOST_AUTO_TEST_CASE(survives_random_kills_with_a_library_checkpoint_at_least_on
 // ... written once per batch of 50: a kill applies up to one batch again.
 BOOST_AUTO_TEST_CASE(survives_random_kills_with_a_batched_library_checkpoint_at_least_once) {
   kill_storm("lib-batched", transactions_for(true), kills_for(true), static_cast<std::int64_t>(batch_size));
+}
+
+// A worker thread of the sink applies and confirms after the hand-off (deferred_checkpoint): a kill
+// lands with transactions handed off and not yet applied, applied and not yet confirmed, confirmed
+// and not yet acknowledged. The claim keeps it exactly once.
+BOOST_AUTO_TEST_CASE(survives_random_kills_with_deferred_confirmations_without_loss_or_duplicates) {
+  kill_storm("deferred", transactions_for(true), kills_for(true), 0);
 }
 
 // A kill before the library wrote any checkpoint repeats every transaction so far, on a target that
@@ -1051,6 +1177,75 @@ BOOST_AUTO_TEST_CASE(f7_snapshot_handoff) {
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.stop() == mirror::exit_ok);
   check(f, w, "crash point snapshot_handoff", 1, 0, 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The deferred policy's own crash matrix (docs/reliability.md): `--checkpoint deferred`, whose
+// sink hands each transaction to a worker thread that applies it with the claim and confirms it
+// afterwards. Kills between hand-off and confirmation, and the test option --test-confirmations of
+// the mirror for confirmations out of order, one lost, and a failure reported after a later
+// confirmation. Loss and duplicates must be 0 every time.
+BOOST_AUTO_TEST_SUITE(deferred_matrix,
+                      *utf::precondition(replicant::test::binary_known{
+                          faults_binary, "REPLICANT_PG_MIRROR_FAULTS_BINARY", "replicant-pg-mirror-faults"}))
+
+// D1: handed off to the worker, nothing confirmed (the library's `after_sink`, in deferred mode).
+BOOST_AUTO_TEST_CASE(d1_killed_after_the_hand_off) { crash_at("after_sink", "deferred", {}, 3, 0); }
+
+// D2: the worker's target transaction committed, its confirmation not given (the mirror's own
+// crash point `mirror_before_confirm`).
+BOOST_AUTO_TEST_CASE(d2_killed_between_commit_and_confirmation) {
+  crash_at("mirror_before_confirm", "deferred", {}, 3, 0);
+}
+
+// D3: confirmations out of order. The worker applies in order but confirms in reversed pairs
+// whenever a second transaction waits, under a writer and three SIGKILLs. The pipeline acknowledges
+// only the contiguous confirmed prefix; it must never halt (every confirmation comes, within the
+// 5 s timeout), and the clean stop must have acknowledged everything applied.
+BOOST_AUTO_TEST_CASE(d3_confirmations_out_of_order) {
+  const auto seed = seed_from_environment();
+  mirror_fixture f{"deferred"};
+  std::cout << "exactly-once: pg" << f.pg.major() << " mode=deferred --test-confirmations swap-pairs, seed " << seed
+            << std::endl;
+  const auto started = std::chrono::steady_clock::now();
+  auto m = f.mirror({"--test-confirmations", "swap-pairs", "--confirm-timeout-ms", "5000"});
+  m.start();
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
+  source_writer w{f.pg.dsn(f.source)};
+  open_ended_writer writer{w, seed};
+  std::mt19937_64 rng{seed ^ 0x2545f4914f6cdd1dULL};
+  int kills = 0;
+  int unexpected_exits = 0;
+  for (; kills < 3; ++kills) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{150, 400}(rng)});
+    if (!m.running()) ++unexpected_exits;
+    m.kill();
+    m.start();
+  }
+  std::this_thread::sleep_for(500ms);  // the last run confirms a backlog and a live stream
+  BOOST_TEST_REQUIRE(writer.stop());
+  BOOST_TEST(f.catch_up(w, 120s));
+  BOOST_TEST(m.running());
+  BOOST_TEST(m.stop() == mirror::exit_ok);
+  BOOST_TEST(unexpected_exits == 0);
+  BOOST_TEST(f.acknowledged_everything_applied(), "the clean stop acknowledged every confirmed transaction");
+  const auto reversed = printed_count(m.output(), " interventions");
+  BOOST_TEST(reversed > 0U, "no pair was confirmed in reverse");
+  check(f, w, "confirmations out of order", kills, 0, 0);
+  std::cout << "exactly-once: pg" << f.pg.major()
+            << " mode=deferred pairs confirmed in reverse by the last run: " << reversed << "; whole case "
+            << seconds_since(started, std::chrono::steady_clock::now()) << " s" << std::endl;
+}
+
+// D4: a confirmation lost. The worker applies transaction N but never confirms it: the policy's
+// confirm_timeout (1 s here) halts `sink_failed`, cause timed_out, at N.
+BOOST_AUTO_TEST_CASE(d4_a_confirmation_lost) { deferred_halt("drop", "timed out", "a confirmation lost"); }
+
+// D5: a failure reported after a later confirmation. The worker applies N and N+1, confirms N+1,
+// then reports N failed: the halt is at N, and N+1 is not acknowledged although it was confirmed.
+BOOST_AUTO_TEST_CASE(d5_a_failure_after_a_later_confirmation) {
+  deferred_halt("fail", "replicant.pg_mirror:6", "a failure after a later confirmation");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -50,6 +50,12 @@ auto parse_with_required(std::initializer_list<const char*> extra) -> std::varia
   return mirror::parse_options(with_required(extra));
 }
 
+auto accepted_with_required(std::initializer_list<const char*> extra) -> mirror::options {
+  auto p = parse_with_required(extra);
+  BOOST_TEST_REQUIRE(std::holds_alternative<mirror::options>(p));
+  return std::get<mirror::options>(p);
+}
+
 auto refused_with_required(std::initializer_list<const char*> extra) -> std::string {
   auto p = parse_with_required(extra);
   BOOST_TEST_REQUIRE(std::holds_alternative<mirror::refusal>(p));
@@ -92,7 +98,9 @@ BOOST_AUTO_TEST_CASE(parses_every_checkpoint_mode) {
   BOOST_TEST((mode_of("batches") == checkpoint_mode::batches));
   BOOST_TEST((mode_of("lib") == checkpoint_mode::lib));
   BOOST_TEST((mode_of("lib-batched") == checkpoint_mode::lib_batched));
-  for (auto m : {checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib, checkpoint_mode::lib_batched}) {
+  BOOST_TEST((mode_of("deferred") == checkpoint_mode::deferred));
+  for (auto m : {checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib, checkpoint_mode::lib_batched,
+                 checkpoint_mode::deferred}) {
     const std::string name{mirror::to_string(m)};
     BOOST_TEST((mode_of(name.c_str()) == m), name);
   }
@@ -145,6 +153,48 @@ BOOST_AUTO_TEST_CASE(refuses_settings_the_mode_would_ignore) {
     BOOST_TEST(refused_with_required({"--store-backoff-ms", "1", "--checkpoint", mode}).find("lib and lib-batched") !=
                std::string::npos);
   }
+}
+
+BOOST_AUTO_TEST_CASE(parses_the_deferred_settings_and_the_test_option) {
+  auto o = accepted_with_required({"--checkpoint", "deferred"});
+  BOOST_TEST(o.max_unconfirmed == 100U);
+  BOOST_TEST(o.confirm_timeout.count() == 30000);
+  BOOST_TEST(!o.test_confirmations);
+  BOOST_TEST(!mirror::is_lib_owned(checkpoint_mode::deferred));
+  BOOST_TEST(!mirror::is_batched(checkpoint_mode::deferred));
+  o = accepted_with_required({"--max-unconfirmed=7", "--confirm-timeout-ms", "250", "--checkpoint", "deferred"});
+  BOOST_TEST(o.max_unconfirmed == 7U);
+  BOOST_TEST(o.confirm_timeout.count() == 250);
+  using kind = mirror::confirmation_hook::kind;
+  const auto hook_of = [](const char* v) {
+    return accepted_with_required({"--checkpoint", "deferred", "--test-confirmations", v}).test_confirmations;
+  };
+  BOOST_TEST((hook_of("swap-pairs").what == kind::swap_pairs));
+  BOOST_TEST((hook_of("drop:12").what == kind::drop));
+  BOOST_TEST(hook_of("drop:12").nth == 12U);
+  BOOST_TEST((hook_of("fail:3").what == kind::fail_after_next));
+  BOOST_TEST(hook_of("fail:3").nth == 3U);
+  for (const char* bad : {"drop", "drop:0", "drop:x", "fail:", "swap", "swap-pairs:2", "lose:4"}) {
+    BOOST_TEST(refused_with_required({"--checkpoint", "deferred", "--test-confirmations", bad}) ==
+                   "--test-confirmations needs swap-pairs, drop:N or fail:N",
+               bad);
+  }
+  BOOST_TEST(refused_with_required({"--checkpoint", "deferred", "--max-unconfirmed", "0"}).find("1 to 1000000") !=
+             std::string::npos);
+  BOOST_TEST(
+      refused_with_required({"--checkpoint", "deferred", "--confirm-timeout-ms", "0"}).find("--confirm-timeout-ms") !=
+      std::string::npos);
+  // The deferred settings need the deferred mode, whatever the order.
+  for (const char* mode : {"sink", "batches", "lib", "lib-batched"}) {
+    for (const char* option : {"--max-unconfirmed", "--confirm-timeout-ms", "--test-confirmations"}) {
+      const char* value = std::string_view{option} == "--test-confirmations" ? "swap-pairs" : "5";
+      BOOST_TEST(refused_with_required({option, value, "--checkpoint", mode}).find("--checkpoint deferred only") !=
+                     std::string::npos,
+                 mode << " " << option);
+    }
+  }
+  BOOST_TEST(refused_with_required({"--checkpoint", "deferred", "--batch-size", "5"}).find("--batch-size") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_snapshot_start_needs_the_sink_mode_and_no_go_forward) {
@@ -209,11 +259,13 @@ BOOST_AUTO_TEST_CASE(help_needs_nothing_else_and_names_every_option) {
   const auto o = accepted({"--help"});
   BOOST_TEST(o.help);
   BOOST_TEST(accepted({"-h", "--checkpoint", "lib"}).help);
-  for (std::string_view name : {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--snapshot",
-                                "--checkpoint", "--batch-size", "--batch-delay-ms", "--store-retries",
-                                "--store-backoff-ms", "sink", "batches", "lib-batched", "replicant_checkpoints"}) {
+  for (std::string_view name :
+       {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--snapshot", "--checkpoint",
+        "--batch-size", "--batch-delay-ms", "--store-retries", "--store-backoff-ms", "--max-unconfirmed",
+        "--confirm-timeout-ms", "sink", "batches", "lib-batched", "deferred", "replicant_checkpoints"}) {
     BOOST_TEST(mirror::usage_text.find(name) != std::string_view::npos, name);
   }
+  BOOST_TEST(mirror::usage_text.find("--test-") == std::string_view::npos, "test-only options stay out of --help");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

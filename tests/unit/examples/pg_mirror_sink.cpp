@@ -1,14 +1,17 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// replicant-pg-mirror's three sinks (examples/pg_mirror/mirror_sink.hpp) fit exactly the checkpoint
-// policy each is meant for, and nothing else; their shared core reports an unreachable target as
-// retryable without a server. The live behaviour is tests/integration/exactly_once.cpp.
+// replicant-pg-mirror's sinks (examples/pg_mirror/mirror_sink.hpp, mirror_deferred_sink.hpp) fit
+// exactly the checkpoint policy each is meant for, and nothing else; their shared core reports an
+// unreachable target as retryable without a server. The live behaviour is
+// tests/integration/exactly_once.cpp.
 #include "../../../examples/pg_mirror/mirror_sink.hpp"
+#include "../../../examples/pg_mirror/mirror_deferred_sink.hpp"
 
 #define BOOST_TEST_MODULE replicant.unit.examples.pg_mirror_sink
 #include <boost/test/unit_test.hpp>
 
+#include <replicant/checkpoint/deferred.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
@@ -37,6 +40,13 @@ static_assert(!replicant::lib_mode_sink<mirror::mirror_sink>);
 static_assert(!replicant::lib_mode_sink<mirror::mirror_batch_sink>);
 static_assert(!replicant::batch_sink<mirror::mirror_sink>);
 static_assert(!replicant::sink<mirror::mirror_batch_sink>);
+// The deferred sink confirms later, through the handle it is given; the others return at once
+// what is durable, and do not fit deferred_checkpoint.
+static_assert(replicant::deferred_sink<mirror::mirror_deferred_sink>);
+static_assert(replicant::detail::check_sink<mirror::mirror_deferred_sink, replicant::deferred_checkpoint>());
+static_assert(!replicant::sink<mirror::mirror_deferred_sink>);
+static_assert(!replicant::lib_mode_sink<mirror::mirror_deferred_sink>);
+static_assert(!replicant::deferred_sink<mirror::mirror_sink>);
 
 BOOST_AUTO_TEST_SUITE(pg_mirror_sink)
 
@@ -55,6 +65,17 @@ BOOST_AUTO_TEST_CASE(an_unreachable_target_is_a_retryable_failure) {
   BOOST_TEST(target.retryable());
   BOOST_TEST(target.counts().applied == 0U);
   BOOST_TEST(target.counts().commits == 0U);
+}
+
+BOOST_AUTO_TEST_CASE(the_deferred_sink_reports_an_unreachable_target_as_retryable) {
+  mirror::mirror_target target{"host=/nonexistent-replicant-dir port=1 dbname=x connect_timeout=2", "s1", -1};
+  mirror::mirror_deferred_sink sink{
+      target, mirror::mirror_target{"host=/nonexistent-replicant-dir port=1 dbname=x connect_timeout=2", "s1", -1}};
+  auto c = sink.checkpoint();
+  BOOST_TEST_REQUIRE(!c);
+  BOOST_TEST(sink.retryable(), "the checkpoint read's failure is the sink's to report");
+  BOOST_TEST(sink.counts().applied == 0U);
+  BOOST_TEST(sink.hook_actions() == 0U);
 }
 
 BOOST_AUTO_TEST_CASE(an_empty_batch_is_refused_without_touching_the_target) {
