@@ -21,12 +21,15 @@
 
 namespace replicant {
 
-/// What the pipeline does when the resident budget (`max_inflight_bytes`) is full.
+/// What the pipeline does when the sink falls behind: the sink holds the stream back (nothing is
+/// read while it runs), or the held transactions fill the resident budget (`max_inflight_bytes`).
 enum class overload_policy {
   /// Stop reading the socket: TCP pushes back on the walsender, which waits. Status updates keep
-  /// going on their timer, so `wal_sender_timeout` never fires. The default.
+  /// going, so `wal_sender_timeout` never fires. The default.
   pace,
-  /// Halt fail-closed with `sink_too_slow`, reporting how far received WAL ran ahead.
+  /// Halt fail-closed with `sink_too_slow` once, while input waits unread, the server's WAL runs
+  /// more than `max_inflight_bytes` past the durable position (checked every status interval, at
+  /// most every second), or the held transactions fill the budget; the halt reports the lag.
   halt,
 };
 
@@ -170,12 +173,13 @@ struct pipeline_options {
   /// pgoutput protocol version; 0 picks the highest the server speaks (3 on 15, 4 on 16+).
   std::uint32_t protocol_version = 0;
 
-  /// Bytes held in the process (received frames not yet applied, transactions being assembled).
+  /// Bytes held in the process (transactions being assembled, and what the checkpoint policy holds,
+  /// such as a batch).
   std::size_t max_inflight_bytes = 64U * 1024U * 1024U;
   /// What to do when that budget is full.
   overload_policy overload = overload_policy::pace;
 
-  /// On TCP, let the connection thread sleep until this many bytes have arrived (`SO_RCVLOWAT`), so
+  /// On TCP, let the session thread sleep until this many bytes have arrived (`SO_RCVLOWAT`), so
   /// that one wakeup carries many messages and the walsender is not woken for each of them either.
   /// 0 (the default) wakes for every arrival. Ignored on unix sockets.
   std::size_t receive_low_water_bytes = 0;

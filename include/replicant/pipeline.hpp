@@ -18,7 +18,6 @@
 #include <replicant/decoder/policy.hpp>
 #include <replicant/detail/backfill_worker.hpp>
 #include <replicant/detail/fault_point.hpp>
-#include <replicant/detail/frame_queue.hpp>
 #include <replicant/error.hpp>
 #include <replicant/halt.hpp>
 #include <replicant/lsn.hpp>
@@ -58,10 +57,12 @@ namespace replicant {
  * of the configured publications to a sink, acknowledging the slot only up to what the sink has
  * durably persisted.
  *
- * **Threads.** `run()` uses the calling thread as the *applier* (decodes, assembles, calls the sink)
- * and starts one *connection thread* per session, which reads the socket, answers keepalives and
- * sends status updates, and never runs the sink or decodes. When the sink returns, the applier
- * publishes the new durable position and wakes the connection thread, which acknowledges it at once.
+ * **Threads.** One thread delivers: `run()`'s own thread reads every complete message the socket
+ * has, decodes and assembles it, runs the checkpoint policy and the sink, and sends the status
+ * update, with no queue and no second wake-up in between. While a call (the sink's, a store's, a
+ * catalog query) outlasts the status interval, a *keepalive guard* thread sends status updates at
+ * the durable position in its place, so that a slow sink never lets `wal_sender_timeout` fire; it
+ * does nothing else, and costs nothing while calls are quick.
  *
  * **The seam.** The position reported as flushed is the end of the last transaction the sink
  * returned (under @ref replicant::lib_owned_checkpoint "lib_owned_checkpoint": whose checkpoint the
@@ -71,10 +72,11 @@ namespace replicant {
  * streaming resumes from the durable position; transactions the server sends again whose commit LSN
  * is not above the sink's checkpoint are skipped.
  *
- * **Back-pressure.** At most `max_inflight_bytes` are held (frames waiting for the applier plus
- * transactions being assembled). When full, the connection thread stops reading the socket, so TCP
- * makes the walsender wait, and keeps sending status updates (`overload_policy::pace`); or it halts
- * `sink_too_slow` (`overload_policy::halt`). A single transaction larger than the budget halts
+ * **Back-pressure.** While the sink runs nothing is read, so TCP makes the walsender wait. At most
+ * `max_inflight_bytes` are held (transactions being assembled, and what the checkpoint policy
+ * holds, such as a batch); when that is full the socket is left unread until the policy hands
+ * something over (`overload_policy::pace`), or the pipeline halts `sink_too_slow`
+ * (`overload_policy::halt`). A single transaction larger than the budget halts
  * `transaction_too_large` under `no_spill`, and is held partly on disk under `disk_spill`.
  *
  * **Faults.** A lost connection or a server restart reconnects with exponential backoff. Errors of
@@ -225,12 +227,13 @@ class pipeline {
  private:
   struct session;
   struct applier;
+  struct session_loop;
   enum class session_end { stopped, reconnect, halted };
 
   auto run_loop() -> void;
   auto connect(session& s) -> result<pq::replication_stream>;
   auto stream(session& s, pq::replication_stream&& stream) -> session_end;
-  auto connection_loop(session& s, pq::replication_stream& stream) -> void;
+  auto session_ended(session& s, applier& a) -> session_end;
   auto halt_with(halt h) -> void;
   [[nodiscard]] auto validate_options() const -> result<void>;
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
@@ -241,6 +244,7 @@ class pipeline {
   auto open_probe() -> bool;
   auto heartbeat() -> void;
   auto walsender_sent(int pid) -> std::optional<lsn>;
+  auto server_wal_position() -> std::optional<lsn>;
   template <class Call>
   auto call_sink(Call call) -> decltype(call());
   auto wake() noexcept -> void;
@@ -265,13 +269,13 @@ class pipeline {
   Sink& sink_;
   CheckpointPolicy policy_;  // the settings; each session's delivery carries the behaviour
   [[no_unique_address]] SpillPolicy spill_;
-  Decoder decoder_;  // the plugin's side: options, START, translation; used by the applier thread only
+  Decoder decoder_;  // the plugin's side: options, START, translation; used by the session thread only
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
-  std::optional<pq::connection> probe_;  // the applier's own session for checks and heartbeats
+  std::optional<pq::connection> probe_;  // the session thread's own connection for checks and heartbeats
   int stop_fd_ = -1;                     // readable once stop() was called; never drained
-  int wake_fd_ = -1;                     // wakes the connection thread (new durable position, stop)
+  int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a backfill reader)
   std::atomic<bool> stopping_{false};
   // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
   // such a write finish, for a grace (impl/pipeline.hpp).

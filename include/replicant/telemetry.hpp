@@ -158,8 +158,8 @@ struct event_record {
   }
 };
 
-/// A user's telemetry handler. It may be called from the connection thread and the applier thread
-/// at the same time, so it must be thread-safe; it should be quick and must not throw.
+/// A user's telemetry handler. A pipeline calls it from the thread that runs it; handlers shared by
+/// several pipelines (or other threads) must be thread-safe. It should be quick and must not throw.
 using handler = std::function<void(const event_record&)>;
 
 /// Identifies an attached handler, for

@@ -328,7 +328,7 @@ struct deferred_checkpoint {
     /// Soon, while anything is out: confirmations arrive on other threads, and are collected then.
     [[nodiscard]] auto due() const noexcept -> std::optional<clock::time_point> {
       if (!holding()) return std::nullopt;
-      return clock::now() + collect_interval;
+      return next_collect_;
     }
     /// The sink holds the transactions, not the pipeline.
     [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return 0; }
@@ -364,6 +364,7 @@ struct deferred_checkpoint {
     auto collect(checkpoint_context<Sink>& ctx, overdue late = overdue::halts) -> result<void> {
       if (ctx.halted()) return fail(errc::halted);
       const auto now = clock::now();
+      next_collect_ = now + collect_interval;
       const auto got = window_->collect(now, settings_.confirm_timeout);
       if (got.last_confirmed) {
         ctx.template emit<telemetry::events::sink_committed>(
@@ -384,6 +385,7 @@ struct deferred_checkpoint {
     deferred_checkpoint& settings_;
     std::shared_ptr<detail::confirmation_window> window_;
     std::size_t budget_ = 0;
+    clock::time_point next_collect_{};  // when what was confirmed meanwhile is collected next
   };
 };
 

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -72,13 +73,15 @@ struct stream_options {
 /**
  * A logical replication stream in the CopyBoth state.
  *
- * The connection thread owns it: receive() drains every complete CopyData message libpq has
+ * The session thread owns it: receive() drains every complete CopyData message libpq has
  * buffered (many per wakeup), send() queues and flushes one CopyData message to the server, wait()
  * blocks until the socket or a wake descriptor is ready. It never interprets the payloads; framing
  * is the decoder's job.
  *
  * @par Thread safety
- * Distinct objects: safe. Shared objects: unsafe.
+ * Distinct objects: safe. Shared objects: unsafe, but for wait() and input_waiting(), which touch
+ * only the socket: the pipeline serializes receive(), send() and finish() under one mutex (its
+ * keepalive guard sends from a thread of its own).
  */
 class replication_stream {
  public:
@@ -166,6 +169,16 @@ class replication_stream {
 
   /// Ends the stream cleanly: sends CopyDone and drains until the server has finished, leaving the
   /// connection ready for commands again. Errors here are reported but leave nothing to undo.
+  /**
+   * Whether input waits unread: bytes in the socket's receive queue, or complete messages libpq
+   * holds (after a receive() that stopped at its budget). What a paced stream leaves for later.
+   * Never blocks; touches no libpq state.
+   */
+  [[nodiscard]] auto input_waiting() noexcept -> bool {
+    int queued = 0;
+    return buffered_ || (::ioctl(conn_.socket(), FIONREAD, &queued) == 0 && queued > 0);
+  }
+
   [[nodiscard]] auto finish() -> result<void> {
     // The server's last messages are small: with a low-water mark poll() would not see them.
     const int one = 1;
