@@ -8,6 +8,7 @@
 /// sink returned.
 
 #include <replicant/checkpoint/policy.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/concepts.hpp>
 #include <replicant/detail/fault_point.hpp>
@@ -184,23 +185,7 @@ struct lib_owned_checkpoint {
 
     /// Calls `handle_transaction`, then writes the checkpoint (or counts it towards the batch).
     auto deliver(checkpoint_context<Sink>& ctx, transaction&& t) -> result<void> {
-      REPLICANT_FAULT_POINT("before_sink");
-      const auto started = std::chrono::steady_clock::now();
-      auto stored = ctx.call_sink([&]() -> result<void> {
-        if constexpr (detail::has_handle_transaction<Sink>) {
-          auto r = ctx.sink().handle_transaction(std::as_const(t));
-          if (!r) return unexpected(r.error());
-          if (*r != t.commit_lsn()) return fail(errc::sink_failed);  // it persisted something else
-          return {};
-        } else {
-          return ctx.sink().handle_transaction(std::as_const(t));
-        }
-      });
-      const auto took = std::chrono::steady_clock::now() - started;
-      if (!stored) return ctx.sink_failed(t.commit_lsn(), took, stored.error());
-      REPLICANT_FAULT_POINT("after_sink");
-      ctx.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
-                                                           telemetry::keys::commit_lsn = t.commit_lsn());
+      if (auto stored = detail::handle_transaction(ctx, std::as_const(t)); !stored) return stored;
       const lsn commit = t.commit_lsn();
       const lsn end = t.end_lsn();
       ctx.release(std::move(t));

@@ -38,34 +38,61 @@ constexpr auto check_sink_owned_progress() -> bool {
 template <class Sink>
 struct sink_owned_base {
   auto resume(checkpoint_context<Sink>& ctx) -> result<std::optional<lsn>> {
-    auto read = ctx.call_sink([&] { return ctx.sink().checkpoint(); });
-    if (!read) {
-      halt h;
-      h.reason = halt_reason::sink_failed;
-      h.cause = read.error();
-      static_cast<void>(ctx.halt_with(std::move(h)));
-    }
-    return read;
+    return read_from_sink(ctx, [&] { return ctx.sink().checkpoint(); });
   }
   auto snapshot_taken(checkpoint_context<Sink>&, lsn) -> result<void> { return {}; }
   auto read_progress(checkpoint_context<Sink>& ctx) -> result<std::optional<std::string>>
     requires has_snapshot_progress<Sink>
   {
-    auto read = ctx.call_sink([&] { return ctx.sink().snapshot_progress(); });
-    if (!read) {
-      halt h;
-      h.reason = halt_reason::sink_failed;
-      h.cause = read.error();
-      static_cast<void>(ctx.halt_with(std::move(h)));
-    }
-    return read;
+    return read_from_sink(ctx, [&] { return ctx.sink().snapshot_progress(); });
   }
   auto write_progress(checkpoint_context<Sink>&, std::string_view) -> result<void>
     requires has_snapshot_progress<Sink>
   {
     return {};
   }
+
+ private:
+  // What the sink reads back (its checkpoint, its progress); a failure halts sink_failed.
+  template <class Read>
+  static auto read_from_sink(checkpoint_context<Sink>& ctx, Read read) -> decltype(read()) {
+    auto got = ctx.call_sink(read);
+    if (!got) {
+      halt h;
+      h.reason = halt_reason::sink_failed;
+      h.cause = got.error();
+      static_cast<void>(ctx.halt_with(std::move(h)));
+    }
+    return got;
+  }
 };
+
+/**
+ * Hands @p t to the sink's `handle_transaction` (one returning `result<lsn>`, which must be the
+ * commit LSN, or `result<void>`), timed, between the crash points of the matrix; emits
+ * `sink.committed`, or halts `sink_failed` (ctx.sink_failed). The transaction is not released.
+ */
+template <class Sink>
+auto handle_transaction(checkpoint_context<Sink>& ctx, const transaction& t) -> result<void> {
+  REPLICANT_FAULT_POINT("before_sink");
+  const auto started = std::chrono::steady_clock::now();
+  auto stored = ctx.call_sink([&]() -> result<void> {
+    if constexpr (has_handle_transaction<Sink>) {
+      auto r = ctx.sink().handle_transaction(t);
+      if (!r) return unexpected(r.error());
+      if (*r != t.commit_lsn()) return fail(errc::sink_failed);  // it persisted something else
+      return {};
+    } else {
+      return ctx.sink().handle_transaction(t);
+    }
+  });
+  const auto took = std::chrono::steady_clock::now() - started;
+  if (!stored) return ctx.sink_failed(t.commit_lsn(), took, stored.error());
+  REPLICANT_FAULT_POINT("after_sink");
+  ctx.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
+                                                       telemetry::keys::commit_lsn = t.commit_lsn());
+  return {};
+}
 
 }  // namespace detail
 
@@ -108,19 +135,7 @@ struct sink_owned_checkpoint {
 
     /// Calls `handle_transaction`; reports the transaction durable when it returns its commit LSN.
     auto deliver(checkpoint_context<Sink>& ctx, transaction&& t) -> result<void> {
-      REPLICANT_FAULT_POINT("before_sink");
-      const auto started = std::chrono::steady_clock::now();
-      auto stored = ctx.call_sink([&]() -> result<void> {
-        auto r = ctx.sink().handle_transaction(std::as_const(t));
-        if (!r) return unexpected(r.error());
-        if (*r != t.commit_lsn()) return fail(errc::sink_failed);  // it persisted something else
-        return {};
-      });
-      const auto took = std::chrono::steady_clock::now() - started;
-      if (!stored) return ctx.sink_failed(t.commit_lsn(), took, stored.error());
-      REPLICANT_FAULT_POINT("after_sink");
-      ctx.template emit<telemetry::events::sink_committed>(telemetry::keys::duration = took,
-                                                           telemetry::keys::commit_lsn = t.commit_lsn());
+      if (auto stored = detail::handle_transaction(ctx, std::as_const(t)); !stored) return stored;
       const lsn commit = t.commit_lsn();
       const lsn end = t.end_lsn();
       ctx.release(std::move(t));

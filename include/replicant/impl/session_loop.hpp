@@ -109,7 +109,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
   clock::time_point next_recheck;
   clock::time_point next_sent_check = clock::now();
   clock::time_point next_lag_check = clock::now();
-  std::vector<pq::frame> frames{};
+  // A data frame received, with its header read once (the payload views the frame's buffer, which
+  // moving the frame does not move).
+  struct received_frame {
+    pq::frame bytes;
+    std::optional<xlog_data> header;  // none: a header that does not parse (a decode failure)
+  };
+  std::vector<received_frame> frames{};
 
   // Streams until the session ends: stop(), a halt, or the connection's own end (s.error).
   auto run() -> void {
@@ -360,9 +366,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     if (static_cast<char>(bytes[0]) != 'w' || bytes.size() < 25) return false;
     auto x = parse_copy_data(bytes);
-    if (const auto* w = x ? std::get_if<xlog_data>(&*x) : nullptr) received = std::max(received, w->wal_end);
+    const auto* w = x ? std::get_if<xlog_data>(&*x) : nullptr;
+    if (w != nullptr) received = std::max(received, w->wal_end);
     s.first_frame.store(true);
-    frames.push_back(std::move(f));
+    frames.push_back({std::move(f), w != nullptr ? std::optional<xlog_data>{*w} : std::nullopt});
     return true;
   }
 
@@ -373,7 +380,11 @@ struct pipeline<D, C, S, Sink>::session_loop {
     for (const auto& f : frames) {
       honour_stop();
       if (ended()) break;
-      apply(f);
+      if (f.header) {
+        apply(*f.header);
+      } else {
+        a.failed = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::decode_failure));
+      }
       if (a.failed) end();
     }
     frames.clear();
@@ -381,10 +392,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
     last_heard = std::max(last_heard, clock::now());
   }
 
-  // Decodes one frame and delivers whatever it completes.
-  auto apply(const pq::frame& f) -> void {
-    auto frame = parse_copy_data(f.bytes());
-    const auto* w = frame ? std::get_if<xlog_data>(&*frame) : nullptr;
+  // Decodes one frame's payload and delivers whatever it completes.
+  auto apply(const xlog_data& x) -> void {
+    const auto* w = &x;
     const auto spilled_before = a.asm_.spill_totals();
     // The decoder turns the payload into pgoutput messages (pgoutput's own: the payload as it is),
     // and every Commit among them must agree with the position of the frame it came in.
@@ -402,7 +412,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       // applying this frame, and the reconnect's prepare() reads the catalog.
       if (p.decoder_.recheck_due() && (!recheck_decoder() || a.failed)) return end();
     }
-    result<void> pushed = w ? p.decoder_.translate(w->data, to_assembler) : result<void>{fail(errc::decode_failure)};
+    result<void> pushed = p.decoder_.translate(w->data, to_assembler);
     if (damaged_commit) {
       halt h = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::protocol_violation));
       h.at = w->data_start;
@@ -421,7 +431,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     if (!pushed && !a.failed) {
       halt h = detail::to_halt(detail::halt_for_translation(pushed.error()), pushed.error());
-      if (w) h.at = w->data_start;
+      h.at = w->data_start;
       a.failed = std::move(h);
     }
     if (!a.failed) check_budget();

@@ -167,8 +167,6 @@ class replication_stream {
     return wait_outcome::woken;
   }
 
-  /// Ends the stream cleanly: sends CopyDone and drains until the server has finished, leaving the
-  /// connection ready for commands again. Errors here are reported but leave nothing to undo.
   /**
    * Whether input waits unread: bytes in the socket's receive queue, or complete messages libpq
    * holds (after a receive() that stopped at its budget). What a paced stream leaves for later.
@@ -179,6 +177,8 @@ class replication_stream {
     return buffered_ || (::ioctl(conn_.socket(), FIONREAD, &queued) == 0 && queued > 0);
   }
 
+  /// Ends the stream cleanly: sends CopyDone and drains until the server has finished, leaving the
+  /// connection ready for commands again. Errors here are reported but leave nothing to undo.
   [[nodiscard]] auto finish() -> result<void> {
     // The server's last messages are small: with a low-water mark poll() would not see them.
     const int one = 1;

@@ -8,7 +8,7 @@
 #define BOOST_TEST_MODULE replicant.unit.snapshot.mode
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/concepts.hpp>
+#include <replicant/sink_for.hpp>
 
 #include <optional>
 #include <string>
