@@ -122,6 +122,8 @@ struct deliver_to {
   auto operator()(const replicant::rollback_prepared_event&) -> result<void> { return {}; }
   auto operator()(const replicant::stream_abort_event&) -> result<void> { return {}; }
 };
+template <class F>
+deliver_to(F) -> deliver_to<F>;  // Clang 14 deduces no aggregate's arguments by itself
 
 // A policy's delivery driven as the pipeline drives it, over transactions of one row each.
 struct harness {
