@@ -142,6 +142,16 @@ class error_category final : public std::error_category {
   return e != errc::connection_failed && e != errc::cancelled;
 }
 
+namespace detail {
+
+// The error class telemetry may carry for a fault (a store's, a snapshot's, a heartbeat's): the
+// replicant code itself, and codes of other categories (the OS's) as I/O.
+inline auto error_class_of(std::error_code ec) noexcept -> errc {
+  return ec.category() == replicant::error_category() ? static_cast<errc>(ec.value()) : errc::io_failed;
+}
+
+}  // namespace detail
+
 }  // namespace replicant
 
 template <>

@@ -625,6 +625,14 @@ struct halt {
 
 namespace detail {
 
+// A halt for @p reason, with its @p cause (value-free by construction).
+inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
+  halt h;
+  h.reason = reason;
+  h.cause = cause;
+  return h;
+}
+
 // A SQLSTATE is exactly five characters of [0-9A-Z]; anything else is not printed, because the
 // field is filled from server bytes.
 inline auto is_sqlstate(std::string_view s) noexcept -> bool {

@@ -245,8 +245,6 @@ class pipeline {
   auto heartbeat() -> void;
   auto walsender_sent(int pid) -> std::optional<lsn>;
   auto server_wal_position() -> std::optional<lsn>;
-  template <class Call>
-  auto call_sink(Call call) -> decltype(call());
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
   auto interrupt_overdue_store_write() noexcept -> void;

@@ -34,11 +34,6 @@ struct checkpoint_batching {
 
 namespace detail {
 
-// The error class telemetry may carry for a store fault (codes of other categories are I/O).
-inline auto store_error_class(std::error_code ec) noexcept -> errc {
-  return ec.category() == replicant::error_category() ? static_cast<errc>(ec.value()) : errc::io_failed;
-}
-
 /**
  * Runs one store operation @p op, retrying transient faults @p max_retries times, @p backoff apart.
  * On failure it has halted `checkpoint_store_failed` (with the store's SQLSTATE, when it reports
@@ -51,15 +46,13 @@ auto with_store_retries(checkpoint_context<Sink>& ctx, Store& store, std::uint32
   for (std::uint32_t attempt = 0;; ++attempt) {
     auto r = op();
     if (r || ctx.stopping()) return r;
-    const auto error_class = store_error_class(r.error());
+    const auto error_class = error_class_of(r.error());
     if (is_permanent_store_fault(r.error()) || attempt >= max_retries) {
       ctx.template emit<telemetry::events::checkpoint_store_failed>(
           telemetry::keys::duration = std::chrono::steady_clock::now() - started,
           telemetry::keys::slot_name = ctx.slot(), telemetry::keys::reason = halt_reason::checkpoint_store_failed,
           telemetry::keys::error_class = error_class);
-      halt h;
-      h.reason = halt_reason::checkpoint_store_failed;
-      h.cause = r.error();
+      halt h = to_halt(halt_reason::checkpoint_store_failed, r.error());
       h.attempts = attempt + 1;
       if constexpr (reports_sqlstate<Store>) {
         if (const std::string_view state{store.last_sqlstate()}; !state.empty()) h.sqlstate = std::string{state};

@@ -144,18 +144,14 @@ class checkpoint_context {
    */
   auto sink_failed(lsn at, std::chrono::steady_clock::duration took, std::error_code cause) -> result<void> {
     if (const auto spill = services_.spill_failure()) {
-      halt h;
-      h.reason = halt_reason::spill_io_failed;
-      h.cause = spill;
+      halt h = detail::to_halt(halt_reason::spill_io_failed, spill);
       h.at = at;
       return halt_with(std::move(h));
     }
     emit<telemetry::events::sink_failed>(telemetry::keys::duration = took, telemetry::keys::commit_lsn = at,
                                          telemetry::keys::reason = halt_reason::sink_failed,
                                          telemetry::keys::error_class = errc::sink_failed);
-    halt h;
-    h.reason = halt_reason::sink_failed;
-    h.cause = cause;
+    halt h = detail::to_halt(halt_reason::sink_failed, cause);
     h.at = at;
     return halt_with(std::move(h));
   }

@@ -57,12 +57,7 @@ struct sink_owned_base {
   template <class Read>
   static auto read_from_sink(checkpoint_context<Sink>& ctx, Read read) -> decltype(read()) {
     auto got = ctx.call_sink(read);
-    if (!got) {
-      halt h;
-      h.reason = halt_reason::sink_failed;
-      h.cause = got.error();
-      static_cast<void>(ctx.halt_with(std::move(h)));
-    }
+    if (!got) static_cast<void>(ctx.halt_with(to_halt(halt_reason::sink_failed, got.error())));
     return got;
   }
 };

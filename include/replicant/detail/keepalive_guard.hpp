@@ -19,6 +19,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -29,6 +30,13 @@
 #include <utility>
 
 namespace replicant::detail {
+
+// A status update reporting @p flush as written, flushed and applied (never below what it says was
+// @p received), asking for a reply when @p ping: what both the session thread and the guard send.
+inline auto status_update(lsn received, lsn flush, bool ping) noexcept -> standby_status_update {
+  return {std::max(received, flush), flush, flush,
+          std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), ping};
+}
 
 // What the session thread and the guard share.
 struct stream_guard_state {
@@ -91,10 +99,7 @@ class keepalive_guard {
   // One status update at the durable position. A failure is left to the session thread, which
   // meets the broken connection at its next receive.
   auto keep_alive() -> void {
-    const lsn flush{durable_.load()};
-    const standby_status_update u{
-        std::max(lsn{state_.received.load()}, flush), flush, flush,
-        std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), false};
+    const auto u = status_update(lsn{state_.received.load()}, lsn{durable_.load()}, false);
     const std::scoped_lock lock{state_.stream_mutex};
     static_cast<void>(stream_.send(encode_status_update(u)));
     state_.status_sent();

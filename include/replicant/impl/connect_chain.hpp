@@ -76,7 +76,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
     if (!conn) return failed(halt_reason::snapshot_failed, conn.error());
     std::optional<std::error_code> sink_error;
     const auto deliver = [&](const snapshot_batch& batch, const snapshot_context& ctx) -> result<void> {
-      auto stored = call_sink([&] { return sink_.handle_snapshot(batch, ctx); });
+      auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, ctx); });
       if (!stored) {
         sink_error = stored.error();
         return stored;
@@ -98,7 +98,8 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
       if (summary.error() == halt_reason::publication_missing) return failed(halt_reason::publication_missing, {});
       return failed(halt_reason::snapshot_failed, summary.error());
     }
-    auto completed = call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
+    auto completed =
+        s.context().call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
     if (!completed) return failed(halt_reason::sink_failed, completed.error());
     {
       auto ctx = s.context();

@@ -61,13 +61,6 @@ inline auto drain_eventfd(int fd) noexcept -> void {
   }
 }
 
-inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
-  halt h;
-  h.reason = reason;
-  h.cause = cause;
-  return h;
-}
-
 // A Commit (or Stream Commit) travels in a frame whose position is the end of its commit record
 // (the walsender's write location): a commit whose own end LSN says otherwise is damaged. @p d is
 // the pgoutput message the frame's payload became (for pgoutput, the payload itself): a
@@ -84,11 +77,6 @@ inline auto commit_matches_frame(std::span<const std::byte> d, const xlog_data& 
   std::uint64_t end = 0;
   for (std::size_t i = 0; i < 8; ++i) end = (end << 8U) | static_cast<std::uint8_t>(d[at + i]);
   return end == w.wal_end.value() && end == w.data_start.value();
-}
-
-// The error class telemetry may carry for a store fault (codes of other categories are I/O).
-inline auto error_class_of(std::error_code ec) noexcept -> errc {
-  return ec.category() == replicant::error_category() ? static_cast<errc>(ec.value()) : errc::io_failed;
 }
 
 // Whether a checkpoint policy's own settings are usable (a policy without settings to check is).
@@ -141,7 +129,7 @@ inline constexpr auto store_stop_grace = std::chrono::seconds(1);
 
 }  // namespace detail
 
-// One connection: what its two threads share, and the engine's side of the checkpoint policy's
+// One connection: what its connect chain learned, and the engine's side of the checkpoint policy's
 // delivery (detail::delivery_services), which the policy reaches through its checkpoint_context.
 template <class D, class C, class S, class Sink>
 struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail::delivery_services {
@@ -379,18 +367,6 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     }
     sleep_interruptible(delay);
     delay = std::min(delay * 2, options_.max_reconnect_delay);
-  }
-}
-
-// Calls the sink, turning an exception into an error (the exception is kept for run() to rethrow).
-template <class D, class C, class S, class Sink>
-template <class Call>
-auto pipeline<D, C, S, Sink>::call_sink(Call call) -> decltype(call()) {
-  try {
-    return call();
-  } catch (...) {
-    sink_exception_ = std::current_exception();
-    return fail(errc::sink_failed);
   }
 }
 

@@ -145,7 +145,7 @@ auto pipeline<D, C, S, Sink>::prepare_backfill(session& s) -> result<void> {
         ctx.table_count = tables.size();
         ctx.progress = i + 1 == tables.size() ? std::string_view{armed} : std::string_view{arming};
         const snapshot_batch batch{*tables[i].relation, {}};
-        auto stored = call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
+        auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
         if (!stored) return halted(halt_reason::sink_failed, stored.error());
       }
       if (auto written = write_progress(s, armed); !written) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
@@ -314,7 +314,7 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::backfill_w
     ctx.complete = chunk->end.at == detail::backfill_position::phase::complete;
     const snapshot_batch batch{relation, rows};
     const auto started = std::chrono::steady_clock::now();
-    auto stored = call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
+    auto stored = a.ctx.call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
     if (!stored) {
       emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::sink_failed,
                                                telemetry::keys::table = table,

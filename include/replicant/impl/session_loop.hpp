@@ -466,9 +466,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     const bool watch = p.options_.receive_timeout.count() > 0;
     const bool ping = watch && !pinged && clock::now() - last_heard > p.options_.receive_timeout / 2;
     if (!force && !ping && flush == reported && clock::now() < next_status) return {};
-    const standby_status_update u{
-        std::max(received, flush), flush, flush,
-        std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now()), ping};
+    const auto u = detail::status_update(received, flush, ping);
     {
       const std::scoped_lock lock{guard_state.stream_mutex};
       if (auto sent = stream.send(encode_status_update(u)); !sent) return sent;
