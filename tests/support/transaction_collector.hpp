@@ -12,12 +12,26 @@
 #include <replicant/schema_change.hpp>
 #include <replicant/transaction.hpp>
 
+#include <utility>
 #include <vector>
 
 namespace replicant::test {
 
+/// Every event of the assembler but a committed transaction, accepted and ignored: the base of a
+/// delivery target that only wants the transactions (`using other_events_accepted::operator();`).
+struct other_events_accepted {
+  auto operator()(const logical_message&) -> result<void> { return {}; }
+  auto operator()(const schema_change&) -> result<void> { return {}; }
+  auto operator()(const empty_commit&) -> result<void> { return {}; }
+  auto operator()(const prepared_event&) -> result<void> { return {}; }
+  auto operator()(const rollback_prepared_event&) -> result<void> { return {}; }
+  auto operator()(const stream_abort_event&) -> result<void> { return {}; }
+};
+
 /// Keeps every committed transaction the assembler delivers; accepts every other event.
-struct transaction_collector {
+struct transaction_collector : other_events_accepted {
+  using other_events_accepted::operator();
+
   /// The transactions, in delivery order.
   std::vector<transaction> transactions;
 
@@ -25,12 +39,18 @@ struct transaction_collector {
     transactions.push_back(std::move(t));
     return {};
   }
-  auto operator()(const logical_message&) -> result<void> { return {}; }
-  auto operator()(const schema_change&) -> result<void> { return {}; }
-  auto operator()(const empty_commit&) -> result<void> { return {}; }
-  auto operator()(const prepared_event&) -> result<void> { return {}; }
-  auto operator()(const rollback_prepared_event&) -> result<void> { return {}; }
-  auto operator()(const stream_abort_event&) -> result<void> { return {}; }
+};
+
+/// Hands every committed transaction to @p F while it is delivered (its result is the delivery's);
+/// accepts every other event.
+template <class F>
+struct transaction_visitor : other_events_accepted {
+  using other_events_accepted::operator();
+
+  explicit transaction_visitor(F f) : on_transaction(std::move(f)) {}
+  auto operator()(transaction&& t) -> result<void> { return on_transaction(std::move(t)); }
+
+  F on_transaction;
 };
 
 }  // namespace replicant::test

@@ -10,7 +10,7 @@
 #define BOOST_TEST_MODULE replicant.unit.assembler_spill
 #include <boost/test/unit_test.hpp>
 
-#include "support/pgoutput_builder.hpp"
+#include "support/spill_fixture.hpp"
 #include "support/temp_dir.hpp"
 
 #include <replicant/spill/disk.hpp>
@@ -32,19 +32,14 @@ using replicant::result;
 
 namespace {
 
-constexpr std::uint32_t orders = 16384;
-constexpr std::uint32_t int4 = 23;
-constexpr std::uint32_t text = 25;
-
-auto orders_relation(std::optional<std::uint32_t> xid = std::nullopt) -> pg::bytes {
-  return pg::relation(xid, orders, "public", "orders", 'd', {{"id", int4, -1, true}, {"label", text, -1, false}});
-}
-auto ins(std::optional<std::uint32_t> xid, int id) -> pg::bytes {
-  return pg::insert(xid, orders, {pg::col::text(std::to_string(id)), pg::col::text(std::string(100, 'x'))});
-}
+using pg::feed;
+using pg::orders_insert;
+using pg::orders_relation;
 
 // Keeps what it is given; reads every transaction's changes at once (as a sink would, during the call).
-struct reader {
+struct reader : pg::other_events_accepted {
+  using pg::other_events_accepted::operator();
+
   std::vector<std::vector<std::string>> ids;  // per transaction
   std::vector<std::uint64_t> spilled;
   std::vector<std::string> messages;
@@ -64,20 +59,7 @@ struct reader {
     for (const auto& m : t.messages()) messages.emplace_back(m.prefix);
     return {};
   }
-  auto operator()(const replicant::logical_message&) -> result<void> { return {}; }
-  auto operator()(const replicant::schema_change&) -> result<void> { return {}; }
-  auto operator()(const replicant::empty_commit&) -> result<void> { return {}; }
-  auto operator()(const replicant::prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::rollback_prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::stream_abort_event&) -> result<void> { return {}; }
 };
-
-auto feed(replicant::assembler& a, reader& r, const std::vector<pg::bytes>& messages) -> result<void> {
-  for (const auto& m : messages) {
-    if (auto pushed = a.push(m, r); !pushed) return pushed;
-  }
-  return {};
-}
 
 auto numbers(int first, int last) -> std::vector<std::string> {
   std::vector<std::string> out;
@@ -110,10 +92,10 @@ BOOST_AUTO_TEST_CASE(a_large_transaction_is_spilled_and_delivered_whole_in_order
   reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
   for (int i = 1; i <= 500; ++i) {
-    in.push_back(ins(std::nullopt, i));
+    in.push_back(orders_insert(std::nullopt, i));
     if (i == 250) in.push_back(pg::message(std::nullopt, true, lsn{0x500}, "halfway", "x"));
   }
-  in.push_back(pg::truncate(std::nullopt, 0, {orders}));
+  in.push_back(pg::truncate(std::nullopt, 0, {pg::orders_oid}));
   BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
   BOOST_TEST(a.resident_bytes() <= 4096U + 200U);  // the threshold, give or take the last change
   BOOST_TEST(a.spilled_bytes() > 40'000U);
@@ -145,7 +127,7 @@ BOOST_AUTO_TEST_CASE(iterating_again_reads_the_spilled_changes_again) {
     }
   } r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
-  for (int i = 1; i <= 200; ++i) in.push_back(ins(std::nullopt, i));
+  for (int i = 1; i <= 200; ++i) in.push_back(orders_insert(std::nullopt, i));
   in.push_back(pg::commit(lsn{0x900}, lsn{0x920}, 0));
   BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
   BOOST_TEST(r.ids.at(0) == numbers(1, 200), boost::test_tools::per_element());
@@ -157,13 +139,13 @@ BOOST_AUTO_TEST_CASE(a_subtransaction_abort_cuts_spilled_changes_exactly) {
   BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path()).has_value());
   reader r;
   std::vector<pg::bytes> in{pg::stream_start(10, true), orders_relation(10)};
-  for (int i = 1; i <= 100; ++i) in.push_back(ins(10, i));
-  for (int i = 101; i <= 200; ++i) in.push_back(ins(11, i));  // subtransaction 11, spilled with the rest
+  for (int i = 1; i <= 100; ++i) in.push_back(orders_insert(10, i));
+  for (int i = 101; i <= 200; ++i) in.push_back(orders_insert(11, i));  // subtransaction 11, spilled with the rest
   in.push_back(pg::stream_stop());
   BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
   BOOST_TEST(a.spilled_bytes() > 0U);
   in = {pg::stream_abort(10, 11), pg::stream_start(10, false)};
-  for (int i = 201; i <= 210; ++i) in.push_back(ins(10, i));
+  for (int i = 201; i <= 210; ++i) in.push_back(orders_insert(10, i));
   in.push_back(pg::stream_stop());
   in.push_back(pg::stream_commit(10, lsn{0x400}, lsn{0x420}, 0));
   BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
@@ -180,7 +162,7 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_is_an_error_and_nothing_is_left_behind) {
   BOOST_TEST_REQUIRE(enable_disk_spill(a, dir.path(), 2048, 16 * 1024).has_value());
   reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
-  for (int i = 1; i <= 1000; ++i) in.push_back(ins(std::nullopt, i));
+  for (int i = 1; i <= 1000; ++i) in.push_back(orders_insert(std::nullopt, i));
   const auto fed = feed(a, r, in);
   BOOST_TEST_REQUIRE(!fed.has_value());
   BOOST_TEST(fed.error() == halt_reason::spill_exhausted);
@@ -206,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_directory_that_vanished_is_an_io_error_at_the_first_spill
   std::filesystem::remove(dir.path() / "spill");
   reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
-  for (int i = 1; i <= 100; ++i) in.push_back(ins(std::nullopt, i));
+  for (int i = 1; i <= 100; ++i) in.push_back(orders_insert(std::nullopt, i));
   const auto fed = feed(a, r, in);
   BOOST_TEST_REQUIRE(!fed.has_value());
   BOOST_TEST(fed.error() == errc::io_failed);

@@ -11,7 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/sink.hpp"
-#include "support/pgoutput_builder.hpp"
+#include "support/spill_fixture.hpp"
 #include "support/temp_dir.hpp"
 
 #include <replicant/assembler.hpp>
@@ -35,59 +35,10 @@ static_assert(replicant::detail::check_spill_policy<custom_policies::mmap_spill>
 template class replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                    custom_policies::mmap_spill, archetypes::sink>;
 
-namespace {
-
-constexpr std::uint32_t orders = 16384;
-
-auto orders_relation(std::optional<std::uint32_t> xid = std::nullopt) -> pg::bytes {
-  return pg::relation(xid, orders, "public", "orders", 'd', {{"id", 23, -1, true}, {"label", 25, -1, false}});
-}
-auto ins(std::optional<std::uint32_t> xid, int id) -> pg::bytes {
-  return pg::insert(xid, orders, {pg::col::text(std::to_string(id)), pg::col::text(std::string(100, 'x'))});
-}
-
-struct reader {
-  std::vector<std::vector<int>> ids;
-  std::vector<std::uint64_t> spilled;
-  auto operator()(replicant::transaction&& t) -> result<void> {
-    std::vector<int> seen;
-    for (const auto& c : t.changes()) seen.push_back(static_cast<int>(c.record().value("id")->get<std::int64_t>()));
-    ids.push_back(std::move(seen));
-    spilled.push_back(t.spilled_bytes());
-    return {};
-  }
-  auto operator()(const replicant::logical_message&) -> result<void> { return {}; }
-  auto operator()(const replicant::schema_change&) -> result<void> { return {}; }
-  auto operator()(const replicant::empty_commit&) -> result<void> { return {}; }
-  auto operator()(const replicant::prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::rollback_prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::stream_abort_event&) -> result<void> { return {}; }
-};
-
-auto feed(replicant::assembler& a, reader& r, const std::vector<pg::bytes>& messages) -> result<void> {
-  for (const auto& m : messages) {
-    if (auto pushed = a.push(m, r); !pushed) return pushed;
-  }
-  return {};
-}
-
-auto numbers(int first, int last) -> std::vector<int> {
-  std::vector<int> out;
-  for (int i = first; i <= last; ++i) out.push_back(i);
-  return out;
-}
-
-// What the pipeline does with a spill policy at the start of a session.
-auto start(replicant::assembler& a, custom_policies::mmap_spill& policy, const replicant::spill_context& ctx)
-    -> result<void> {
-  if (auto ready = policy.prepare(ctx); !ready) return ready;
-  if (const auto limits = std::as_const(policy).limits(ctx)) {
-    a.enable_spill(*limits, [&policy, ctx] { return policy.open(ctx); });
-  }
-  return {};
-}
-
-}  // namespace
+using pg::feed;
+using pg::numbers;
+using pg::orders_insert;
+using pg::orders_relation;
 
 BOOST_AUTO_TEST_SUITE(mmap_spill)
 
@@ -96,16 +47,17 @@ BOOST_AUTO_TEST_CASE(a_spilled_transaction_comes_back_whole_and_in_order) {
   custom_policies::mmap_spill policy{.dir = dir.path(), .max_bytes = 64U << 20U};
   const replicant::spill_context ctx{"orders_mirror", 16 * 1024};  // spills past 4 KiB
   replicant::assembler a;
-  BOOST_TEST_REQUIRE(start(a, policy, ctx).has_value());
-  reader r;
+  BOOST_TEST_REQUIRE(pg::start_spilling(a, policy, ctx).has_value());
+  pg::id_reader r;
   std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
-  for (int i = 1; i <= 20'000; ++i) in.push_back(ins(std::nullopt, i));  // about 3 MB: the mapping grows
+  for (int i = 1; i <= 20'000; ++i) in.push_back(orders_insert(std::nullopt, i));  // about 3 MB: the mapping grows
   BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
   BOOST_TEST(a.resident_bytes() <= 4096U + 200U);
   BOOST_TEST(a.spilled_bytes() > 2'000'000U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()), "its files are unlinked once open");
   BOOST_TEST_REQUIRE(feed(a, r, {pg::commit(lsn{0x900}, lsn{0x920}, 0)}).has_value());
   BOOST_TEST_REQUIRE(r.ids.size() == 1U);
+  BOOST_TEST(!r.read_error.has_value());
   BOOST_TEST(r.ids[0] == numbers(1, 20'000), boost::test_tools::per_element());
   BOOST_TEST(r.spilled[0] > 0U);
   BOOST_TEST(a.spilled_bytes() == 0U);
@@ -116,24 +68,14 @@ BOOST_AUTO_TEST_CASE(a_subtransaction_abort_cuts_its_part_exactly) {
   custom_policies::mmap_spill policy{.dir = dir.path()};
   const replicant::spill_context ctx{"orders_mirror", 16 * 1024};
   replicant::assembler a{{.version = 2, .streaming = replicant::pgoutput_streaming::on}};
-  BOOST_TEST_REQUIRE(start(a, policy, ctx).has_value());
-  reader r;
-  std::vector<pg::bytes> in{pg::stream_start(10, true), orders_relation(10)};
-  for (int i = 1; i <= 100; ++i) in.push_back(ins(10, i));
-  for (int i = 101; i <= 200; ++i) in.push_back(ins(11, i));
-  in.push_back(pg::stream_stop());
-  BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
+  BOOST_TEST_REQUIRE(pg::start_spilling(a, policy, ctx).has_value());
+  pg::id_reader r;
+  BOOST_TEST_REQUIRE(feed(a, r, pg::streamed_with_a_subtransaction()).has_value());
   BOOST_TEST(a.spilled_bytes() > 0U);
-  in = {pg::stream_abort(10, 11), pg::stream_start(10, false)};
-  for (int i = 201; i <= 210; ++i) in.push_back(ins(10, i));
-  in.push_back(pg::stream_stop());
-  in.push_back(pg::stream_commit(10, lsn{0x400}, lsn{0x420}, 0));
-  BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
-  auto expected = numbers(1, 100);
-  const auto tail = numbers(201, 210);
-  expected.insert(expected.end(), tail.begin(), tail.end());
+  BOOST_TEST_REQUIRE(feed(a, r, pg::its_subtransaction_rolled_back_then_committed()).has_value());
   BOOST_TEST_REQUIRE(r.ids.size() == 1U);
-  BOOST_TEST(r.ids[0] == expected, boost::test_tools::per_element());
+  BOOST_TEST(!r.read_error.has_value());
+  BOOST_TEST(r.ids[0] == pg::keys_after_the_rollback(), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_directory_others_can_write_into_is_refused) {

@@ -15,6 +15,7 @@
 #include "../../../examples/custom_policies/mmap_spill.hpp"
 #include "archetypes/sink.hpp"
 #include "support/pgoutput_builder.hpp"
+#include "support/transaction_collector.hpp"
 
 #include <replicant/assembler.hpp>
 #include <replicant/checkpoint/file_store.hpp>
@@ -110,21 +111,6 @@ struct fake_engine final : replicant::detail::delivery_services {
   [[nodiscard]] auto events() const noexcept -> replicant::telemetry::dispatcher* override { return nullptr; }
 };
 
-// Hands each committed transaction to a callback.
-template <class F>
-struct deliver_to {
-  F f;
-  auto operator()(replicant::transaction&& t) -> result<void> { return f(std::move(t)); }
-  auto operator()(const replicant::logical_message&) -> result<void> { return {}; }
-  auto operator()(const replicant::schema_change&) -> result<void> { return {}; }
-  auto operator()(const replicant::empty_commit&) -> result<void> { return {}; }
-  auto operator()(const replicant::prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::rollback_prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::stream_abort_event&) -> result<void> { return {}; }
-};
-template <class F>
-deliver_to(F) -> deliver_to<F>;  // Clang 14 deduces no aggregate's arguments by itself
-
 // A policy's delivery driven as the pipeline drives it, over transactions of one row each.
 struct harness {
   policy settings;
@@ -151,7 +137,7 @@ struct harness {
     in.push_back(pg::insert(std::nullopt, 16384, {pg::col::text(std::to_string(xid))}));
     in.push_back(pg::commit(lsn{commit}, lsn{commit + 0x30}, 0));
     result<void> delivered;
-    auto on = deliver_to{[&](replicant::transaction&& t) -> result<void> {
+    auto on = pg::transaction_visitor{[&](replicant::transaction&& t) -> result<void> {
       delivered = delivery.deliver(ctx, std::move(t));
       return {};
     }};

@@ -11,7 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/spill_policy.hpp"
-#include "support/pgoutput_builder.hpp"
+#include "support/spill_fixture.hpp"
 #include "support/temp_dir.hpp"
 
 #include <replicant/assembler.hpp>
@@ -80,60 +80,15 @@ static_assert(!std::is_constructible_v<spill_part>);
 
 namespace {
 
-constexpr std::uint32_t orders = 16384;
-constexpr std::uint32_t int4 = 23;
-constexpr std::uint32_t text = 25;
-
-auto orders_relation(std::optional<std::uint32_t> xid = std::nullopt) -> pg::bytes {
-  return pg::relation(xid, orders, "public", "orders", 'd', {{"id", int4, -1, true}, {"label", text, -1, false}});
-}
-auto ins(std::optional<std::uint32_t> xid, int id) -> pg::bytes {
-  return pg::insert(xid, orders, {pg::col::text(std::to_string(id)), pg::col::text(std::string(100, 'x'))});
-}
-
-// Reads each delivered transaction's ids at once; a spill_error is kept, not thrown on.
-struct reader {
-  std::vector<std::vector<int>> ids;
-  std::optional<std::error_code> read_error;
-  auto operator()(replicant::transaction&& t) -> result<void> {
-    std::vector<int> seen;
-    try {
-      for (const auto& c : t.changes()) {
-        auto v = c.record().value("id");
-        seen.push_back(v && !v->is_null() ? static_cast<int>(v->get<std::int64_t>()) : -1);
-      }
-    } catch (const replicant::spill_error& e) {
-      read_error = e.code();
-    }
-    ids.push_back(std::move(seen));
-    return {};
-  }
-  auto operator()(const replicant::logical_message&) -> result<void> { return {}; }
-  auto operator()(const replicant::schema_change&) -> result<void> { return {}; }
-  auto operator()(const replicant::empty_commit&) -> result<void> { return {}; }
-  auto operator()(const replicant::prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::rollback_prepared_event&) -> result<void> { return {}; }
-  auto operator()(const replicant::stream_abort_event&) -> result<void> { return {}; }
-};
-
-auto feed(replicant::assembler& a, reader& r, const std::vector<pg::bytes>& messages) -> result<void> {
-  for (const auto& m : messages) {
-    if (auto pushed = a.push(m, r); !pushed) return pushed;
-  }
-  return {};
-}
+using pg::feed;
+using pg::numbers;
+using reader = pg::id_reader;
 
 auto one_transaction(int rows) -> std::vector<pg::bytes> {
-  std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), orders_relation()};
-  for (int i = 1; i <= rows; ++i) in.push_back(ins(std::nullopt, i));
+  std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), pg::orders_relation()};
+  for (int i = 1; i <= rows; ++i) in.push_back(pg::orders_insert(std::nullopt, i));
   in.push_back(pg::commit(lsn{0x900}, lsn{0x920}, 0));
   return in;
-}
-
-auto numbers(int first, int last) -> std::vector<int> {
-  std::vector<int> out;
-  for (int i = first; i <= last; ++i) out.push_back(i);
-  return out;
 }
 
 // A memory part with faults on order: a failing append or read, or reads of a few bytes at a time.
@@ -314,22 +269,11 @@ BOOST_AUTO_TEST_CASE(a_subtransaction_abort_cuts_any_policy_s_part_exactly) {
   replicant::assembler a{{.version = 2, .streaming = replicant::pgoutput_streaming::on}};
   enable(a, {.read_at_most = 100});
   reader r;
-  std::vector<pg::bytes> in{pg::stream_start(10, true), orders_relation(10)};
-  for (int i = 1; i <= 100; ++i) in.push_back(ins(10, i));
-  for (int i = 101; i <= 200; ++i) in.push_back(ins(11, i));
-  in.push_back(pg::stream_stop());
-  BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
+  BOOST_TEST_REQUIRE(feed(a, r, pg::streamed_with_a_subtransaction()).has_value());
   BOOST_TEST(a.spilled_bytes() > 0U);
-  in = {pg::stream_abort(10, 11), pg::stream_start(10, false)};
-  for (int i = 201; i <= 210; ++i) in.push_back(ins(10, i));
-  in.push_back(pg::stream_stop());
-  in.push_back(pg::stream_commit(10, lsn{0x400}, lsn{0x420}, 0));
-  BOOST_TEST_REQUIRE(feed(a, r, in).has_value());
-  auto expected = numbers(1, 100);
-  const auto tail = numbers(201, 210);
-  expected.insert(expected.end(), tail.begin(), tail.end());
+  BOOST_TEST_REQUIRE(feed(a, r, pg::its_subtransaction_rolled_back_then_committed()).has_value());
   BOOST_TEST_REQUIRE(r.ids.size() == 1U);
-  BOOST_TEST(r.ids[0] == expected, boost::test_tools::per_element());
+  BOOST_TEST(r.ids[0] == pg::keys_after_the_rollback(), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
