@@ -7,26 +7,21 @@
 /// replicant::result<T>: a value or a std::error_code, the return type of everything on the hot path
 /// that can fail on untrusted input (decoding, parsing) and of the sink callbacks.
 
-#include <replicant/detail/config.hpp>
+#include <replicant/detail/expected.hpp>
 
 #include <system_error>
 
-#if REPLICANT_HAS_STD_EXPECTED
-#include <expected>
-#else
-#include <replicant/detail/expected.hpp>
-#endif
-
 namespace replicant {
 
-#if REPLICANT_HAS_STD_EXPECTED
 /**
  * A value of type `T`, or the `std::error_code` saying why there is none.
  *
- * With a C++23 standard library this *is* `std::expected<T, std::error_code>`; under C++20 it is a
- * small in-house type that offers only the subset replicant uses (`has_value`, `operator bool`,
- * `value`, `error`, `operator*`, `operator->`, `value_or`), so code written against one compiles
- * against the other. The error never carries a row value (see @ref replicant::errc).
+ * It offers the subset of `std::expected` that replicant uses, with the same names and meanings
+ * (`has_value`, `operator bool`, `value`, `error`, `operator*`, `operator->`, `value_or`). It is the
+ * same type in every language mode, also where the standard library has `std::expected` (C++23):
+ * translation units built as C++20 and as C++23 link into one program without two definitions of
+ * one function. Build an error with replicant::fail or replicant::unexpected. The error never
+ * carries a row value (see @ref replicant::errc).
  *
  * @par Example
  * @code
@@ -39,15 +34,10 @@ namespace replicant {
  * Distinct objects: safe. Shared objects: unsafe.
  */
 template <class T>
-using result = std::expected<T, std::error_code>;
-
-/// Builds the error alternative of a result: `return replicant::unexpected(errc::decode_failure);`.
-using std::unexpected;
-#else
-template <class T>
 using result = detail::expected<T, std::error_code>;
+
+/// Builds the error alternative of a result: `return replicant::unexpected(make_error_code(errc::decode_failure));`.
 using detail::unexpected;
-#endif
 
 /// Shorthand for a failed result holding @p code: `return replicant::fail(errc::decode_failure);`.
 template <class Code>

@@ -787,25 +787,6 @@ inline constexpr bool is_measurement = decltype(hana::contains(Event::measuremen
 template <class Event, class Key>
 inline constexpr bool is_metadata = decltype(hana::contains(Event::metadata, hana::type_c<Key>))::value;
 
-// The catalog's own laws, checked once when this header is compiled: the event count, unique names,
-// metadata within the allowlist, measurements within theirs, and no key in both lists of an event.
-template <class Event>
-constexpr auto entry_is_well_formed() -> bool {
-  constexpr bool meta_ok = hana::all_of(Event::metadata, [](auto k) { return hana::contains(metadata_keys, k); });
-  constexpr bool measures_ok =
-      hana::all_of(Event::measurements, [](auto k) { return hana::contains(measurement_keys, k); });
-  constexpr bool disjoint = hana::all_of(Event::measurements, [](auto k) { return !hana::contains(Event::metadata, k); });
-  return meta_ok && measures_ok && disjoint;
-}
-
-constexpr auto catalog_is_well_formed() -> bool {
-  return hana::unpack(catalog, [](auto... e) { return (entry_is_well_formed<typename decltype(e)::type>() && ...); });
-}
-
-static_assert(decltype(hana::size(catalog))::value == 31, "replicant: the telemetry catalog has thirty-one events");
-static_assert(decltype(hana::size(metadata_keys))::value == 13, "replicant: the metadata allowlist has thirteen keys");
-static_assert(all_unique(event_names.data(), event_names.size()), "replicant: telemetry event names are unique");
-static_assert(catalog_is_well_formed(), "replicant: every catalog entry stays within the key allowlists");
 
 template <class Event, class Key>
 constexpr auto check_key() -> void {

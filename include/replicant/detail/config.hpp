@@ -5,14 +5,6 @@
 
 // Library-wide configuration macros. Private: users should not rely on anything here.
 
-#include <version>
-
-#if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202202L
-/// Defined to 1 when replicant::result is std::expected (C++23 library), 0 for the in-house fallback.
-#define REPLICANT_HAS_STD_EXPECTED 1
-#else
-#define REPLICANT_HAS_STD_EXPECTED 0
-#endif
 
 // Development checks for programmer errors (never for wire data, which is untrusted input and is
 // validated with a result instead). Active in debug builds only, like simdjson's development checks.

@@ -3,9 +3,10 @@
 #ifndef REPLICANT_DETAIL_EXPECTED_HPP
 #define REPLICANT_DETAIL_EXPECTED_HPP
 
-// A minimal stand-in for std::expected, used where the standard library has none (C++20).
-// It exposes exactly the subset replicant uses, with the same names and meanings, so that code
-// written against it compiles unchanged against std::expected (the cxx23 preset proves it).
+// replicant::result's type: the subset of std::expected replicant uses, with the same names and
+// meanings. It is used in every language mode, C++23 included, so that one program may mix C++20 and
+// C++23 translation units (an alias that switched to std::expected would give one function two
+// definitions).
 
 #include <exception>
 #include <new>
@@ -15,7 +16,7 @@
 
 namespace replicant::detail {
 
-/// Thrown by expected::value() when it holds an error (std::bad_expected_access in C++23).
+/// Thrown by expected::value() when it holds an error.
 class bad_expected_access : public std::exception {
  public:
   [[nodiscard]] auto what() const noexcept -> const char* override {

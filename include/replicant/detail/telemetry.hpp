@@ -40,16 +40,6 @@ inline constexpr std::size_t occurrences = (std::size_t{std::is_same_v<T, Ts>} +
 template <class... Ts>
 inline constexpr bool distinct = ((occurrences<Ts, Ts...> == 1) && ...);
 
-// constexpr string equality usable in static_assert loops.
-constexpr auto all_unique(const std::string_view* names, std::size_t n) noexcept -> bool {
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = i + 1; j < n; ++j) {
-      if (names[i] == names[j]) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace replicant::telemetry::detail
 
 #endif  // REPLICANT_DETAIL_TELEMETRY_HPP
