@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 namespace replicant::examples::tail {
 
@@ -45,6 +47,27 @@ inline constexpr int min_server_version = 150000;
   return {};
 }
 
+/// What to tell the user about a failed connection: each refusal, and a server not reached, apart
+/// (fixed text). Names no role, database or host: the user knows which they gave.
+[[nodiscard]] constexpr auto connect_hint(std::error_code ec, pq::refusal why) -> std::string_view {
+  if (ec == errc::invalid_options) return "--dsn is not a valid connection string";
+  if (ec != errc::connection_refused) {
+    return "the server was not reached: check the host and port in --dsn (or the PG* variables), and that the "
+           "server runs";
+  }
+  switch (why) {
+    case pq::refusal::authentication:
+      return "the server refused the password: check it in --dsn, PGPASSWORD or the password file";
+    case pq::refusal::role: return "the server refused the role: check the user name, and that the role may log in";
+    case pq::refusal::host: return "a pg_hba.conf line rejects this connection: add one for this host, user and database";
+    case pq::refusal::database: return "the database does not exist: check dbname in --dsn";
+    case pq::refusal::tls:
+      return "sslmode requires TLS and it could not be set up: check the server's ssl setting and sslrootcert";
+    case pq::refusal::none: break;
+  }
+  return "the server refused the connection";
+}
+
 /**
  * Opens one replication connection (`replication=database`) with @p conninfo, checks the server
  * (check_server()) and closes it again.
@@ -55,18 +78,18 @@ inline constexpr int min_server_version = 150000;
  *
  * @param cancel_fd a descriptor that aborts the attempt when readable (the stop signal).
  * @return the server version, or a failure: `errc::cancelled` (stop requested),
- * `errc::connection_failed`, `errc::invalid_options` (unparseable connection string),
- * `errc::unsupported_server`.
+ * `errc::connection_refused` (with a hint that says which refusal: password, role, pg_hba.conf,
+ * database or TLS), `errc::connection_failed` (not reached), `errc::invalid_options` (unparseable
+ * connection string), `errc::unsupported_server`.
  */
 [[nodiscard]] inline auto probe_server(std::string_view conninfo, const options& o, int cancel_fd) -> outcome<int> {
-  auto c = pq::connection::open(conninfo, pq::session_kind::replication, {.cancel_fd = cancel_fd});
+  pq::connect_refusal refused;
+  auto c = pq::connection::open(conninfo, pq::session_kind::replication, {.cancel_fd = cancel_fd}, &refused);
   if (!c) {
     return failure{.step = "connecting",
                    .code = c.error(),
-                   .hint = c.error() == errc::invalid_options
-                               ? "--dsn is not a valid connection string"
-                               : "check --dsn (or the PG* variables), that the server runs, and that the role may "
-                                 "connect for replication"};
+                   .hint = connect_hint(c.error(), refused.why),
+                   .sqlstate = std::move(refused.sqlstate)};
   }
   const int version = c->server_version();
   if (auto ok = check_server(version, o); !ok) return ok.error();

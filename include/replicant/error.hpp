@@ -60,6 +60,10 @@ enum class errc {
   /// The checkpoint store holds something that is not a checkpoint it can use (a table of another
   /// shape, a file of another format or of another slot). Permanent: retrying cannot help.
   store_mismatch,
+  /// The server refused the connection for a reason a retry cannot fix: the credentials, the role,
+  /// the `pg_hba.conf` rules, a missing database, or TLS that the connection string requires and
+  /// that could not be established. Permanent: the pipeline halts.
+  connection_refused,
 };
 
 namespace detail {
@@ -87,6 +91,7 @@ class error_category final : public std::error_category {
       case errc::column_unchanged: return "the column's value was not sent (unchanged TOAST)";
       case errc::cancelled: return "stopped on request";
       case errc::store_mismatch: return "the checkpoint store holds data of another shape or slot";
+      case errc::connection_refused: return "the server refused the connection for good";
     }
     return "unknown replicant error";
   }
@@ -120,6 +125,7 @@ class error_category final : public std::error_category {
     case errc::column_unchanged: return "column_unchanged";
     case errc::cancelled: return "cancelled";
     case errc::store_mismatch: return "store_mismatch";
+    case errc::connection_refused: return "connection_refused";
   }
   return "unknown";
 }

@@ -19,6 +19,7 @@
 #include <replicant/lsn.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -262,6 +263,30 @@ enum class halt_reason {
   /// Action: point the pipeline at the server and slot the checkpoint belongs to; otherwise
   /// re-synchronise the sink (a snapshot) and clear its checkpoint.
   slot_dropped,
+
+  // --- halts: connection faults a retry cannot fix ------------------------------------------------
+  // (A server that is down, restarting or unreachable is retried for as long as the pipeline runs.)
+
+  /// The server refused the credentials (SQLSTATE 28P01), or asked for a password and the
+  /// connection string gives none. `halt::sqlstate` is the server's, when it sent one.
+  /// Action: correct the password (the connection string, `PGPASSWORD` or the password file).
+  authentication_failed,
+  /// The server refused the role (SQLSTATE 28000): it does not exist, may not log in, or the
+  /// authentication method (peer, ident, certificate) did not accept it.
+  /// Action: correct the user name, create the role, or grant it `LOGIN` and `REPLICATION`.
+  role_rejected,
+  /// A `pg_hba.conf` line rejects this host, user and database, or no line matches (SQLSTATE 28000).
+  /// Action: add a `pg_hba.conf` line for the connection (a replication connection needs one that
+  /// names its database or `all`), then reload the server.
+  host_rejected,
+  /// The database in the connection string does not exist (SQLSTATE 3D000).
+  /// Action: correct the database name, or create the database.
+  database_missing,
+  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and it could
+  /// not be set up: the server offers none, or its certificate did not verify.
+  /// Action: enable `ssl` on the server, or give the client the right root certificate
+  /// (`sslrootcert`) and host name; never lower `sslmode` to get past it.
+  tls_unavailable,
 };
 
 }  // namespace replicant
@@ -321,6 +346,11 @@ inline constexpr std::array halt_reasons = {
     halt_reason::publication_changed,
     halt_reason::checkpoint_ahead_of_server,
     halt_reason::slot_dropped,
+    halt_reason::authentication_failed,
+    halt_reason::role_rejected,
+    halt_reason::host_rejected,
+    halt_reason::database_missing,
+    halt_reason::tls_unavailable,
 };
 
 namespace detail {
@@ -331,7 +361,7 @@ constexpr auto halt_reasons_are_complete() noexcept -> bool {
   for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
     if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
   }
-  return halt_reasons.back() == halt_reason::slot_dropped;
+  return halt_reasons.back() == halt_reason::tls_unavailable;
 }
 static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
 
@@ -390,6 +420,11 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::publication_changed: return "publication_changed";
     case halt_reason::checkpoint_ahead_of_server: return "checkpoint_ahead_of_server";
     case halt_reason::slot_dropped: return "slot_dropped";
+    case halt_reason::authentication_failed: return "authentication_failed";
+    case halt_reason::role_rejected: return "role_rejected";
+    case halt_reason::host_rejected: return "host_rejected";
+    case halt_reason::database_missing: return "database_missing";
+    case halt_reason::tls_unavailable: return "tls_unavailable";
   }
   return "unknown";
 }
@@ -498,6 +533,12 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
       return "point at the server the checkpoint came from, or re-synchronise the sink and clear its checkpoint";
     case halt_reason::slot_dropped:
       return "point at the slot the checkpoint belongs to, or re-synchronise the sink and clear its checkpoint";
+    case halt_reason::authentication_failed: return "correct the password in the connection string or password file";
+    case halt_reason::role_rejected: return "correct the user name, or create the role with LOGIN and REPLICATION";
+    case halt_reason::host_rejected: return "add a pg_hba.conf line for this connection, then reload the server";
+    case halt_reason::database_missing: return "correct the database name, or create the database";
+    case halt_reason::tls_unavailable:
+      return "enable ssl on the server, or give the client the right root certificate and host name";
   }
   return "consult docs/errors.md";
 }
@@ -558,6 +599,11 @@ class halt_category_impl final : public std::error_category {
       case halt_reason::publication_changed: return "a publication was altered to send less while streaming";
       case halt_reason::checkpoint_ahead_of_server: return "the checkpoint lies past the end of the server's WAL";
       case halt_reason::slot_dropped: return "the slot does not exist although the sink has a checkpoint";
+      case halt_reason::authentication_failed: return "the server refused the credentials";
+      case halt_reason::role_rejected: return "the server refused the role";
+      case halt_reason::host_rejected: return "a pg_hba.conf rule rejects the connection";
+      case halt_reason::database_missing: return "the database does not exist";
+      case halt_reason::tls_unavailable: return "TLS is required and could not be set up";
     }
     return "unknown halt reason";
   }
@@ -615,6 +661,9 @@ struct halt {
   /// The attempt count at which a retry budget ran out (`command_error_limit`,
   /// `checkpoint_store_failed`, `snapshot_table_contended`).
   std::optional<std::uint32_t> attempts{};
+  /// How long the failed sink call took (`sink_failed`, where the call was timed): the `duration`
+  /// of the `sink.failed` event.
+  std::optional<std::chrono::nanoseconds> duration{};
   /// The underlying error, when there is one: the code the sink returned, the OS error of a spill
   /// or checkpoint file, a @ref replicant::errc. Empty otherwise.
   std::error_code cause{};

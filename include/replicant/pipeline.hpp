@@ -82,7 +82,12 @@ namespace replicant {
  * **Faults.** A lost connection or a server restart reconnects with exponential backoff. Errors of
  * the commands before streaming starts (a slot in use elsewhere, slots exhausted) count against
  * `max_command_retries`; past it the pipeline halts `command_error_limit`. A server that is simply
- * down is retried until stop(). Every halt is value-free (see @ref replicant::halt).
+ * down is retried until stop() (each failed attempt emits `connection.disconnected` with its count);
+ * a run stopped before any connect succeeded ends with `errc::connection_failed`. What a retry
+ * cannot fix halts at once: refused credentials (`authentication_failed`), role (`role_rejected`),
+ * host (`host_rejected`), database (`database_missing`) or TLS (`tls_unavailable`). Every halt is
+ * value-free (see @ref replicant::halt), and emits `connection.disconnected` with its reason (a
+ * sink's failure also `sink.failed`).
  *
  * @tparam Decoder the output plugin's decoder, a @ref replicant::decoder_policy "decoder_policy":
  * @ref pgoutput_decoder, or `wal2json_decoder` (decoder/wal2json.hpp) or `pglogical_decoder`
@@ -235,6 +240,8 @@ class pipeline {
   auto stream(session& s, pq::replication_stream&& stream) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
   auto halt_with(halt h) -> void;
+  auto report_halt(const halt& h) -> void;
+  auto refused(const pq::connect_refusal& r) -> void;
   [[nodiscard]] auto validate_options() const -> result<void>;
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
@@ -282,6 +289,7 @@ class pipeline {
   std::atomic<std::uint64_t> resumed_from_{0};  // the checkpoint of the last connect or snapshot
   std::optional<lsn> checkpoint_;
   std::optional<halt> halt_;
+  bool never_connected_ = false;  // the last run() was stopped while no connect had ever succeeded
   std::exception_ptr sink_exception_;
   detail::backfill_state backfill_;  // the incremental snapshot, when asked for
 };

@@ -501,12 +501,13 @@ struct connection_connected {
   static constexpr auto metadata = hana::tuple_t<keys::kind_t>;
   /// @}
 };
-/// The connection was dropped. The `sink_too_slow` halt is reported here (`reason`), with the lag.
+/// The connection was dropped, or an attempt to connect failed (`attempt`: failed attempts in a row,
+/// `error_class`). Every halt is reported here too (`reason`; for `sink_too_slow` with the lag).
 struct connection_disconnected {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.disconnected";
   static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::reason_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::attempt_t, keys::error_class_t>;
   /// @}
 };
 /// The slot is owned and streaming begins.

@@ -616,6 +616,47 @@ class background_writer {
   std::thread thread_;  // last: starts once the flags exist
 };
 
+// The evidence that a storm's kills interrupted work instead of all landing before the mirror had
+// started streaming (as they would if its start-up outlasted the kill interval, under a sanitizer
+// on two loaded cores): kills that came after the mirror had applied something in that run, target
+// transactions the server rolled back (a kill inside one), and transactions applied before the
+// final catch-up. check() asserts at least one of each.
+class interruptions {
+ public:
+  explicit interruptions(mirror_fixture& f) : f_{f}, rollbacks_at_start_{rollbacks()} {}
+
+  /// Call right before each kill.
+  auto before_kill() -> void {
+    const auto now = f_.applied();
+    if (now > applied_at_last_kill_) ++mid_stream_;
+    applied_at_last_kill_ = now;
+  }
+  /// Call when the writer has committed its last transaction, before the final catch-up.
+  auto writer_done() -> void { applied_before_catch_up_ = f_.applied(); }
+
+  auto check(std::string_view mode, int kills) -> void {
+    const auto rolled_back = rollbacks() - rollbacks_at_start_;
+    std::cout << "exactly-once: pg" << f_.pg.major() << " mode=" << mode << " kills mid-stream: " << mid_stream_
+              << " of " << kills << ", target transactions rolled back: " << rolled_back
+              << ", applied before the catch-up: " << applied_before_catch_up_ << std::endl;
+    BOOST_TEST(mid_stream_ >= 1, "no kill came after the mirror had applied anything");
+    BOOST_TEST(rolled_back >= 1U, "no kill landed inside a target transaction");
+    BOOST_TEST(applied_before_catch_up_ >= 1U, "nothing was applied while the storm went on");
+  }
+
+ private:
+  auto rollbacks() -> std::uint64_t {
+    return std::stoull(
+        f_.tpg.scalar("SELECT xact_rollback FROM pg_stat_database WHERE datname = '" + f_.target + "'"));
+  }
+
+  mirror_fixture& f_;
+  std::uint64_t rollbacks_at_start_;
+  std::uint64_t applied_at_last_kill_ = 0;
+  std::uint64_t applied_before_catch_up_ = 0;
+  int mid_stream_ = 0;
+};
+
 // SIGKILL at random moments while a writer commits as fast as it can, in checkpoint mode @p mode.
 // Each kill may cause at most @p duplicates_per_kill duplicates (0: exactly once).
 auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kills, std::int64_t duplicates_per_kill)
@@ -631,6 +672,7 @@ auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kil
   source_writer w{f.pg.dsn(f.source)};
   background_writer writer{w, transactions, seed};
   std::mt19937_64 rng{seed ^ 0x9e3779b97f4a7c15ULL};
+  interruptions evidence{f};
   int kills = 0;
   int unexpected_exits = 0;
   while (kills < min_kills || writer.writing()) {
@@ -639,11 +681,13 @@ auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kil
       ++unexpected_exits;  // it must never stop by itself
       BOOST_TEST_MESSAGE("the mirror exited by itself with status " << m.last_status());
     }
+    evidence.before_kill();
     m.kill();
     ++kills;
     m.start();
   }
   BOOST_TEST_REQUIRE(writer.join());
+  evidence.writer_done();
   const auto written = std::chrono::steady_clock::now();
   const bool caught_up = f.catch_up(w, 120s);
   BOOST_TEST(caught_up);
@@ -653,12 +697,7 @@ auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kil
   BOOST_TEST(m.stop() == mirror::exit_ok);
   BOOST_TEST(unexpected_exits == 0);
   check(f, w, "random SIGKILLs", kills, 0, duplicates_per_kill * kills);
-  // Target transactions the server rolled back: mostly kills that landed inside one (a claim that
-  // turns a repeat away rolls back too, but repeats are rare), so evidence that the storm hit the
-  // mirror mid-transaction, and in `batches` mid-batch.
-  std::cout << "exactly-once: pg" << f.pg.major() << " mode=" << mode << " target transactions rolled back: "
-            << f.tpg.scalar("SELECT xact_rollback FROM pg_stat_database WHERE datname = '" + f.target + "'") << " (of "
-            << kills << " kills)" << std::endl;
+  evidence.check(mode, kills);
   BOOST_TEST(m.output().find(secret) == std::string::npos);
   BOOST_TEST_MESSAGE("kill storm (" << mode << "): " << m.starts() << " mirror starts in "
                                     << seconds_since(started, std::chrono::steady_clock::now()) << " s");
@@ -975,18 +1014,22 @@ BOOST_AUTO_TEST_CASE(survives_random_kills_while_spilling_large_transactions) {
     writing = false;
   }};
   std::mt19937_64 rng{seed ^ 0x5bd1e995ULL};
+  interruptions evidence{f};
   int kills = 0;
   while (kills < 10 || writing) {
     std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{50, 600}(rng)});
+    evidence.before_kill();
     m.kill();
     ++kills;
     m.start();
   }
   writer.join();
   BOOST_TEST_REQUIRE(ok.load());
+  evidence.writer_done();
   BOOST_TEST(f.catch_up(w, 180s));
   BOOST_TEST(m.stop() == mirror::exit_ok);
   check(f, w, "random SIGKILLs while spilling", kills, 0, 0);
+  evidence.check("sink, spilling", kills);
   std::error_code ec;
   BOOST_TEST(std::filesystem::is_empty(spill, ec), "no spill file outlives the process");
 }

@@ -234,15 +234,33 @@ BOOST_AUTO_TEST_CASE(applies_additive_schema_changes_and_delivers_messages) {
   f.sql("ALTER TABLE items ADD COLUMN note text");
   f.sql("INSERT INTO items VALUES (2, 'b', 2, 'n')");
   f.sql("SELECT pg_logical_emit_message(false, 'p', '" + std::string{secret} + "')");
-  BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
+  // A transactional message rides its transaction (row 3), and is reported as delivered too.
+  f.sql("BEGIN; INSERT INTO items VALUES (3, 'c', 3, 'n'); SELECT pg_logical_emit_message(true, 'p', '" +
+        std::string{secret} + "'); COMMIT");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(3));
   BOOST_TEST(fixture::wait_until([&] {
     const std::lock_guard lock{sink.mutex};
     return sink.messages == 1;
   }));
   BOOST_TEST(!r.stop());
   BOOST_TEST(events.contains("replicant.schema_change.additive"));
-  BOOST_TEST(events.contains("replicant.message.received"));
+  BOOST_TEST(events.count("replicant.message.received") == 2U);
+  BOOST_TEST(events.count("transactional=false") == 1U);
+  BOOST_TEST(events.count("transactional=true") == 1U);
   BOOST_TEST(!events.contains(secret));
+}
+
+BOOST_AUTO_TEST_CASE(messages_off_reports_no_message) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  running r{sink, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
+  f.sql("SELECT pg_logical_emit_message(false, 'p', 'alone')");
+  f.sql("BEGIN; INSERT INTO items VALUES (2, 'b', 2); SELECT pg_logical_emit_message(true, 'p', 'riding'); COMMIT");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
+  BOOST_TEST(!r.stop());
+  BOOST_TEST(!events.contains("replicant.message.received"));
 }
 
 BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_log_does_not) {
@@ -504,6 +522,37 @@ BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budge
   BOOST_TEST(second.join() == halt_reason::command_error_limit);
   BOOST_TEST(second.pipeline.last_halt()->attempts.value() == 3U);
   BOOST_TEST(events.contains("replicant.connection.command_error_halt"));
+}
+
+// A session the server ends after it has streamed (here: after a keepalive, on a publication with
+// no change at all) is not one of the command errors that max_command_retries bounds: the server
+// ends such sessions more times in a row than the budget, and the pipeline keeps reconnecting.
+BOOST_AUTO_TEST_CASE(a_quiet_session_ended_by_the_server_again_and_again_does_not_halt) {
+  fixture f;
+  memory_sink sink;
+  auto o = f.options;
+  o.max_command_retries = 1;
+  // The walsender asks for a reply after 250 ms of silence; the pipeline's own status updates come
+  // hourly. So a reply that comes a while after the walsender started proves that the pipeline
+  // received that keepalive: then the session has streamed.
+  o.conninfo += " options='-c wal_sender_timeout=500'";
+  o.status_interval = std::chrono::hours{1};
+  running r{sink, o};
+  const auto answered_a_keepalive = [&] {
+    return f.pg.scalar("SELECT count(*) FROM pg_stat_replication s JOIN pg_replication_slots r ON r.active_pid = s.pid "
+                       "WHERE r.slot_name = '" + f.slot +
+                       "' AND s.reply_time > s.backend_start + interval '300 milliseconds'") == "1";
+  };
+  for (std::uint32_t ended = 0; ended <= o.max_command_retries + 2; ++ended) {
+    BOOST_TEST_REQUIRE(fixture::wait_until(answered_a_keepalive), "session " << ended);
+    const auto pid = f.pg.scalar("SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'");
+    f.pg.sql("SELECT pg_terminate_backend(" + pid + ")");
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] {
+      return f.pg.scalar("SELECT count(*) FROM pg_stat_replication WHERE pid = " + pid) == "0";
+    }));
+  }
+  BOOST_TEST(!r.ended.load(), "the pipeline halted");
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
 }
 
 BOOST_AUTO_TEST_CASE(transactions_can_be_filtered_by_origin) {

@@ -7,8 +7,11 @@
 /// What the tests that run a program of the build as a child process share. Boost.Test only:
 /// include it after the test module's `<boost/test/unit_test.hpp>`.
 
+#include "support/required.hpp"
+
 #include <boost/test/unit_test.hpp>
 
+#include <string>
 #include <string_view>
 
 namespace replicant::test {
@@ -16,7 +19,8 @@ namespace replicant::test {
 /**
  * A Boost.Test precondition that holds when @p binary (the program's path, which
  * tests/CMakeLists.txt passes in the macro named @p macro) is known, and otherwise says why the
- * tests are skipped: the build has no @p program (examples switched off).
+ * tests are skipped: the build has no @p program (examples switched off). Under
+ * REPLICANT_REQUIRE_ALL_PG=1 a missing program fails the test program instead (support/required.hpp).
  *
  * @par Example
  * @code
@@ -32,11 +36,10 @@ struct binary_known {
   /// The program's name.
   std::string_view program;
 
-  /// Whether the binary is known, with the reason when not.
+  /// Whether the binary is known, with the reason when not (a failure when every part is required).
   [[nodiscard]] auto operator()(boost::unit_test::test_unit_id) const -> boost::test_tools::assertion_result {
-    boost::test_tools::assertion_result known{!binary.empty()};
-    known.message() << macro << " is not defined: the build has no " << program;
-    return known;
+    return present_or_skipped(!binary.empty(), true,
+                              std::string{macro} + " is not defined: the build has no " + std::string{program});
   }
 };
 

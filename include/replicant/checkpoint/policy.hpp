@@ -139,8 +139,9 @@ class checkpoint_context {
 
   /**
    * Halts with `sink_failed` at @p at after a sink call that took @p took failed with @p cause
-   * (or with `spill_io_failed`, when the failure was reading a spilled transaction back), and
-   * emits `sink.failed`. Returns the error the policy's operation returns.
+   * (or with `spill_io_failed`, when the failure was reading a spilled transaction back). The
+   * pipeline emits `sink.failed`, with @p took, when the run ends. Returns the error the policy's
+   * operation returns.
    */
   auto sink_failed(lsn at, std::chrono::steady_clock::duration took, std::error_code cause) -> result<void> {
     if (const auto spill = services_.spill_failure()) {
@@ -148,11 +149,9 @@ class checkpoint_context {
       h.at = at;
       return halt_with(std::move(h));
     }
-    emit<telemetry::events::sink_failed>(telemetry::keys::duration = took, telemetry::keys::commit_lsn = at,
-                                         telemetry::keys::reason = halt_reason::sink_failed,
-                                         telemetry::keys::error_class = errc::sink_failed);
     halt h = detail::to_halt(halt_reason::sink_failed, cause);
     h.at = at;
+    h.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(took);
     return halt_with(std::move(h));
   }
 

@@ -132,7 +132,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   copts.timeout = options_.connect_timeout;
   copts.cancel_fd = stop_fd_;
   copts.command_cancel_fd = stop_fd_;
-  auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts);
+  auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts, &s.refusal);
   if (!opened) return unexpected(opened.error());
   pq::connection conn = std::move(*opened);
   const auto server_failed = [&](std::error_code ec) {

@@ -91,15 +91,23 @@ struct pipeline<D, C, S, Sink>::applier {
     p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
                                                               telemetry::keys::change_count = t.change_count(),
                                                               telemetry::keys::byte_size = bytes);
+    if (p.options_.messages) {
+      for (const auto& m : t.messages()) report(m);  // they ride the transaction
+    }
     return checked(s.delivery.deliver(ctx, std::move(t)));
   }
 
-  auto operator()(const logical_message& m) -> result<void> {
+  // message.received for a message that is delivered (messages on): transactional or not.
+  auto report(const logical_message& m) -> void {
     p.template emit<telemetry::events::message_received>(telemetry::keys::commit_lsn = m.message_lsn,
                                                          telemetry::keys::byte_size = m.content.size(),
-                                                         telemetry::keys::transactional = false);
+                                                         telemetry::keys::transactional = m.transactional);
+  }
+
+  auto operator()(const logical_message& m) -> result<void> {
     if constexpr (detail::has_handle_message<Sink>) {
       if (!p.options_.messages) return {};
+      report(m);
       // The sink sees events in commit order: what is held goes first.
       if (auto r = flush(); !r) return r;
       auto handled = ctx.call_sink([&] { return p.sink_.handle_message(m, message_context{m.message_lsn}); });

@@ -26,11 +26,14 @@ namespace detail {
 
 // What one connection of the pipeline learned in its connect chain, and how its session ended.
 struct pipeline_session {
-  std::atomic<bool> first_frame{false};
+  // The server sent a frame, data or keepalive: the session streamed, so the errors that end it are
+  // not the command errors that max_command_retries bounds.
+  std::atomic<bool> frame_received{false};
   std::atomic<bool> end_requested{false};  // stop or halt: end the session (a backfill reader may ask too)
   int walsender_pid = 0;
   std::error_code error;  // why the session ended, if not asked to
   std::string sqlstate;
+  pq::connect_refusal refusal;  // why the server refused the connection for good, when it did
   std::optional<std::int64_t> too_slow_lag;
   std::optional<lsn> origin;
   bool slot_created = false;
@@ -249,11 +252,53 @@ auto pipeline<D, C, S, Sink>::run() -> void {
   run(ec);
   if (sink_exception_) std::rethrow_exception(std::exchange(sink_exception_, nullptr));
   if (halt_) throw error(*halt_);
+  if (ec) throw std::system_error(ec);
+}
+
+// Every halt shows in telemetry: connection.disconnected with its reason (and the lag of
+// sink_too_slow), and a sink's failure sink.failed too, whichever hook or policy it came from.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::report_halt(const halt& h) -> void {
+  namespace k = telemetry::keys;
+  if (h.reason == halt_reason::sink_failed) {
+    const auto at = h.at.value_or(lsn{});
+    if (h.duration) {
+      emit<telemetry::events::sink_failed>(k::duration = *h.duration, k::commit_lsn = at, k::reason = h.reason,
+                                           k::error_class = errc::sink_failed);
+    } else {
+      emit<telemetry::events::sink_failed>(k::commit_lsn = at, k::reason = h.reason, k::error_class = errc::sink_failed);
+    }
+  }
+  if (h.lag_bytes) {
+    emit<telemetry::events::connection_disconnected>(k::lag_bytes = *h.lag_bytes, k::reason = h.reason);
+  } else {
+    emit<telemetry::events::connection_disconnected>(k::reason = h.reason);
+  }
+}
+
+// A refusal a retry cannot fix: the halt of its own, with the server's SQLSTATE when it sent one.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::refused(const pq::connect_refusal& r) -> void {
+  const auto reason = [&] {
+    switch (r.why) {
+      case pq::refusal::authentication: return halt_reason::authentication_failed;
+      case pq::refusal::role: return halt_reason::role_rejected;
+      case pq::refusal::host: return halt_reason::host_rejected;
+      case pq::refusal::database: return halt_reason::database_missing;
+      case pq::refusal::tls:
+      case pq::refusal::none: break;
+    }
+    return halt_reason::tls_unavailable;
+  }();
+  halt h = detail::to_halt(reason, make_error_code(errc::connection_refused));
+  if (!r.sqlstate.empty()) h.sqlstate = r.sqlstate;
+  halt_with(std::move(h));
 }
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
   halt_.reset();
+  never_connected_ = false;
   sink_exception_ = nullptr;
   try {
     run_loop();
@@ -261,7 +306,10 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
   } catch (const std::bad_alloc&) {
     halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
   }
-  ec = halt_ ? make_error_code(halt_->reason) : std::error_code{};
+  if (halt_) report_halt(*halt_);
+  ec = halt_             ? make_error_code(halt_->reason)
+       : never_connected_ ? make_error_code(errc::connection_failed)
+                          : std::error_code{};
 }
 
 // The options, and what the decoder can serve of them: everything is refused before connecting.
@@ -315,6 +363,8 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
   slot_name_ = slot_name::make(options_.slot).value();
 
   std::uint32_t command_errors = 0;
+  std::uint32_t failed_attempts = 0;  // connects in a row that did not reach the server
+  bool connected = false;
   auto delay = options_.reconnect_delay;
   // What the publications published when the first session began: a reconnect does not take a
   // change made in the meantime as the new normal (only a new run() does).
@@ -341,19 +391,30 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
       return;
     }
     if (stream) {
+      connected = true;
+      failed_attempts = 0;
       const auto end = this->stream(s, std::move(*stream));
       publications = std::move(s.publications);  // with what the session's checks added to it
       if (end != session_end::reconnect) return;
-      if (s.first_frame.load()) {
+      if (s.frame_received.load()) {
         command_errors = 0;
         delay = options_.reconnect_delay;
       } else if (s.error == errc::server_error) {
         ++command_errors;
       }
     } else if (stream.error() == errc::cancelled || stopping_.load()) {
+      never_connected_ = !connected && failed_attempts > 0;
+      return;
+    } else if (stream.error() == errc::connection_refused) {
+      refused(s.refusal);
       return;
     } else if (stream.error() == errc::server_error || stream.error() == errc::protocol_violation) {
+      connected = true;  // the server answered: it was reached
       ++command_errors;  // the server refused a command before streaming: bounded
+    } else {
+      ++failed_attempts;  // down, restarting, unreachable: retried for as long as the run lasts
+      emit<telemetry::events::connection_disconnected>(telemetry::keys::attempt = failed_attempts,
+                                                       telemetry::keys::error_class = detail::error_class_of(stream.error()));
     }
     if (command_errors > options_.max_command_retries) {
       emit<telemetry::events::connection_command_error_halt>(
@@ -368,6 +429,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     sleep_interruptible(delay);
     delay = std::min(delay * 2, options_.max_reconnect_delay);
   }
+  never_connected_ = !connected && failed_attempts > 0;  // stopped while waiting to retry
 }
 
 }  // namespace replicant

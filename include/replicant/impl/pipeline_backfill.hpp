@@ -319,11 +319,9 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::backfill_w
       emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::sink_failed,
                                                telemetry::keys::table = table,
                                                telemetry::keys::error_class = errc::sink_failed);
-      emit<telemetry::events::sink_failed>(
-          telemetry::keys::duration = std::chrono::steady_clock::now() - started, telemetry::keys::commit_lsn = w.high,
-          telemetry::keys::reason = halt_reason::sink_failed, telemetry::keys::error_class = errc::sink_failed);
       halt h = detail::to_halt(halt_reason::sink_failed, stored.error());
       h.at = w.high;
+      h.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
       h.table = table;
       return a.stop_with(std::move(h));
     }

@@ -61,8 +61,6 @@ auto pipeline<D, C, S, Sink>::session_ended(session& s, applier& a) -> session_e
     return session_end::halted;
   }
   if (s.too_slow_lag) {
-    emit<telemetry::events::connection_disconnected>(telemetry::keys::lag_bytes = *s.too_slow_lag,
-                                                     telemetry::keys::reason = halt_reason::sink_too_slow);
     halt h = detail::to_halt(halt_reason::sink_too_slow);
     h.lag_bytes = *s.too_slow_lag;
     halt_with(std::move(h));
@@ -362,13 +360,14 @@ struct pipeline<D, C, S, Sink>::session_loop {
       keepalive_end = std::min(ka->wal_end, previous_keepalive_end);
       previous_keepalive_end = ka->wal_end;
       reply_now = reply_now || ka->reply_requested;
+      s.frame_received.store(true);
       return true;
     }
     if (static_cast<char>(bytes[0]) != 'w' || bytes.size() < 25) return false;
     auto x = parse_copy_data(bytes);
     const auto* w = x ? std::get_if<xlog_data>(&*x) : nullptr;
     if (w != nullptr) received = std::max(received, w->wal_end);
-    s.first_frame.store(true);
+    s.frame_received.store(true);
     frames.push_back({std::move(f), w != nullptr ? std::optional<xlog_data>{*w} : std::nullopt});
     return true;
   }

@@ -95,6 +95,35 @@ struct server_error {
   std::string sqlstate;
 };
 
+/**
+ * Why a connection was refused for good: faults that a retry cannot fix, as opposed to a server that
+ * is down or a network that drops (which open() reports as `errc::connection_failed`).
+ */
+enum class refusal {
+  /// Not refused (reachable and accepted, or a transient failure).
+  none,
+  /// The server refused the credentials (SQLSTATE 28P01), or asked for a password none was given for.
+  authentication,
+  /// The server refused the role: it does not exist, may not log in, or the authentication method
+  /// (peer, ident, certificate) did not accept it (SQLSTATE 28000).
+  role,
+  /// A `pg_hba.conf` line rejects this host, user and database, or none matches (SQLSTATE 28000).
+  host,
+  /// The database does not exist (SQLSTATE 3D000).
+  database,
+  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and it could
+  /// not be established: the server has none, or its certificate did not verify.
+  tls,
+};
+
+/// What open() learned of a refused connection: the refusal and the server's SQLSTATE, if it sent one.
+struct connect_refusal {
+  /// Why, or refusal::none.
+  refusal why = refusal::none;
+  /// The SQLSTATE the server sent (empty for a refusal decided by libpq, such as TLS).
+  std::string sqlstate;
+};
+
 /// Options that shape how a connection is opened. Everything has a sensible default.
 struct connect_options {
   /// Give up connecting after this long (the connection string's own `connect_timeout` also applies).
@@ -127,11 +156,13 @@ struct connect_options {
 class connection {
  public:
   /// Opens a connection described by @p conninfo (a libpq keyword/value string or URI).
-  /// @return the connection, or `errc::connection_failed` (unreachable, refused, authentication),
-  ///         `errc::cancelled` (the cancel descriptor fired) or `errc::invalid_options` (unparseable
-  ///         connection string). The error never contains the connection string.
-  [[nodiscard]] static auto open(std::string_view conninfo, session_kind kind, const connect_options& options = {})
-      -> result<connection>;
+  /// @return the connection, or `errc::connection_refused` (a fault a retry cannot fix: credentials,
+  ///         role, host rules, database, TLS; @p refused, when given, says which),
+  ///         `errc::connection_failed` (unreachable, dropped, timed out), `errc::cancelled` (the
+  ///         cancel descriptor fired) or `errc::invalid_options` (unparseable connection string).
+  ///         The error never contains the connection string or the server's message.
+  [[nodiscard]] static auto open(std::string_view conninfo, session_kind kind, const connect_options& options = {},
+                                 connect_refusal* refused = nullptr) -> result<connection>;
 
   /// Runs @p sql (one or more statements; the last result is returned) and waits for it.
   /// @return the result, `errc::server_error` (see last_error()) or `errc::connection_failed`.
@@ -192,10 +223,65 @@ inline auto wait_for(int fd, short events, int cancel_fd, std::chrono::steady_cl
   }
 }
 
+// The SQLSTATE in a libpq error message written with PQERRORS_VERBOSE ("FATAL:  28P01:  ..."): the
+// first five characters of [0-9A-Z] between ":  " and ":". Empty when there is none (an error of
+// libpq's own). Only the code is taken: the rest of the text names users and databases.
+inline auto sqlstate_in(std::string_view message) -> std::string {
+  for (auto at = message.find(":  "); at != std::string_view::npos; at = message.find(":  ", at + 1)) {
+    const auto code = message.substr(at + 3, 6);
+    if (code.size() == 6 && code[5] == ':' &&
+        std::all_of(code.begin(), code.begin() + 5, [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'); })) {
+      return std::string{code.substr(0, 5)};
+    }
+  }
+  return {};
+}
+
+// Whether an sslmode requires TLS.
+inline auto requires_tls(std::string_view sslmode) noexcept -> bool {
+  return sslmode == "require" || sslmode == "verify-ca" || sslmode == "verify-full";
+}
+
+// Classifies a failed connection attempt: a refusal that a retry cannot fix, or none (transient).
+// @p message is libpq's (verbose) error text, read here and dropped; @p needs_password is
+// PQconnectionNeedsPassword; @p sslmode the effective sslmode. The server's own messages are not
+// translated by libpq; "pg_hba.conf" (a file name) stays as it is in every translation.
+inline auto classify_refusal(std::string_view message, bool needs_password, std::string_view sslmode)
+    -> connect_refusal {
+  auto state = sqlstate_in(message);
+  if (state == "28P01") return {refusal::authentication, std::move(state)};
+  if (state == "3D000") return {refusal::database, std::move(state)};
+  if (state == "28000") {
+    const bool hba = message.find("pg_hba.conf") != std::string_view::npos;
+    return {hba ? refusal::host : refusal::role, std::move(state)};
+  }
+  if (!state.empty()) return {};  // the server said something else: too many clients, starting up, ...
+  if (needs_password) return {refusal::authentication, {}};
+  // libpq's own TLS failures (English unless the program has set a locale for messages): no server
+  // with TLS, or a certificate that did not verify. Only where the connection string demands TLS.
+  if (requires_tls(sslmode) &&
+      (message.find("SSL") != std::string_view::npos || message.find("certificate") != std::string_view::npos)) {
+    return {refusal::tls, {}};
+  }
+  return {};
+}
+
+// The effective value of @p keyword on @p conn (its connection string, the environment, or the
+// default), or empty.
+inline auto conninfo_value(PGconn* conn, std::string_view keyword) -> std::string {
+  std::string value;
+  PQconninfoOption* all = PQconninfo(conn);
+  for (const PQconninfoOption* o = all; o != nullptr && o->keyword != nullptr; ++o) {
+    if (o->val != nullptr && keyword == o->keyword) value = o->val;
+  }
+  if (all != nullptr) PQconninfoFree(all);
+  return value;
+}
+
 }  // namespace detail
 
-inline auto connection::open(std::string_view conninfo, session_kind kind, const connect_options& options)
-    -> result<connection> {
+inline auto connection::open(std::string_view conninfo, session_kind kind, const connect_options& options,
+                             connect_refusal* refused) -> result<connection> {
   // Parse the caller's string ourselves so that our settings can be merged into theirs, not replace them.
   char* parse_error = nullptr;
   const std::string info{conninfo};
@@ -243,9 +329,18 @@ inline auto connection::open(std::string_view conninfo, session_kind kind, const
   // libpq prints server notices and warnings to stderr by default; their text can name objects or
   // carry whatever a server-side function put in it, so none of it may reach our output.
   PQsetNoticeProcessor(c.conn_.get(), [](void*, const char*) {}, nullptr);
+  // Verbose error texts carry the SQLSTATE of a refusal (the only part of them that is read).
+  PQsetErrorVerbosity(c.conn_.get(), PQERRORS_VERBOSE);
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
-    if (st == PGRES_POLLING_FAILED) return fail(errc::connection_failed);
+    if (st == PGRES_POLLING_FAILED) {
+      auto why = detail::classify_refusal(PQerrorMessage(c.conn_.get()),
+                                          PQconnectionNeedsPassword(c.conn_.get()) != 0,
+                                          detail::conninfo_value(c.conn_.get(), "sslmode"));
+      if (why.why == refusal::none) return fail(errc::connection_failed);
+      if (refused != nullptr) *refused = std::move(why);
+      return fail(errc::connection_refused);
+    }
     const short events = st == PGRES_POLLING_READING ? short{POLLIN} : short{POLLOUT};
     if (auto w = detail::wait_for(PQsocket(c.conn_.get()), events, options.cancel_fd, deadline); !w) {
       return unexpected(w.error());

@@ -1,0 +1,53 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TESTS_SUPPORT_REQUIRED_HPP
+#define REPLICANT_TESTS_SUPPORT_REQUIRED_HPP
+
+// Skips that fail where a part is required. On a developer's machine a test whose part is missing
+// (a plugin, an example program) is skipped, saying why. Under REPLICANT_REQUIRE_ALL_PG=1 (CI),
+// a part that the harness provisions must be there: its absence ends the program with a failure,
+// so a green run cannot hide cases that never ran.
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace replicant::test {
+
+/// Whether this run requires every part the harness provisions (REPLICANT_REQUIRE_ALL_PG=1).
+inline auto every_part_required() -> bool {
+  const char* v = std::getenv("REPLICANT_REQUIRE_ALL_PG");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+/// Ends the program with exit status 1 and @p why on standard error: what a precondition does about
+/// a failure of its own (Boost.Test reports an exception thrown there as an internal error of
+/// unknown reason, and a precondition can skip a case, but not fail it). std::exit, so that the
+/// process-wide server (a static) is stopped and removed.
+[[noreturn]] inline auto end_with_failure(const std::string& why) -> void {
+  std::fprintf(stderr, "replicant: %s\n", why.c_str());
+  std::fflush(nullptr);
+  std::exit(1);
+}
+
+/**
+ * A precondition's verdict on a part that test cases need: true when @p present. Otherwise a skip
+ * that says @p why, unless the part is @p required_here (the harness provisions it for this
+ * server) and every part is required: then the program ends with end_with_failure().
+ */
+inline auto present_or_skipped(bool present, bool required_here, const std::string& why)
+    -> boost::test_tools::assertion_result {
+  if (!present && required_here && every_part_required()) {
+    end_with_failure(why + ", and REPLICANT_REQUIRE_ALL_PG=1 requires it");
+  }
+  boost::test_tools::assertion_result verdict{present};
+  if (!present) verdict.message() << why;
+  return verdict;
+}
+
+}  // namespace replicant::test
+
+#endif  // REPLICANT_TESTS_SUPPORT_REQUIRED_HPP
