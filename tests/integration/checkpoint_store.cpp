@@ -378,18 +378,7 @@ BOOST_AUTO_TEST_CASE(pins_synchronous_commit_on_whatever_the_session_asks_for) {
   // With a synchronous standby required that never comes, a commit under synchronous_commit = on
   // waits (wait event SyncRep); under off or local it returns at once. So a write that waits proves
   // the store's own setting won.
-  struct standby_guard {
-    replicant::test::pg_cluster& pg;
-    ~standby_guard() {
-      try {
-        pg.reset("synchronous_standby_names");
-        pg.reload();
-      } catch (...) {
-      }
-    }
-  } guard{f.pg};
-  f.pg.set("synchronous_standby_names", "nobody");
-  f.pg.reload();
+  const replicant::test::scoped_setting no_standby{f.pg, "synchronous_standby_names", "nobody"};
 
   // Commits start to wait once the checkpointer has taken the reload in (the shared
   // sync_standbys_defined flag), a moment after new sessions see the setting. So a write that

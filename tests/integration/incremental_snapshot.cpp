@@ -641,7 +641,9 @@ BOOST_AUTO_TEST_CASE(a_table_kept_hot_halts_after_three_contended_attempts) {
   BOOST_TEST(halted->table->name == "hot");
   BOOST_TEST((halted->attempts == std::optional<std::uint32_t>{3U}));
   BOOST_TEST(events.count("replicant.snapshot.chunk_retried") == 2U);
-  BOOST_TEST(events.count("reason=snapshot_table_contended") == 3U);  // two retries, then the failure
+  // Two retries, then the failure, and the halt's own connection.disconnected.
+  BOOST_TEST(events.count("replicant.snapshot.failed reason=snapshot_table_contended") == 1U);
+  BOOST_TEST(events.count("replicant.connection.disconnected reason=snapshot_table_contended") == 1U);
   BOOST_TEST(sink.applied.empty());
 }
 

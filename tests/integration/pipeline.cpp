@@ -665,20 +665,19 @@ BOOST_AUTO_TEST_CASE(an_invalidated_slot_halts) {
   fixture f;
   memory_sink sink;
   f.create_slot(sink);
-  f.pg.set("max_slot_wal_keep_size", "1MB");
-  f.pg.set("wal_keep_size", "0");
-  f.pg.reload();
-  for (int i = 0; i < 5; ++i) {
-    f.sql("INSERT INTO items SELECT g, 'x', 1 FROM generate_series(" + std::to_string(i * 1000 + 1) + ", " +
-          std::to_string(i * 1000 + 1000) + ") g");
-    f.pg.sql("SELECT pg_switch_wal()");
+  {
+    // Restored when the scope ends, also when the check below fails.
+    const replicant::test::scoped_setting keep{f.pg, "max_slot_wal_keep_size", "1MB"};
+    const replicant::test::scoped_setting no_extra{f.pg, "wal_keep_size", "0"};
+    for (int i = 0; i < 5; ++i) {
+      f.sql("INSERT INTO items SELECT g, 'x', 1 FROM generate_series(" + std::to_string(i * 1000 + 1) + ", " +
+            std::to_string(i * 1000 + 1000) + ") g");
+      f.pg.sql("SELECT pg_switch_wal()");
+    }
+    f.pg.sql("CHECKPOINT");
+    BOOST_TEST_REQUIRE(f.pg.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + f.slot +
+                                   "'") == "lost");
   }
-  f.pg.sql("CHECKPOINT");
-  BOOST_TEST_REQUIRE(f.pg.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'") ==
-                     "lost");
-  f.pg.reset("max_slot_wal_keep_size");
-  f.pg.reset("wal_keep_size");
-  f.pg.reload();
   running r{sink, f.options};
   BOOST_TEST(r.join() == halt_reason::slot_invalidated);
 }

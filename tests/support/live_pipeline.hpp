@@ -7,6 +7,7 @@
 // it, a pipeline running on its own thread, and a telemetry recorder.
 
 #include "support/pg_cluster.hpp"
+#include "support/time_scale.hpp"
 #include "support/value_free_audit.hpp"
 
 #include <replicant/halt.hpp>
@@ -34,10 +35,11 @@
 
 namespace replicant::test {
 
-/// Polls @p cond every 20 ms until it holds or @p timeout passed; returns whether it held.
+/// Polls @p cond every 20 ms until it holds or @p timeout (stretched by time_scale()) passed;
+/// returns whether it held.
 inline auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = std::chrono::seconds(30))
     -> bool {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + scaled(timeout);
   while (std::chrono::steady_clock::now() < deadline) {
     if (cond()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -39,6 +39,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace replicant::test {
@@ -441,6 +442,39 @@ struct live_server_fixture {
   ~live_server_fixture();
   live_server_fixture(const live_server_fixture&) = delete;
   auto operator=(const live_server_fixture&) -> live_server_fixture& = delete;
+};
+
+/**
+ * A reloadable server setting changed for a scope: set and reloaded on construction, reset and
+ * reloaded on destruction, also when the test fails halfway, so that the next test of the program
+ * finds the server as the harness made it.
+ *
+ * @par Example
+ * @code
+ * scoped_setting keep{f.pg, "max_slot_wal_keep_size", "1MB"};
+ * @endcode
+ */
+class scoped_setting {
+ public:
+  /// `ALTER SYSTEM SET name = value`, then reload(). @throws pg_error, std::runtime_error.
+  scoped_setting(pg_cluster& pg, std::string name, std::string_view value) : pg_{pg}, name_{std::move(name)} {
+    pg_.set(name_, value);
+    pg_.reload();
+  }
+  /// `ALTER SYSTEM RESET name`, then reload(); a failure there is swallowed (a destructor).
+  ~scoped_setting() {
+    try {
+      pg_.reset(name_);
+      pg_.reload();
+    } catch (...) {
+    }
+  }
+  scoped_setting(const scoped_setting&) = delete;
+  auto operator=(const scoped_setting&) -> scoped_setting& = delete;
+
+ private:
+  pg_cluster& pg_;
+  std::string name_;
 };
 
 }  // namespace replicant::test
