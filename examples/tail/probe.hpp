@@ -49,7 +49,7 @@ inline constexpr int min_server_version = 150000;
 
 /// What to tell the user about a failed connection: each refusal, and a server not reached, apart
 /// (fixed text). Names no role, database or host: the user knows which they gave.
-[[nodiscard]] constexpr auto connect_hint(std::error_code ec, pq::refusal why) -> std::string_view {
+[[nodiscard]] inline auto connect_hint(std::error_code ec, pq::refusal why) -> std::string_view {
   if (ec == errc::invalid_options) return "--dsn is not a valid connection string";
   if (ec != errc::connection_refused) {
     return "the server was not reached: check the host and port in --dsn (or the PG* variables), and that the "

@@ -82,7 +82,7 @@ enum class halt_reason {
   /// The slot does not exist and the options forbid creating it (`create_slot = false`).
   /// Action: create the slot (or let the pipeline create it), or correct its name, then restart.
   slot_missing,
-  /// Replication commands failed before the first frame arrived on `max_command_retries` connect
+  /// Replication commands failed before any frame (data or keepalive) arrived on `max_command_retries` connect
   /// cycles in a row (no free slot, the slot is in use by another consumer, an unexpected result).
   /// Action: read the SQLSTATE; free a slot or raise `max_replication_slots`, stop the other
   /// consumer, then restart.

@@ -65,15 +65,6 @@ struct fixture : replicant::test::published_database {
     p.stop();
     t.join();
   }
-
-  // Waits until the slot streams, commits row 1 of `items`, and waits until @p sink has it.
-  // @return whether both happened in time.
-  template <class Sink>
-  auto first_row_delivered(Sink& sink) -> bool {
-    if (!wait_until([&] { return slot_active(); })) return false;
-    sql("INSERT INTO items VALUES (1, 'a', 1)");
-    return sink.wait_for_rows(1);
-  }
 };
 
 using running = replicant::test::running<memory_pipeline>;

@@ -185,6 +185,14 @@ struct published_database {
     return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot +
                      "' AND active AND confirmed_flush_lsn IS NOT NULL") == "1";
   }
+  /// Waits until the slot streams, commits row 1 of `items`, and waits until @p sink has it.
+  /// @return whether both happened in time.
+  template <class Sink>
+  auto first_row_delivered(Sink& sink) -> bool {
+    if (!wait_until([&] { return slot_active(); })) return false;
+    sql("INSERT INTO items VALUES (1, 'a', 1)");
+    return sink.wait_for_rows(1);
+  }
   /// The slot's acknowledged position.
   [[nodiscard]] auto confirmed_flush() -> replicant::lsn {
     return replicant::parse_lsn(
