@@ -618,9 +618,15 @@ BOOST_AUTO_TEST_CASE(a_table_kept_hot_halts_after_three_contended_attempts) {
   mirror_sink sink;
   event_log events;
   std::atomic<bool> writing{true};
+  // About a thousand inserts a second: every chunk window sees some, and the stream still keeps up
+  // in a sanitized build (a writer without a pause outran an -O0 ASan pipeline, whose chunk then
+  // never reached its high watermark).
   std::thread w{[&] {
     pg_connection c{f.pg.dsn(f.db)};
-    while (writing.load()) c.exec("INSERT INTO hot VALUES (0, 'hot')");
+    while (writing.load()) {
+      c.exec("INSERT INTO hot VALUES (0, 'hot')");
+      std::this_thread::sleep_for(1ms);
+    }
   }};
   std::error_code ec;
   std::optional<replicant::halt> halted;
