@@ -23,11 +23,11 @@
 // Usage: replicant-bench-decode [--rows N] [--rows-per-transaction N] [--rounds N] [--only a|b|c]
 // (--only runs one measurement once, without a warm-up: for instruction counts with callgrind).
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/detail/byte_reader.hpp>
-#include <replicant/value.hpp>
+#include <replicant/core/detail/byte_reader.hpp>
+#include <replicant/model/value.hpp>
 
 #include "support/pgoutput_builder.hpp"
 

@@ -55,7 +55,7 @@
 #include <replicant/pipeline.hpp>
 #include <replicant/snapshot/batch.hpp>
 #include <replicant/spill/none.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <fcntl.h>
 #include <signal.h>

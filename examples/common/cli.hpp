@@ -7,8 +7,8 @@
 /// What the example programs share about their command line: the exit statuses, and reading
 /// `--name value` / `--name=value` arguments without ever repeating a value.
 
-#include <replicant/identifier.hpp>
-#include <replicant/options.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/pipeline/options.hpp>
 
 #include <algorithm>
 #include <charconv>

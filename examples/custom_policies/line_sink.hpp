@@ -20,11 +20,11 @@
 /// transaction; a torn last line is ended with a newline when the file is opened again, so that it
 /// stands alone and a reader can skip it.
 
-#include <replicant/change.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
-#include <replicant/transaction.hpp>
-#include <replicant/value.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/transaction.hpp>
+#include <replicant/model/value.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

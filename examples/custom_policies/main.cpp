@@ -24,10 +24,10 @@
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <cstdio>
 #include <string>

@@ -13,8 +13,8 @@
 /// (they are file-backed, so the kernel can drop them once written back, which it cannot do for
 /// anonymous memory), and the mapping is remapped, so its address changes, each time it grows.
 
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/spill/policy.hpp>
 
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 
 #include "../common/cli.hpp"
 
-#include <replicant/options.hpp>
+#include <replicant/pipeline/options.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -17,13 +17,13 @@
 
 #include <replicant/checkpoint/policy.hpp>
 #include <replicant/checkpoint/store.hpp>
-#include <replicant/error.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
-#include <replicant/telemetry.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <chrono>
 #include <concepts>

@@ -22,14 +22,14 @@
 
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/mapping.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/model/mapping.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/snapshot/batch.hpp>
 #include <replicant/spill/none.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <boost/hana/define_struct.hpp>
 

@@ -16,10 +16,10 @@
 #include "../tail/json.hpp"
 #include "../tail/output.hpp"
 
-#include <replicant/concepts.hpp>
-#include <replicant/result.hpp>
-#include <replicant/schema_change.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

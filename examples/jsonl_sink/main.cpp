@@ -16,11 +16,11 @@
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/spill/none.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <unistd.h>
 

@@ -10,8 +10,8 @@
 #include "../common/cli.hpp"
 
 #include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/options.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/pipeline/options.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -17,8 +17,8 @@
 #include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/pipeline.hpp>
 
 #include <poll.h>

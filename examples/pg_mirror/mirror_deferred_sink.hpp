@@ -13,10 +13,10 @@
 #include "options.hpp"
 
 #include <replicant/checkpoint/deferred.hpp>
-#include <replicant/detail/fault_point.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/core/detail/fault_point.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <condition_variable>
 #include <cstdint>

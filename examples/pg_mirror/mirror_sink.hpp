@@ -18,10 +18,10 @@
 
 #include "mirror_target.hpp"
 
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <optional>
 #include <span>

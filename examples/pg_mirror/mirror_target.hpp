@@ -13,12 +13,12 @@
 #include "statements.hpp"
 #include "target.hpp"
 
-#include <replicant/change.hpp>
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/snapshot/batch.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <concepts>
 #include <cstdint>

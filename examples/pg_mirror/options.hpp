@@ -9,7 +9,7 @@
 
 #include "../common/cli.hpp"
 
-#include <replicant/identifier.hpp>
+#include <replicant/core/identifier.hpp>
 
 #include <algorithm>
 #include <array>

@@ -10,10 +10,10 @@
 #include "mirror_error.hpp"
 #include "target.hpp"
 
-#include <replicant/change.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
 
 #include <optional>
 #include <string>
@@ -61,7 +61,7 @@ namespace detail {
     p.add_null();
     return {};
   }
-  if (raw.kind != pgoutput::column_kind::text) return fail(mirror_errc::binary_value);
+  if (raw.kind != replicant::column_kind::text) return fail(mirror_errc::binary_value);
   p.add(raw.text());
   return {};
 }

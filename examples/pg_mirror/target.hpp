@@ -7,9 +7,9 @@
 /// The connection to the target database: statements with text parameters (`PQexecParams`), and
 /// failures reduced to an error code and a SQLSTATE, never the server's message text.
 
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <libpq-fe.h>
 

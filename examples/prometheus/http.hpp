@@ -9,7 +9,7 @@
 /// machine; deliberately not a general web server: no keep-alive, no TLS, no other address than
 /// loopback (put a reverse proxy in front to expose it).
 
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>

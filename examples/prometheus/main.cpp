@@ -16,12 +16,12 @@
 
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/pipeline.hpp>
-#include <replicant/schema_change.hpp>
+#include <replicant/model/schema_change.hpp>
 #include <replicant/spill/none.hpp>
-#include <replicant/telemetry.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <cstdio>
 #include <new>

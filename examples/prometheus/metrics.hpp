@@ -12,10 +12,10 @@
 /// vocabularies (the telemetry catalog, the halt reasons, the change operations), never from the
 /// user: the slot and table names that some events carry are not exported.
 
-#include <replicant/change.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <boost/hana/contains.hpp>
 #include <boost/hana/type.hpp>

@@ -9,7 +9,7 @@
 
 #include "progress.hpp"
 
-#include <replicant/identifier.hpp>
+#include <replicant/core/identifier.hpp>
 #include <replicant/pq/connection.hpp>
 
 #include <charconv>

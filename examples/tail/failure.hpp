@@ -10,10 +10,10 @@
 
 #include "../common/cli.hpp"
 
-#include <replicant/error.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -14,13 +14,13 @@
 /// would interpret (C0 and C1 controls, DEL), and replaces bytes that are not well-formed UTF-8 with
 /// U+FFFD, so a line is always valid UTF-8 JSON and a single line, whatever the data.
 
-#include <replicant/change.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/decoder/framing.hpp>
-#include <replicant/detail/utf8.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
-#include <replicant/transaction.hpp>
-#include <replicant/value.hpp>
+#include <replicant/core/detail/utf8.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/transaction.hpp>
+#include <replicant/model/value.hpp>
 
 #include <charconv>
 #include <chrono>
@@ -402,9 +402,9 @@ inline auto append_json_commit_time(std::string& out, sys_microseconds at) -> vo
     out += ",\"record\":";
     if (auto r = append_json_row(out, c.record()); !r) return r;
   }
-  if (c.old_kind() != pgoutput::old_tuple_kind::none && !c.old().empty()) {
+  if (c.old_kind() != replicant::old_tuple_kind::none && !c.old().empty()) {
     out += ",\"old\":";
-    if (auto r = append_json_row(out, c.old(), c.old_kind() == pgoutput::old_tuple_kind::key); !r) return r;
+    if (auto r = append_json_row(out, c.old(), c.old_kind() == replicant::old_tuple_kind::key); !r) return r;
   }
   if (const auto unchanged = c.unchanged(); !unchanged.empty()) {
     out += ",\"unchanged\":[";

@@ -12,12 +12,12 @@
 #include "json.hpp"
 #include "output.hpp"
 
-#include <replicant/concepts.hpp>
-#include <replicant/result.hpp>
-#include <replicant/schema_change.hpp>
-#include <replicant/sink.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/sink/vocabulary.hpp>
 #include <replicant/snapshot/batch.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <cstdint>
 #include <functional>

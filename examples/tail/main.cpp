@@ -22,10 +22,10 @@
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/spill/none.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <unistd.h>
 

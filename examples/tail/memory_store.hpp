@@ -8,9 +8,9 @@
 /// LSN, kept in memory for the life of the process.
 
 #include <replicant/checkpoint/store.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
 
 #include <optional>
 

@@ -9,9 +9,9 @@
 #include "../common/cli.hpp"
 #include "failure.hpp"
 
-#include <replicant/halt.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/options.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/pipeline/options.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -11,7 +11,7 @@
 /// crash between those two steps prints that one transaction again on restart; nothing is ever
 /// skipped (docs/tail.md).
 
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -12,7 +12,7 @@
 #include "options.hpp"
 
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 #include <replicant/pq/connection.hpp>
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 ///
 /// Only counts, rates, durations and LSNs are ever printed here: no row value, no table name.
 
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <unistd.h>
 

@@ -11,9 +11,9 @@
 /// of what it carries only positions, counts and codes are printed here: never the slot name, which
 /// came from the command line.
 
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <atomic>
 #include <cstdint>

@@ -6,33 +6,33 @@
 /// @file
 /// The umbrella header: everything a replicant user needs, in one include.
 
-#include <replicant/version.hpp>
+#include <replicant/core/version.hpp>
 
 // Vocabulary
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/telemetry.hpp>
-#include <replicant/concepts.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/sink/concepts.hpp>
 
 // Values and the transaction model
-#include <replicant/pg_type.hpp>
-#include <replicant/value.hpp>
-#include <replicant/cast.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/schema_change.hpp>
-#include <replicant/change.hpp>
-#include <replicant/mapping.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/model/pg_type.hpp>
+#include <replicant/model/value.hpp>
+#include <replicant/model/cast.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/model/mapping.hpp>
+#include <replicant/model/transaction.hpp>
 
 // Decoding
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/decoder/pglogical.hpp>
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 // libpq
 #include <replicant/pq/connection.hpp>
@@ -40,9 +40,9 @@
 #include <replicant/pq/replication_stream.hpp>
 
 // The replication pipeline and its policies
-#include <replicant/sink.hpp>
-#include <replicant/options.hpp>
-#include <replicant/options_for.hpp>
+#include <replicant/sink/vocabulary.hpp>
+#include <replicant/pipeline/options.hpp>
+#include <replicant/pipeline/options_for.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/postgres_store.hpp>
@@ -55,7 +55,7 @@
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/spill/policy.hpp>
-#include <replicant/pipeline.hpp>
+#include <replicant/pipeline/pipeline.hpp>
 
 /// replicant: PostgreSQL logical replication into a sink, acknowledged only up to what is durable.
 /// Start at @ref replicant::pipeline.

@@ -7,8 +7,8 @@
 // (not default-constructible, not copyable), with a part that keeps its bytes in memory. Code
 // instantiated with it proves it needs nothing more of a policy (Asio's archetypes).
 
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/spill/policy.hpp>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 //
 // A sink without handle_transaction is reported by name by the sink checklist.
 // expect: replicant: Sink must provide `result<lsn> handle_transaction\(const transaction&\)`
-#include <replicant/sink_for.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 
 #include <optional>
 

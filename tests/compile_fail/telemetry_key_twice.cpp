@@ -3,7 +3,7 @@
 //
 // A key may be given once per event.
 // expect: replicant: a telemetry key was given twice
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 namespace t = replicant::telemetry;
 

@@ -3,7 +3,7 @@
 //
 // An event accepts only the keys its catalog entry lists: sink.committed carries no table.
 // expect: replicant: key not allowed for this telemetry event
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 namespace t = replicant::telemetry;
 

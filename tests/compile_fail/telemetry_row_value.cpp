@@ -4,7 +4,7 @@
 // A row value (here a std::string read from a change) cannot be given to any telemetry key, not even
 // one that carries a name.
 // expect: replicant: telemetry values are never strings
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <string>
 

@@ -3,7 +3,7 @@
 //
 // Each key takes its own value type: a commit LSN is an lsn, not a bare integer.
 // expect: replicant: this value type is not allowed for this telemetry key
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <cstdint>
 

@@ -15,7 +15,7 @@
 // - binary mode agrees with text mode: the printed form of a binary value casts, as text, to an
 //   equal value ("whichever mode is on, a value comes out the same", cast_binary.hpp). money is
 //   exempt from both, as documented: it is read from a locale-formatted text into a plain decimal.
-#include <replicant/cast.hpp>
+#include <replicant/model/cast.hpp>
 
 #include "fuzz_common.hpp"
 

@@ -10,13 +10,13 @@
 // A target reports a broken property by printing what broke and aborting, which libFuzzer records
 // as a crash with the input that caused it.
 
-#include <replicant/cast.hpp>
-#include <replicant/change.hpp>
+#include <replicant/model/cast.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/error.hpp>
-#include <replicant/pg_type.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/value.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/model/pg_type.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/model/value.hpp>
 
 #include <algorithm>
 #include <array>
@@ -296,7 +296,7 @@ inline auto touch(const value& v) -> std::uint64_t {
 }
 
 /// Reads every field of a row the decoder produced, typing each by its column's OID.
-inline auto touch_row(const relation_info& relation, pgoutput::tuple_data data) -> std::uint64_t {
+inline auto touch_row(const relation_info& relation, replicant::tuple_data data) -> std::uint64_t {
   std::uint64_t h = 0;
   REPLICANT_FUZZ_CHECK(data.size() == relation.columns.size());
   std::size_t fields = 0;
@@ -319,7 +319,7 @@ inline auto touch_row(const relation_info& relation, pgoutput::tuple_data data) 
   REPLICANT_FUZZ_CHECK(fields == data.size());
   REPLICANT_FUZZ_CHECK(unchanged == data.unchanged_toast_count());
   // The wire form of a validated tuple parses again to the same tuple.
-  const auto again = pgoutput::parse_tuple_data(data.wire());
+  const auto again = replicant::parse_tuple_data(data.wire());
   REPLICANT_FUZZ_CHECK(again && again->size() == data.size() && again->wire().size() == data.wire().size());
   return h;
 }

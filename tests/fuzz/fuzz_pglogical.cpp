@@ -24,9 +24,9 @@
 #include "fuzz_common.hpp"
 #include "translator_fuzz.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -130,7 +130,7 @@ constexpr bool has_xid = requires(const M& m) {
   { m.xid } -> std::same_as<const std::optional<transaction_id>&>;
 };
 
-auto check_relation(const pgoutput_decoder& d, const relation_info* relation, pgoutput::tuple_data tuple,
+auto check_relation(const pgoutput_decoder& d, const relation_info* relation, replicant::tuple_data tuple,
                     std::uint32_t oid) -> void {
   REPLICANT_FUZZ_CHECK(relation != nullptr && relation->oid == oid);
   REPLICANT_FUZZ_CHECK(d.find_relation(oid).get() == relation);
@@ -149,13 +149,13 @@ auto touch_message(const pgoutput_decoder& d, const pgoutput::message& message) 
         } else if constexpr (std::is_same_v<M, pgoutput::update_message>) {
           check_relation(d, m.relation, m.new_tuple, m.relation_oid);
           fuzz::mix(h, fuzz::touch_row(*m.relation, m.new_tuple));
-          if (m.old_kind != pgoutput::old_tuple_kind::none) {
+          if (m.old_kind != replicant::old_tuple_kind::none) {
             fuzz::mix(h, fuzz::touch_row(*m.relation, m.old_tuple));
           } else {
             REPLICANT_FUZZ_CHECK(m.old_tuple.empty());
           }
         } else if constexpr (std::is_same_v<M, pgoutput::delete_message>) {
-          REPLICANT_FUZZ_CHECK(m.old_kind != pgoutput::old_tuple_kind::none);
+          REPLICANT_FUZZ_CHECK(m.old_kind != replicant::old_tuple_kind::none);
           check_relation(d, m.relation, m.old_tuple, m.relation_oid);
           fuzz::mix(h, fuzz::touch_row(*m.relation, m.old_tuple));
         } else if constexpr (std::is_same_v<M, pgoutput::truncate_message>) {

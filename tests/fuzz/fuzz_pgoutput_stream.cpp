@@ -18,7 +18,7 @@
 //   messages and origin are readable, all after the payloads they came from are gone, and again
 //   once the assembler itself is gone;
 // - the byte accounting is consistent (the largest open transaction is part of the resident bytes).
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 #include "fuzz_common.hpp"
 #include "support/pgoutput_builder.hpp"

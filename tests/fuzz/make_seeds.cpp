@@ -19,7 +19,7 @@
 
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <cstddef>
 #include <cstdint>

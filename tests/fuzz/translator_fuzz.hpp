@@ -8,9 +8,9 @@
 
 #include "fuzz_common.hpp"
 
-#include <replicant/assembler.hpp>
-#include <replicant/schema_change.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/assembler/assembler.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <cstdint>
 #include <string>

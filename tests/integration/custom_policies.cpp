@@ -29,8 +29,8 @@
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/pipeline.hpp>
 
 #include <signal.h>

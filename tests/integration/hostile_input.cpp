@@ -15,8 +15,8 @@
 
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/error.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/spill/none.hpp>
 

@@ -17,8 +17,8 @@
 #include "support/temp_dir.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <signal.h>
 

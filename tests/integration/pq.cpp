@@ -10,7 +10,7 @@
 
 #include "support/pg_cluster.hpp"
 
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <netinet/in.h>
 #include <sys/eventfd.h>

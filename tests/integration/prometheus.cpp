@@ -17,7 +17,7 @@
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -9,7 +9,7 @@
 #define BOOST_TEST_MODULE replicant.integration.smoke
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <cstdlib>
 #include <optional>

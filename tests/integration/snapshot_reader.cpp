@@ -13,7 +13,7 @@
 
 #include "support/pg_cluster.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/pq/replication_stream.hpp>
 

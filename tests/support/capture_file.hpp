@@ -31,8 +31,8 @@
 /// Header-only, standard library and replicant only, so any test or tool can include it.
 
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/detail/byte_reader.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/detail/byte_reader.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -10,13 +10,13 @@
 #include "support/time_scale.hpp"
 #include "support/value_free_audit.hpp"
 
-#include <replicant/halt.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/options.hpp>
-#include <replicant/schema_change.hpp>
-#include <replicant/sink.hpp>
-#include <replicant/telemetry.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/pipeline/options.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/sink/vocabulary.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <atomic>
 #include <chrono>

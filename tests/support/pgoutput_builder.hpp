@@ -7,7 +7,7 @@
 // messages they feed the decoder by field instead of by hex. It writes exactly the layouts of
 // PROTOCOL.md §1.9 and §2.2 and checks nothing: malformed input is built by editing its output.
 
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -29,7 +29,7 @@
 #include "support/capture_file.hpp"
 
 #include <replicant/decoder/catalog.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <array>
 #include <cstddef>

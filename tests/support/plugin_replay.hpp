@@ -9,9 +9,9 @@
 /// decoders can compare a wal2json or pglogical session with the pgoutput session of the same WAL
 /// field by field, and print a readable difference when they disagree.
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/framing.hpp>
-#include <replicant/value.hpp>
+#include <replicant/model/value.hpp>
 
 #include <cstddef>
 #include <cstdint>

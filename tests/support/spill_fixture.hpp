@@ -12,9 +12,9 @@
 #include "support/pgoutput_builder.hpp"
 #include "support/transaction_collector.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/spill/policy.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <cstdint>
 #include <optional>

@@ -7,10 +7,10 @@
 /// An assembler delivery target for unit tests that build transactions from hand-made pgoutput
 /// messages: it keeps every committed transaction and lets everything else pass.
 
-#include <replicant/assembler.hpp>
-#include <replicant/result.hpp>
-#include <replicant/schema_change.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/assembler/assembler.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include <utility>
 #include <vector>

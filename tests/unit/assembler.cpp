@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.assembler
 #include <boost/test/unit_test.hpp>
@@ -144,7 +144,7 @@ BOOST_AUTO_TEST_CASE(delivers_a_committed_transaction_with_ordered_changes) {
 
   const auto& del = *std::next(t.changes().begin(), 2);
   BOOST_TEST(del.record().empty());
-  BOOST_TEST((del.old_kind() == replicant::pgoutput::old_tuple_kind::key));
+  BOOST_TEST((del.old_kind() == replicant::old_tuple_kind::key));
   BOOST_TEST(text_of(del.old(), "id") == "2");
   BOOST_TEST(del.old().value("nope").error() == errc::column_missing);
 }

@@ -5,7 +5,7 @@
 // threshold is delivered whole, in order, with its changes read back from its spill file;
 // subtransaction aborts cut spilled changes exactly; the disk bound is an error; files never outlive
 // the process; the policy's prepare() makes the directory and sweeps only this slot's leftovers.
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.assembler_spill
 #include <boost/test/unit_test.hpp>

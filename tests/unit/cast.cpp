@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/cast.hpp>
+#include <replicant/model/cast.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.cast
 #include <boost/test/unit_test.hpp>

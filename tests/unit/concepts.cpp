@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/concepts.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.concepts
 #include <boost/test/unit_test.hpp>
@@ -8,7 +8,7 @@
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/sink_for.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 
 #include "archetypes/sink.hpp"
 

@@ -4,14 +4,14 @@
 // The exemplars of docs/checkpoint/*.md, compiled here and quoted there verbatim: each is a
 // declaration-only sink (or store) that models its policy's concept and passes the pipeline's sink
 // checklist for that policy.
-#include <replicant/concepts.hpp>
-#include <replicant/sink_for.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.docs_checkpoint
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/checkpoint/store.hpp>
-#include <replicant/transaction.hpp>
+#include <replicant/model/transaction.hpp>
 
 #include "unit/docs_support.hpp"
 

@@ -14,10 +14,10 @@
 #include "support/transaction_collector.hpp"
 #include "unit/docs_support.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/deferred.hpp>
 #include <replicant/pipeline.hpp>
-#include <replicant/sink_for.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 
 #include <chrono>
 #include <concepts>

@@ -5,7 +5,7 @@
 // options.hpp itself, so a new member is caught) has its row in docs/pipeline.md, with the default
 // the code has; every setting `pipeline_options_for<Decoder>` can refuse is named in
 // docs/decoders.md, and its capability table says what each decoder's `capabilities` say.
-#include <replicant/options_for.hpp>
+#include <replicant/pipeline/options_for.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.docs_options
 #include <boost/test/unit_test.hpp>
@@ -132,7 +132,7 @@ auto parts(const std::string& cell) -> std::vector<std::string> {
 BOOST_AUTO_TEST_SUITE(docs_options)
 
 BOOST_AUTO_TEST_CASE(every_pipeline_option_has_its_row_with_the_default_of_the_code) {
-  const auto header = docs_support::read_repository_file("include/replicant/options.hpp");
+  const auto header = docs_support::read_repository_file("include/replicant/pipeline/options.hpp");
   const auto page = docs_support::read_repository_file("docs/pipeline.md");
   const auto table = docs_support::section(page, "## Options (`replicant::pipeline_options`)");
   BOOST_TEST_REQUIRE(!table.empty());
@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(every_pipeline_option_has_its_row_with_the_default_of_the_c
 }
 
 BOOST_AUTO_TEST_CASE(every_setting_a_decoder_can_refuse_is_named_in_the_decoders_page) {
-  const auto header = docs_support::read_repository_file("include/replicant/options_for.hpp");
+  const auto header = docs_support::read_repository_file("include/replicant/pipeline/options_for.hpp");
   const auto page = docs_support::read_repository_file("docs/decoders.md");
   const auto choosing = docs_support::section(page, "## Choosing a decoder");
   BOOST_TEST_REQUIRE(!choosing.empty());

@@ -4,8 +4,8 @@
 // The operator's references cannot fall behind the code: every halt reason has its row in
 // docs/halts.md (cause and action), and every telemetry event its row in docs/telemetry.md.
 #define BOOST_TEST_MODULE replicant.unit.docs_reference
-#include <replicant/halt.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <boost/test/unit_test.hpp>
 

@@ -4,7 +4,7 @@
 // docs/sink_hooks.md, the optional sink contracts: each exemplar compiles (the snippets below,
 // quoted there verbatim), models the atoms the pipeline checks, and passes the pipeline's sink and
 // decoder checklists; the start-time rules the page states hold without a server.
-#include <replicant/concepts.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.docs_sink_hooks
 #include <boost/test/unit_test.hpp>
@@ -129,9 +129,9 @@ static_assert(replicant::sink<ledger_sink> && replicant::sink<migrating_sink> &&
 static_assert(d::check_sink<ledger_sink>() && d::check_sink<migrating_sink>() && d::check_sink<audit_sink>() &&
               d::check_sink<two_phase_sink>() && d::check_sink<snapshot_sink>());
 // The hooks that need a capability are allowed on pgoutput's pipeline.
-static_assert(d::check_decoder<replicant::pgoutput_decoder, audit_sink>() &&
-              d::check_decoder<replicant::pgoutput_decoder, two_phase_sink>() &&
-              d::check_decoder<replicant::pgoutput_decoder, snapshot_sink>());
+static_assert(d::check_decoder_serves<replicant::pgoutput_decoder, audit_sink>() &&
+              d::check_decoder_serves<replicant::pgoutput_decoder, two_phase_sink>() &&
+              d::check_decoder_serves<replicant::pgoutput_decoder, snapshot_sink>());
 
 namespace {
 

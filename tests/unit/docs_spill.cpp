@@ -12,7 +12,7 @@
 #include "support/pgoutput_builder.hpp"
 #include "unit/docs_support.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 #include <algorithm>
 #include <concepts>

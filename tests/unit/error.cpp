@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.error
 #include <boost/test/unit_test.hpp>

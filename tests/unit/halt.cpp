@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.halt
 #include <boost/test/unit_test.hpp>

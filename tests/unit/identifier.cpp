@@ -1,11 +1,11 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/identifier.hpp>
+#include <replicant/core/identifier.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.identifier
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 
 #include <set>
 #include <sstream>

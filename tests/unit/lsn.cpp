@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.lsn
 #include <boost/test/unit_test.hpp>

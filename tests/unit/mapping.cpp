@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/mapping.hpp>
+#include <replicant/model/mapping.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.mapping
 #include <boost/test/unit_test.hpp>
@@ -36,7 +36,7 @@ struct fixture_row {
   }
 
   [[nodiscard]] auto get() const -> replicant::row {
-    const auto tuple = replicant::pgoutput::parse_tuple_data(wire);
+    const auto tuple = replicant::parse_tuple_data(wire);
     BOOST_REQUIRE(tuple);
     return replicant::row{relation, *tuple};
   }

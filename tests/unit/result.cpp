@@ -3,12 +3,12 @@
 //
 // replicant::result is one type in every language mode: the cxx23 preset compiles this file again as
 // C++23, where the standard library has std::expected, and it must pass unchanged.
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.result
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 
 #include <memory>
 #include <string>

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/schema_change.hpp>
+#include <replicant/model/schema_change.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.schema_change
 #include <boost/test/unit_test.hpp>

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/telemetry.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.telemetry
 #include <boost/test/unit_test.hpp>

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/value.hpp>
+#include <replicant/model/value.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.value
 #include <boost/test/unit_test.hpp>

@@ -22,7 +22,7 @@
 #include "capture_session.hpp"
 
 #include <replicant/decoder/framing.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/lsn.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -11,11 +11,11 @@
 #include "support/capture_file.hpp"
 
 #include <replicant/decoder/framing.hpp>
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -7,12 +7,12 @@
 /// replicant::file_checkpoint_store: a slot's checkpoint in a local file, replaced crash-safely.
 
 #include <replicant/checkpoint/store.hpp>
-#include <replicant/detail/bounded_call.hpp>
-#include <replicant/detail/durable_file.hpp>
-#include <replicant/error.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/detail/bounded_call.hpp>
+#include <replicant/checkpoint/detail/durable_file.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -7,13 +7,12 @@
 /// replicant::postgres_checkpoint_store: checkpoints as rows of a PostgreSQL table, one per slot.
 
 #include <replicant/checkpoint/store.hpp>
-#include <replicant/detail/backfill_codec.hpp>
-#include <replicant/detail/bounded_call.hpp>
-#include <replicant/error.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/detail/bounded_call.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <algorithm>
 #include <bit>

@@ -7,10 +7,10 @@
 /// replicant::checkpoint_store: where the library keeps a slot's checkpoint in lib mode, and how
 /// its faults are told apart.
 
-#include <replicant/error.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
 
 #include <concepts>
 #include <optional>

@@ -12,10 +12,11 @@
 /// (https://www.postgresql.org/docs/current/protocol-replication.html), which matches
 /// `walsender.c` (`WalSndPrepareWrite`, `WalSndKeepalive`, `ProcessStandbyReplyMessage`).
 
-#include <replicant/detail/byte_reader.hpp>
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/detail/byte_reader.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/model/transaction_fwd.hpp>
+#include <replicant/core/result.hpp>
 
 #include <array>
 #include <chrono>
@@ -26,14 +27,6 @@
 #include <variant>
 
 namespace replicant {
-
-/**
- * A point in time with microsecond resolution on the system clock (the Unix epoch), which is
- * exactly the resolution of PostgreSQL's `timestamptz`.
- *
- * Named like the standard's `std::chrono::sys_seconds` and `sys_days`.
- */
-using sys_microseconds = std::chrono::sys_time<std::chrono::microseconds>;
 
 /**
  * How far PostgreSQL's epoch (2000-01-01 00:00:00 UTC) lies after the Unix epoch:

@@ -14,13 +14,13 @@
 
 #include <replicant/decoder/catalog.hpp>
 #include <replicant/decoder/policy.hpp>
-#include <replicant/detail/byte_reader.hpp>
-#include <replicant/detail/pgoutput_writer.hpp>
-#include <replicant/error.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/detail/byte_reader.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -200,7 +200,7 @@ class pglogical_decoder {
    * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
    * Never throws.
    */
-  [[nodiscard]] auto validate(const pipeline_options& o) const noexcept -> result<void>;
+  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> result<void>;
 
   /**
    * start_options() as the pipeline asks for them. pglogical ignores parameters it does not know,
@@ -320,6 +320,6 @@ class pglogical_decoder {
 
 }  // namespace replicant
 
-#include <replicant/impl/pglogical_decoder.hpp>
+#include <replicant/decoder/impl/pglogical.hpp>
 
 #endif  // REPLICANT_DECODER_PGLOGICAL_HPP

@@ -14,13 +14,15 @@
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput_protocol.hpp>
 #include <replicant/decoder/policy.hpp>
-#include <replicant/detail/byte_reader.hpp>
-#include <replicant/detail/config.hpp>
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
-#include <replicant/schema_change.hpp>
+#include <replicant/core/detail/byte_reader.hpp>
+#include <replicant/core/detail/config.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction_fwd.hpp>
+#include <replicant/model/tuple.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -37,167 +39,17 @@ namespace replicant {
 
 class pgoutput_decoder;
 
-/// A PostgreSQL transaction id (`TransactionId`, 32 bits on the wire).
-using transaction_id = std::uint32_t;
-
-namespace pgoutput {
-class tuple_data;
-}  // namespace pgoutput
-
-namespace detail {
-// Reads and validates one TupleData at the reader's position; on malformed input the reader is left
-// failed and an empty tuple is returned. The only way a tuple_data comes to exist.
-[[nodiscard]] inline auto read_pgoutput_tuple(byte_reader& in) noexcept -> pgoutput::tuple_data;
-}  // namespace detail
-
 /// The pgoutput message types and their zero-copy building blocks.
 namespace pgoutput {
 
-/// How a column's value is sent in a TupleData (`LOGICALREP_COLUMN_*`).
-enum class column_kind : char {
-  /// `'n'`: SQL NULL.
-  null = 'n',
-  /// `'u'`: an out-of-line TOAST value that did not change; its value is not sent at all, and a
-  /// consumer must leave the stored value alone (in practice only in an UPDATE's new tuple).
-  unchanged_toast = 'u',
-  /// `'t'`: the type's text output, in the session's client encoding.
-  text = 't',
-  /// `'b'`: the type's binary `send` output (only with the `binary` option).
-  binary = 'b',
-};
-
-/**
- * One column of a TupleData: its kind and, for text and binary, a view of its bytes in the frame.
- *
- * @par Thread safety
- * A view: valid while the frame it was decoded from is alive and unchanged.
- */
-struct tuple_column {
-  /// How the value is sent.
-  column_kind kind = column_kind::null;
-  /// The value's bytes for `text` and `binary`; empty for `null` and `unchanged_toast` (and for
-  /// an empty text value, so test `kind`, not emptiness).
-  std::span<const std::byte> bytes{};
-
-  /// The bytes as characters (meaningful for `text`; text output never contains NUL).
-  [[nodiscard]] auto text() const noexcept -> std::string_view { return detail::as_chars(bytes); }
-  /// True for SQL NULL.
-  [[nodiscard]] constexpr auto is_null() const noexcept -> bool { return kind == column_kind::null; }
-  /// True for an unchanged TOAST value (no value sent).
-  [[nodiscard]] constexpr auto is_unchanged_toast() const noexcept -> bool {
-    return kind == column_kind::unchanged_toast;
-  }
-};
-
-/**
- * A validated TupleData: a forward range of @ref tuple_column views, one per published column,
- * in the order of the relation's columns.
- *
- * Only the decoder (or @ref parse_tuple_data) makes one, after checking every length against the
- * frame, so iterating needs no further checks. Iteration decodes each column's header on the fly
- * (no per-row allocation); to visit columns alongside the relation's, iterate both in step.
- *
- * @par Thread safety
- * A view: valid while the frame it was decoded from is alive and unchanged.
- */
-class tuple_data {
- public:
-  /// Forward iterator yielding @ref tuple_column by value.
-  class iterator {
-   public:
-    /// Iterator traits: a C++20 forward iterator that yields columns by value, so only an input
-    /// iterator by the C++17 rules (whose forward iterators must yield references).
-    ///@{
-    using value_type = tuple_column;
-    using reference = tuple_column;
-    using difference_type = std::ptrdiff_t;
-    using iterator_concept = std::forward_iterator_tag;
-    using iterator_category = std::input_iterator_tag;  // yields values, not references
-    ///@}
-
-    /// A singular iterator (equal to the end of an empty tuple).
-    iterator() = default;
-
-    /// The current column.
-    [[nodiscard]] auto operator*() const noexcept -> tuple_column { return current_; }
-    /// Moves to the next column.
-    auto operator++() noexcept -> iterator& {
-      ++index_;
-      load();
-      return *this;
-    }
-    /// Moves to the next column, returning the previous position.
-    auto operator++(int) noexcept -> iterator {
-      iterator before = *this;
-      ++*this;
-      return before;
-    }
-    /// Same position (meaningful for iterators of the same tuple).
-    [[nodiscard]] friend auto operator==(const iterator& a, const iterator& b) noexcept -> bool {
-      return a.index_ == b.index_;
-    }
-
-   private:
-    friend class tuple_data;
-    iterator(const std::byte* next, std::uint16_t index, std::uint16_t count) noexcept
-        : next_(next), index_(index), count_(count) {
-      load();
-    }
-    auto load() noexcept -> void;
-
-    const std::byte* next_ = nullptr;
-    std::uint16_t index_ = 0;
-    std::uint16_t count_ = 0;
-    tuple_column current_;
-  };
-
-  /// An empty tuple (no columns), as in a message without an old tuple.
-  constexpr tuple_data() noexcept = default;
-
-  /// Number of columns.
-  [[nodiscard]] constexpr auto size() const noexcept -> std::size_t { return count_; }
-  /// True when there are no columns.
-  [[nodiscard]] constexpr auto empty() const noexcept -> bool { return count_ == 0; }
-  /// How many columns are `unchanged_toast`: lets a consumer skip the unchanged-column bookkeeping
-  /// for the vast majority of rows, which have none.
-  [[nodiscard]] constexpr auto unchanged_toast_count() const noexcept -> std::size_t { return unchanged_; }
-  /// The TupleData exactly as on the wire (the Int16 count and the columns), e.g. to copy it
-  /// when spilling and re-parse the copy later with @ref parse_tuple_data.
-  [[nodiscard]] auto wire() const noexcept -> std::span<const std::byte> { return {data_, size_}; }
-
-  /// The first column.
-  [[nodiscard]] auto begin() const noexcept -> iterator {
-    return count_ == 0 ? iterator{} : iterator{data_ + 2, 0, count_};
-  }
-  /// Past the last column.
-  [[nodiscard]] auto end() const noexcept -> iterator {
-    iterator e;
-    e.index_ = count_;
-    return e;
-  }
-
- private:
-  friend auto detail::read_pgoutput_tuple(detail::byte_reader& in) noexcept -> tuple_data;
-
-  const std::byte* data_ = nullptr;
-  std::uint32_t size_ = 0;
-  std::uint16_t count_ = 0;
-  std::uint16_t unchanged_ = 0;
-};
-
-/**
- * Parses @p bytes as exactly one TupleData (as returned by `tuple_data::wire()`).
- *
- * @return the validated tuple viewing @p bytes, or `errc::decode_failure`.
- * @par Exceptions
- * Never throws.
- */
-[[nodiscard]] inline auto parse_tuple_data(std::span<const std::byte> bytes) noexcept -> result<tuple_data> {
-  detail::byte_reader in{bytes};
-  tuple_data t = detail::read_pgoutput_tuple(in);
-  if (!in.finished()) return fail(errc::decode_failure);
-  return t;
-}
+/// The row encoding is the model's (model/tuple.hpp): pgoutput's TupleData is read as it is.
+///@{
+using replicant::column_kind;
+using replicant::old_tuple_kind;
+using replicant::parse_tuple_data;
+using replicant::tuple_column;
+using replicant::tuple_data;
+///@}
 
 /**
  * The relation OIDs of a Truncate message: a view of big-endian Int32 values with indexing and
@@ -274,15 +126,6 @@ class relid_list {
   std::span<const std::byte> bytes_{};
 };
 
-/// Which old values an UPDATE or DELETE carries.
-enum class old_tuple_kind : char {
-  /// No old tuple (an UPDATE that changed no key column and has no TOASTed key).
-  none = 0,
-  /// `'K'`: the replica-identity key; all published columns are present, non-key ones as NULL.
-  key = 'K',
-  /// `'O'`: the whole old row (`REPLICA IDENTITY FULL`).
-  full = 'O',
-};
 
 /**
  * @name Messages
@@ -630,9 +473,9 @@ class pgoutput_decoder {
                                                      .snapshot = true,
                                                      .catalog = false};
 
-  /// Nothing of its own to check: `replicant::validate(const pipeline_options&)` checks the
+  /// Nothing of its own to check: `replicant::validate(const plugin_settings&)` checks the
   /// publications and the protocol version. Never throws.
-  [[nodiscard]] auto validate(const pipeline_options&) const noexcept -> result<void> { return {}; }
+  [[nodiscard]] auto validate(const plugin_settings&) const noexcept -> result<void> { return {}; }
 
   /**
    * The `START_REPLICATION` options for the server and options of @p ctx: `proto_version` (the one
@@ -783,6 +626,6 @@ class pgoutput_decoder {
 
 }  // namespace replicant
 
-#include <replicant/impl/pgoutput_decoder.hpp>
+#include <replicant/decoder/impl/pgoutput.hpp>
 
 #endif  // REPLICANT_DECODER_PGOUTPUT_HPP

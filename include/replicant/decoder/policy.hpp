@@ -11,15 +11,12 @@
 /// is the identity; `wal2json_decoder` and `pglogical_decoder` translate.
 ///
 /// The concept `replicant::decoder_policy` is a conjunction of one atomic concept per member, and
-/// `detail::check_decoder<Decoder, Sink>()` is the pipeline's checklist: one `static_assert` per
-/// member, plus one per sink hook that the decoder's missing capabilities would leave uncalled.
+/// `detail::check_decoder<Decoder>()` is the pipeline's checklist: one `static_assert` per member.
 
-#include <replicant/concepts.hpp>
 #include <replicant/decoder/pgoutput_protocol.hpp>
-#include <replicant/detail/pgoutput_writer.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/options.hpp>
-#include <replicant/result.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/result.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -30,6 +27,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <type_traits>
 #include <utility>
 
@@ -85,6 +83,40 @@ struct decoder_capabilities {
   bool catalog = false;
 };
 
+/// Which transactions to receive by where they came from (pgoutput `origin`, PostgreSQL 16+).
+enum class origin_filter {
+  /// All of them (the server's default).
+  any,
+  /// Only those made on the server itself, not those it received through replication: what a
+  /// consumer of a bidirectional setup needs so as not to send changes back where they came from.
+  none,
+};
+
+/**
+ * The plugin-independent settings a pipeline asks its output plugin for (`pipeline_options` holds
+ * them; `plugin_settings_of` takes them out). Each decoder spells them for its plugin, and refuses
+ * in `validate` what its plugin cannot do. A decoder sees these and nothing else of the pipeline.
+ *
+ * @par Thread safety
+ * A view: `publications` is valid while the options it was taken from are.
+ */
+struct plugin_settings {
+  /// The publications to stream (pgoutput; a translating decoder names its tables in its own options).
+  std::span<const std::string> publications{};
+  /// The pgoutput protocol version to ask for; 0 lets the decoder choose the newest the server has.
+  std::uint32_t protocol_version = 0;
+  /// Column values in binary form.
+  bool binary = false;
+  /// Stream in-progress transactions.
+  bool streaming = false;
+  /// Decode two-phase transactions.
+  bool two_phase = false;
+  /// Deliver logical decoding messages.
+  bool messages = false;
+  /// Filter transactions by origin.
+  std::optional<origin_filter> origin{};
+};
+
 /**
  * What a decoder is told when the pipeline validates its options and at every connect.
  *
@@ -94,8 +126,8 @@ struct decoder_capabilities {
 struct decoder_context {
   /// `server_version_num` of the server connected to (0 while validating, before any connection).
   std::uint32_t server_version = 0;
-  /// The pipeline's options.
-  const pipeline_options& options;
+  /// What the plugin is asked for.
+  plugin_settings settings{};
 };
 
 /**
@@ -145,10 +177,10 @@ concept has_capabilities = requires {
   { D::capabilities } -> std::same_as<const decoder_capabilities&>;
 };
 
-/// Atom: `d.validate(options)` checks the decoder's own settings against the pipeline options,
+/// Atom: `d.validate(options)` checks the decoder's own settings against the plugin settings,
 /// before anything connects, returning `result<void>` (a start-time rejection as its error).
 template <class D>
-concept has_validate = requires(const D& d, const pipeline_options& o) {
+concept has_validate = requires(const D& d, const plugin_settings& o) {
   { d.validate(o) } -> std::same_as<result<void>>;
 };
 
@@ -202,13 +234,13 @@ inline constexpr bool is_decoder_options = false;
  * |---|---|---|
  * | `D::plugin_name` | convertible to `std::string_view` | The output plugin, as `CREATE_REPLICATION_SLOT ... LOGICAL` names it. |
  * | `D::capabilities` | `const decoder_capabilities` | What the plugin can express; constant, so that combinations it cannot serve are refused at compile time or before connecting. |
- * | `d.validate(o)` | `result<void>` | Checks the decoder's own settings against the pipeline options `o`, before any connection; the error is a start-time @ref replicant::halt_reason "halt_reason". |
+ * | `d.validate(o)` | `result<void>` | Checks the decoder's own settings against the plugin settings `o`, before any connection; the error is a start-time @ref replicant::halt_reason "halt_reason". |
  * | `d.negotiate(ctx)` | `result<start_request>` | What to ask for at `START_REPLICATION` on the server `ctx` describes. |
  * | `d.begin_session(ctx)` | `void` | A new session begins: forget the stream state of the previous one. |
  * | `d.translate(payload, emit)` | `result<void>` | Turns one XLogData payload into zero or more pgoutput messages, each handed to `emit` in order. |
  * | `d.prepare(query)` | `result<std::optional<halt>>` | Only with the `catalog` capability: at connect, read the catalog and check the table set; a halt when the pipeline must not start, an error when a query failed (the pipeline reconnects). |
  *
- * where `d` is an lvalue of `D` (`const` for the queries), `o` a `const pipeline_options&`, `ctx` a
+ * where `d` is an lvalue of `D` (`const` for the queries), `o` a `const plugin_settings&`, `ctx` a
  * `const decoder_context&`, `payload` a `std::span<const std::byte>`, `emit` a
  * `replicant::pgoutput_emitter` and `query` a `const query_function&`. Optionally,
  * `d.recheck_interval()` (`std::chrono::milliseconds`), `d.recheck_due()` (`bool`) and
@@ -245,13 +277,12 @@ concept foreign_decoder_settings = (is_decoder_options<T> || decoder_policy<T>)&
 
 /**
  * The decoder checklist of the pipeline: one `static_assert` per member @ref decoder_policy
- * requires, and one per sink hook that only a capability the decoder lacks would call (such a
- * hook is refused rather than silently never called, as a `checkpoint()` is under a library-owned
- * checkpoint).
+ * requires (the sink hooks a decoder's capabilities leave uncalled are the pipeline's check,
+ * `detail::check_decoder_serves<D, Sink>()` in pipeline/pipeline.hpp).
  *
  * @return whether `D` models @ref decoder_policy.
  */
-template <class D, class Sink>
+template <class D>
 constexpr auto check_decoder() -> bool {
   static_assert(has_plugin_name<D>,
                 "replicant: Decoder must provide `static constexpr std::string_view plugin_name` (the output plugin "
@@ -260,7 +291,7 @@ constexpr auto check_decoder() -> bool {
                 "replicant: Decoder must provide `static constexpr decoder_capabilities capabilities` (what its "
                 "plugin can express)");
   static_assert(has_validate<D>,
-                "replicant: Decoder must provide `result<void> validate(const pipeline_options&) const` (checks its "
+                "replicant: Decoder must provide `result<void> validate(const plugin_settings&) const` (checks its "
                 "settings before anything connects)");
   static_assert(has_negotiate<D>,
                 "replicant: Decoder must provide `result<start_request> negotiate(const decoder_context&) const` "
@@ -275,15 +306,6 @@ constexpr auto check_decoder() -> bool {
     static_assert(!D::capabilities.catalog || has_prepare<D>,
                   "replicant: a Decoder with the catalog capability must provide `result<std::optional<halt>> "
                   "prepare(const query_function&)` (reads the catalog at connect)");
-    static_assert(D::capabilities.messages || !names_handle_message<Sink>,
-                  "replicant: this Decoder cannot deliver logical messages (pglogical has none), so "
-                  "Sink::handle_message would never be called: remove it, or use pgoutput_decoder or wal2json_decoder");
-    static_assert(D::capabilities.two_phase || !names_handle_prepare<Sink>,
-                  "replicant: this Decoder cannot decode two-phase transactions (only pgoutput can), so "
-                  "Sink::handle_prepare would never be called: remove it, or use pgoutput_decoder");
-    static_assert(D::capabilities.snapshot || !(names_handle_snapshot<Sink> || names_handle_snapshot_complete<Sink>),
-                  "replicant: this Decoder has no snapshot start mode (only pgoutput, through its publications), so "
-                  "Sink::handle_snapshot would never be called: remove it, or use pgoutput_decoder");
   }
   return decoder_policy<D>;
 }

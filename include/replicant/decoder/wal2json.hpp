@@ -16,12 +16,12 @@
 
 #include <replicant/decoder/catalog.hpp>
 #include <replicant/decoder/policy.hpp>
-#include <replicant/detail/pgoutput_writer.hpp>
-#include <replicant/error.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
 
 #include <simdjson.h>
 
@@ -207,7 +207,7 @@ class wal2json_decoder {
    * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
    * Never throws.
    */
-  [[nodiscard]] auto validate(const pipeline_options& o) const noexcept -> result<void>;
+  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> result<void>;
 
   /**
    * start_options() as the pipeline asks for them, with `fallback_options` (the same list without
@@ -217,10 +217,10 @@ class wal2json_decoder {
    */
   [[nodiscard]] auto negotiate(const decoder_context& ctx) const -> result<start_request>;
 
-  /// A new session: reset(), and deliver logical messages as `ctx.options.messages` says.
+  /// A new session: reset(), and deliver logical messages as `ctx.settings.messages` says.
   auto begin_session(const decoder_context& ctx) noexcept -> void {
     reset();
-    options_.messages = ctx.options.messages;
+    options_.messages = ctx.settings.messages;
   }
 
   /**
@@ -287,7 +287,7 @@ class wal2json_decoder {
  private:
   // One value as wal2json printed it.
   struct json_value {
-    // `json_null`, not `null`: that would shadow replicant::null of <replicant/value.hpp>.
+    // `json_null`, not `null`: that would shadow replicant::null of <replicant/model/value.hpp>.
     enum class kind : std::uint8_t { json_null, string, number, yes, no };
     kind type = kind::json_null;
     std::string_view text{};  // the unescaped string, or the number's literal
@@ -356,6 +356,6 @@ class wal2json_decoder {
 
 }  // namespace replicant
 
-#include <replicant/impl/wal2json_decoder.hpp>
+#include <replicant/decoder/impl/wal2json.hpp>
 
 #endif  // REPLICANT_DECODER_WAL2JSON_HPP

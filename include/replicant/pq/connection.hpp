@@ -7,8 +7,8 @@
 /// replicant::pq::connection: an owning, non-blocking libpq connection whose failures are value-free.
 /// With replication_stream.hpp, the only part of replicant that includes <libpq-fe.h>.
 
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 
 #include <libpq-fe.h>
 #include <poll.h>

@@ -7,9 +7,9 @@
 /// replicant::pq::copy_out: the rows of one `COPY ... TO STDOUT`, read one at a time from a
 /// replicant::pq::connection, with value-free failures. One of the headers that include <libpq-fe.h>.
 
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <libpq-fe.h>
 #include <poll.h>

@@ -6,9 +6,9 @@
 /// @file
 /// replicant::pq::replication_stream: the CopyBoth phase of a logical walsender connection.
 
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/result.hpp>
 
 #include <libpq-fe.h>
 #include <netinet/in.h>

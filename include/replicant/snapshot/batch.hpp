@@ -9,11 +9,11 @@
 /// Shared by every snapshot reader (replicant/snapshot/point_in_time.hpp, and the incremental
 /// snapshot of the replication pipeline).
 
-#include <replicant/change.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
 
 #include <concepts>
 #include <cstddef>

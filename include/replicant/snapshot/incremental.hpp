@@ -17,12 +17,12 @@
 /// the high watermark, in stream order. The replication pipeline does all of that with the
 /// `incremental` snapshot mode; this class is the part that talks to the tables.
 
-#include <replicant/detail/backfill_codec.hpp>
-#include <replicant/error.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/snapshot/detail/progress_codec.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -225,6 +225,6 @@ class incremental_snapshot {
 
 }  // namespace replicant
 
-#include <replicant/impl/incremental_snapshot.hpp>
+#include <replicant/snapshot/impl/incremental.hpp>
 
 #endif  // REPLICANT_SNAPSHOT_INCREMENTAL_HPP

@@ -14,12 +14,12 @@
 /// that snapshot (`SET TRANSACTION SNAPSHOT`), reads the tables with `COPY (SELECT ...) TO STDOUT`,
 /// and streaming then starts at the consistent point: no gap and no overlap.
 
-#include <replicant/error.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/lsn.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/pq/connection.hpp>
-#include <replicant/relation.hpp>
-#include <replicant/result.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/snapshot/batch.hpp>
 
 #include <cstddef>
@@ -261,6 +261,6 @@ template <snapshot_batch_handler Handler>
 
 }  // namespace replicant
 
-#include <replicant/impl/point_in_time_snapshot.hpp>
+#include <replicant/snapshot/impl/point_in_time.hpp>
 
 #endif  // REPLICANT_SNAPSHOT_POINT_IN_TIME_HPP

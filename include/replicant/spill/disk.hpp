@@ -6,8 +6,8 @@
 /// @file
 /// replicant::disk_spill: transactions larger than memory are held partly on disk.
 
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/spill/detail/private_directory.hpp>
 #include <replicant/spill/policy.hpp>
 

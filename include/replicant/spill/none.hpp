@@ -6,8 +6,8 @@
 /// @file
 /// replicant::no_spill: transactions are held in memory only.
 
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/spill/policy.hpp>
 
 #include <memory>

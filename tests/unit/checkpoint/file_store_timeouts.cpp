@@ -13,7 +13,7 @@
 
 #include "support/temp_dir.hpp"
 
-#include <replicant/detail/bounded_call.hpp>
+#include <replicant/core/detail/bounded_call.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

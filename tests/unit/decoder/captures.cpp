@@ -6,7 +6,7 @@
 // payload of a capture goes through a replicant::assembler configured as the recording session
 // was, and what comes out must be exactly what the recording's SQL did. The expected values below
 // are those of record.cpp's workloads: change the two together, then re-record (README.md there).
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.decoder.captures
 #include <boost/test/unit_test.hpp>
@@ -15,8 +15,8 @@
 
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/lsn.hpp>
-#include <replicant/value.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/model/value.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -40,7 +40,7 @@ using replicant::result;
 using replicant::row;
 using replicant::transaction;
 using replicant::value;
-using replicant::pgoutput::old_tuple_kind;
+using replicant::old_tuple_kind;
 
 namespace {
 
@@ -606,10 +606,10 @@ BOOST_AUTO_TEST_CASE(text_and_binary_mode_yield_equal_values) {
         for (const replicant::field f : text_row) {
           if (mode_dependent_columns.count(f.name()) != 0) continue;
           BOOST_TEST_CONTEXT("row " << int_of(text_row, "id") << " column " << f.name()) {
-            BOOST_TEST((f.raw().kind == replicant::pgoutput::column_kind::text || f.is_null()));
+            BOOST_TEST((f.raw().kind == replicant::column_kind::text || f.is_null()));
             const auto other = binary_row.find(f.name());
             BOOST_TEST_REQUIRE(other.has_value());
-            BOOST_TEST((other->raw().kind == replicant::pgoutput::column_kind::binary || other->is_null()));
+            BOOST_TEST((other->raw().kind == replicant::column_kind::binary || other->is_null()));
             const value x = value_of(text_row, f.name());
             const value y = value_of(binary_row, f.name());
             BOOST_TEST((x == y));

@@ -17,9 +17,9 @@
 #include "support/plugin_compare.hpp"
 #include "support/plugin_replay.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>
-#include <replicant/halt.hpp>
+#include <replicant/core/halt.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -11,7 +11,7 @@
 #define BOOST_TEST_MODULE replicant.unit.decoder.policy
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/wal2json.hpp>
@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(negotiates_the_start_options_the_pipeline_always_sent) {
   const replicant::pgoutput_decoder d;
   auto o = base_options();
   o.publications = {"pub", "Other"};
-  auto on15 = d.negotiate({150018, o});
+  auto on15 = d.negotiate({150018, replicant::plugin_settings_of(o)});
   BOOST_TEST_REQUIRE(on15.has_value());
   BOOST_TEST(on15->options == "proto_version '3', publication_names '\"pub\",\"Other\"'");
   BOOST_TEST(on15->protocol.version == 3U);
@@ -176,19 +176,19 @@ BOOST_AUTO_TEST_CASE(negotiates_the_start_options_the_pipeline_always_sent) {
   o.two_phase = true;
   o.origin = replicant::origin_filter::none;
   o.binary = true;
-  auto on16 = d.negotiate({160002, o});
+  auto on16 = d.negotiate({160002, replicant::plugin_settings_of(o)});
   BOOST_TEST_REQUIRE(on16.has_value());
   BOOST_TEST(on16->options ==
              "proto_version '4', publication_names '\"pub\",\"Other\"', messages 'true', streaming 'parallel', "
              "two_phase 'on', origin 'none', binary 'true'");
   BOOST_TEST((on16->protocol.streaming == replicant::pgoutput_streaming::parallel));
-  auto streamed15 = d.negotiate({150018, o});
+  auto streamed15 = d.negotiate({150018, replicant::plugin_settings_of(o)});
   BOOST_TEST_REQUIRE(streamed15.has_value());
   BOOST_TEST((streamed15->protocol.streaming == replicant::pgoutput_streaming::on));
   BOOST_TEST(streamed15->options.find("streaming 'on'") != std::string::npos);
   o.protocol_version = 2;
   o.two_phase = false;
-  auto asked = d.negotiate({170000, o});
+  auto asked = d.negotiate({170000, replicant::plugin_settings_of(o)});
   BOOST_TEST_REQUIRE(asked.has_value());
   BOOST_TEST(asked->protocol.version == 2U);
   BOOST_TEST((asked->protocol.streaming == replicant::pgoutput_streaming::on));
@@ -216,12 +216,12 @@ BOOST_AUTO_TEST_SUITE(wal2json_decoder_as_policy)
 BOOST_AUTO_TEST_CASE(falls_back_without_the_option_older_builds_refuse) {
   auto w = wal2json_items();
   const auto o = base_options();
-  auto plain = replicant::wal2json_decoder{w}.negotiate({150018, o});
+  auto plain = replicant::wal2json_decoder{w}.negotiate({150018, replicant::plugin_settings_of(o)});
   BOOST_TEST_REQUIRE(plain.has_value());
   BOOST_TEST(!plain->fallback_options.has_value());
   BOOST_TEST((plain->protocol.streaming == replicant::pgoutput_streaming::off));
   w.numeric_data_types_as_string = true;
-  auto asking = replicant::wal2json_decoder{w}.negotiate({150018, o});
+  auto asking = replicant::wal2json_decoder{w}.negotiate({150018, replicant::plugin_settings_of(o)});
   BOOST_TEST_REQUIRE(asking.has_value());
   BOOST_TEST(asking->options.find("\"numeric-data-types-as-string\" '1'") != std::string::npos);
   BOOST_TEST_REQUIRE(asking->fallback_options.has_value());
@@ -343,10 +343,10 @@ BOOST_AUTO_TEST_CASE(delivers_messages_as_the_pipeline_says) {
   replicant::wal2json_decoder d{w};
   auto o = base_options();
   o.messages = true;
-  d.begin_session({150018, o});
+  d.begin_session({150018, replicant::plugin_settings_of(o)});
   BOOST_TEST(d.options().messages);
   o.messages = false;
-  d.begin_session({150018, o});
+  d.begin_session({150018, replicant::plugin_settings_of(o)});
   BOOST_TEST(!d.options().messages);
 }
 
@@ -395,7 +395,7 @@ BOOST_AUTO_TEST_CASE(prepare_checks_library_extension_node_and_sets) {
 
 BOOST_AUTO_TEST_CASE(negotiates_its_start_options_without_fallback) {
   const replicant::pglogical_decoder d{pglogical_default()};
-  auto r = d.negotiate({150018, base_options()});
+  auto r = d.negotiate({150018, replicant::plugin_settings_of(base_options())});
   BOOST_TEST_REQUIRE(r.has_value());
   BOOST_TEST(r->options == d.start_options().value());
   BOOST_TEST(!r->fallback_options.has_value());

@@ -15,11 +15,11 @@
 #include "support/plugin_compare.hpp"
 #include "support/plugin_replay.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>
-#include <replicant/detail/wal2json_text.hpp>
-#include <replicant/halt.hpp>
-#include <replicant/pg_type.hpp>
+#include <replicant/decoder/detail/wal2json_text.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/model/pg_type.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -14,7 +14,7 @@
 #include "support/spill_fixture.hpp"
 #include "support/temp_dir.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/pipeline.hpp>
 
 #include <sys/stat.h>

@@ -16,9 +16,9 @@
 #include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
-#include <replicant/concepts.hpp>
-#include <replicant/sink_for.hpp>
-#include <replicant/error.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/core/error.hpp>
 
 #include <span>
 

@@ -9,7 +9,7 @@
 #define BOOST_TEST_MODULE replicant.unit.examples.prometheus_metrics
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/identifier.hpp>
+#include <replicant/core/identifier.hpp>
 
 #include <chrono>
 #include <map>

@@ -10,8 +10,8 @@
 
 #include "support/pgoutput_builder.hpp"
 
-#include <replicant/assembler.hpp>
-#include <replicant/pg_type.hpp>
+#include <replicant/assembler/assembler.hpp>
+#include <replicant/model/pg_type.hpp>
 
 #include <algorithm>
 #include <array>

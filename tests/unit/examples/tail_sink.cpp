@@ -16,11 +16,11 @@
 #include "support/temp_dir.hpp"
 #include "support/transaction_collector.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/concepts.hpp>
-#include <replicant/sink_for.hpp>
-#include <replicant/pg_type.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/model/pg_type.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

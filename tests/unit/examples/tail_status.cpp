@@ -11,9 +11,9 @@
 
 #include "../../../examples/tail/failure.hpp"
 
-#include <replicant/halt.hpp>
-#include <replicant/identifier.hpp>
-#include <replicant/telemetry.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <chrono>
 #include <optional>

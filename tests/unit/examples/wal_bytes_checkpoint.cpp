@@ -17,11 +17,11 @@
 #include "support/pgoutput_builder.hpp"
 #include "support/transaction_collector.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
-#include <replicant/sink_for.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 
 #include <chrono>
 #include <cstdint>

@@ -4,13 +4,13 @@
 // COPY text rows (what `COPY ... TO STDOUT` sends) turned into pgoutput TupleData: every escape the
 // server writes or COPY FROM reads, NULL versus the empty string, field splitting, and refusal of
 // anything a server would not send, without ever echoing the row.
-#include <replicant/detail/copy_text.hpp>
+#include <replicant/snapshot/detail/copy_text.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.snapshot.copy_text
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/error.hpp>
+#include <replicant/core/error.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -34,15 +34,15 @@ auto convert(std::string_view line, std::size_t columns) -> std::vector<column> 
   std::vector<std::byte> out;
   const auto ec = copy_text_row_to_tuple(line, columns, out);
   BOOST_TEST_REQUIRE(!ec);
-  const auto tuple = replicant::pgoutput::parse_tuple_data(out);
+  const auto tuple = replicant::parse_tuple_data(out);
   BOOST_TEST_REQUIRE(tuple.has_value());
   BOOST_TEST_REQUIRE(tuple->size() == columns);
   std::vector<column> got;
-  for (const replicant::pgoutput::tuple_column c : *tuple) {
+  for (const replicant::tuple_column c : *tuple) {
     if (c.is_null()) {
       got.emplace_back(std::nullopt);
     } else {
-      BOOST_TEST_REQUIRE((c.kind == replicant::pgoutput::column_kind::text));
+      BOOST_TEST_REQUIRE((c.kind == replicant::column_kind::text));
       got.emplace_back(std::string{c.text()});
     }
   }
@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(raw_bytes_pass_through) {
 BOOST_AUTO_TEST_CASE(a_table_without_columns_sends_empty_lines) {
   std::vector<std::byte> out;
   BOOST_TEST(!copy_text_row_to_tuple("\n", 0, out));
-  const auto tuple = replicant::pgoutput::parse_tuple_data(out);
+  const auto tuple = replicant::parse_tuple_data(out);
   BOOST_TEST_REQUIRE(tuple.has_value());
   BOOST_TEST(tuple->empty());
   BOOST_TEST(refused("x\n", 0));
@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(rows_append_back_to_back) {
   std::vector<std::string> firsts;
   for (const std::size_t end : ends) {
     const auto tuple =
-        replicant::pgoutput::parse_tuple_data(std::span<const std::byte>{arena.data() + begin, end - begin});
+        replicant::parse_tuple_data(std::span<const std::byte>{arena.data() + begin, end - begin});
     BOOST_TEST_REQUIRE(tuple.has_value());
     firsts.emplace_back((*tuple->begin()).text());
     begin = end;

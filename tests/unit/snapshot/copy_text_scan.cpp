@@ -1,12 +1,12 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// The COPY text row reader (replicant/detail/copy_text.hpp) skips runs of ordinary bytes a block at
+// The COPY text row reader (replicant/snapshot/detail/copy_text.hpp) skips runs of ordinary bytes a block at
 // a time (sixteen bytes with SSE2, then eight, then one by one). These cases put every kind of byte
 // it must stop at (and the harmless control bytes that only make it look closer) at every offset of
 // fields longer than a few blocks, so that each position within and across the blocks is checked
 // against what the server meant.
-#include <replicant/detail/copy_text.hpp>
+#include <replicant/snapshot/detail/copy_text.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.snapshot.copy_text_scan
 #include <boost/test/unit_test.hpp>
@@ -28,10 +28,10 @@ namespace {
 auto fields(std::string_view line, std::size_t columns) -> std::optional<std::vector<std::optional<std::string>>> {
   std::vector<std::byte> out;
   if (copy_text_row_to_tuple(line, columns, out)) return std::nullopt;
-  const auto tuple = replicant::pgoutput::parse_tuple_data(out);
+  const auto tuple = replicant::parse_tuple_data(out);
   BOOST_TEST_REQUIRE(tuple.has_value());
   std::vector<std::optional<std::string>> got;
-  for (const replicant::pgoutput::tuple_column c : *tuple) {
+  for (const replicant::tuple_column c : *tuple) {
     got.push_back(c.is_null() ? std::nullopt : std::optional<std::string>{std::string{c.text()}});
   }
   return got;

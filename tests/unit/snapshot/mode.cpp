@@ -3,12 +3,12 @@
 //
 // The snapshot start mode of pipeline_options: its enum and the boolean spelling it keeps, and the
 // start-time checks of the incremental mode's settings.
-#include <replicant/options.hpp>
+#include <replicant/pipeline/options.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.snapshot.mode
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/sink_for.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 
 #include <optional>
 #include <string>

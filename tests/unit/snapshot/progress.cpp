@@ -3,12 +3,12 @@
 //
 // The texts of the incremental snapshot: progress tokens, encoded keys, watermark contents and
 // pg_current_snapshot() values, and what the reader does with a position.
-#include <replicant/detail/backfill_codec.hpp>
+#include <replicant/snapshot/detail/progress_codec.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.snapshot.progress
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/detail/backfill_worker.hpp>
+#include <replicant/snapshot/detail/worker.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,8 +18,8 @@
 #include <tuple>
 #include <vector>
 
-using replicant::detail::backfill_position;
-using phase = replicant::detail::backfill_position::phase;
+using replicant::detail::snapshot_position;
+using phase = replicant::detail::snapshot_position::phase;
 
 namespace {
 
@@ -42,11 +42,11 @@ BOOST_AUTO_TEST_SUITE(progress_token)
 
 BOOST_AUTO_TEST_CASE(round_trips_every_phase_and_any_key_text) {
   const std::string_view parts[] = {"a:b", "line\nbreak", "it's \\ 5:3,", ""};
-  const backfill_position in_table{phase::table, "public", "Mixed Case", false, replicant::detail::encode_key(parts),
+  const snapshot_position in_table{phase::table, "public", "Mixed Case", false, replicant::detail::encode_key(parts),
                                    12345,        678};
-  for (const backfill_position& p : {in_table, backfill_position{phase::table, "s", "t", true, {}, 1, 1},
-                                     backfill_position{phase::arming, {}, {}, false, {}, 0, 0},
-                                     backfill_position{phase::complete, {}, {}, false, {}, 99, 0}}) {
+  for (const snapshot_position& p : {in_table, snapshot_position{phase::table, "s", "t", true, {}, 1, 1},
+                                     snapshot_position{phase::arming, {}, {}, false, {}, 0, 0},
+                                     snapshot_position{phase::complete, {}, {}, false, {}, 99, 0}}) {
     const auto token = replicant::detail::encode_position(p);
     const auto back = replicant::detail::decode_position(token);
     BOOST_TEST_REQUIRE(back.has_value());

@@ -3,14 +3,14 @@
 //
 // The watermark reconciler of the incremental snapshot, driven with hand-built transactions: the
 // pgoutput messages a server would send, assembled by the library's own assembler.
-#include <replicant/detail/backfill_reconciler.hpp>
+#include <replicant/snapshot/detail/reconciler.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.snapshot.reconciler
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -20,9 +20,9 @@
 
 namespace pg = replicant::test;
 using replicant::lsn;
-using replicant::detail::backfill_chunk;
-using replicant::detail::backfill_reconciler;
-using replicant::detail::backfill_window;
+using replicant::detail::snapshot_chunk;
+using replicant::detail::incremental_reconciler;
+using replicant::detail::snapshot_window;
 
 namespace {
 
@@ -103,8 +103,8 @@ auto key(std::int32_t id) -> std::string {
 }
 
 // A chunk of `items` rows with the given ids (keys only matter here), read under @p snapshot.
-auto chunk(std::vector<std::int32_t> ids, std::string_view snapshot, bool keyed = true) -> backfill_chunk {
-  backfill_chunk c;
+auto chunk(std::vector<std::int32_t> ids, std::string_view snapshot, bool keyed = true) -> snapshot_chunk {
+  snapshot_chunk c;
   c.keyed = keyed;
   for (const auto id : ids) {
     c.rows.row_ends.push_back(c.rows.row_ends.size());
@@ -125,7 +125,7 @@ auto high(std::uint64_t seq, std::uint32_t epoch = 0, std::uint64_t n = nonce, s
 }
 
 // The ids a reconciled chunk keeps.
-auto kept(const backfill_chunk& c, const std::vector<std::int32_t>& ids) -> std::vector<std::int32_t> {
+auto kept(const snapshot_chunk& c, const std::vector<std::int32_t>& ids) -> std::vector<std::int32_t> {
   std::vector<std::int32_t> out;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (c.keep[i]) out.push_back(ids[i]);
@@ -134,8 +134,8 @@ auto kept(const backfill_chunk& c, const std::vector<std::int32_t>& ids) -> std:
 }
 
 // Opens and closes a window around @p inside, returning it.
-auto window(stream& s, backfill_reconciler& r, const std::vector<std::vector<pg::bytes>>& inside, std::uint64_t seq = 1)
-    -> backfill_window {
+auto window(stream& s, incremental_reconciler& r, const std::vector<std::vector<pg::bytes>>& inside, std::uint64_t seq = 1)
+    -> snapshot_window {
   BOOST_TEST(!r.observe(s.watermark(900, low(seq))).closed.has_value());
   std::uint32_t xid = 1000;
   for (const auto& t : inside) BOOST_TEST(!r.observe(s.txn(xid++, t)).closed.has_value());
@@ -147,11 +147,11 @@ auto window(stream& s, backfill_reconciler& r, const std::vector<std::vector<pg:
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(backfill_reconciler_)
+BOOST_AUTO_TEST_SUITE(incremental_reconciler_)
 
 BOOST_AUTO_TEST_CASE(drops_rows_touched_inside_the_window_and_keeps_the_rest) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   const auto w = window(s, r, {{upsert(2)}, {remove(4)}, {update_key(7, 5)}});
   BOOST_TEST(w.low < w.high);
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(drops_rows_touched_inside_the_window_and_keeps_the_rest) {
 
 BOOST_AUTO_TEST_CASE(keeps_rows_changed_before_the_low_watermark_when_the_read_saw_the_change) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   r.observe(s.txn(150, {upsert(1)}));
   const auto w = window(s, r, {});
@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(drops_rows_of_a_transaction_committed_before_the_low_waterm
   // The commit-visibility caveat: 150 wrote its commit record before the low watermark, but was
   // still in progress for the read (in xip), so the read shows the row as it was before 150.
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   r.observe(s.txn(150, {upsert(1)}));
   r.observe(s.txn(151, {upsert(2)}));
@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(drops_rows_of_a_transaction_committed_before_the_low_waterm
 
 BOOST_AUTO_TEST_CASE(forgets_the_history_a_read_saw_and_keeps_what_it_did_not) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   r.observe(s.txn(150, {upsert(1)}));
   r.observe(s.txn(151, {upsert(2)}));
@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(forgets_the_history_a_read_saw_and_keeps_what_it_did_not) {
 
 BOOST_AUTO_TEST_CASE(a_truncate_inside_the_window_drops_every_row) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   const auto w = window(s, r, {{pg::truncate(std::nullopt, 0, {items})}});
   const std::vector<std::int32_t> ids{1, 2, 3};
@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(a_truncate_inside_the_window_drops_every_row) {
 
 BOOST_AUTO_TEST_CASE(dropping_more_rows_than_the_cap_makes_the_chunk_contended) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   const auto w = window(s, r, {{upsert(1), upsert(2), upsert(3)}});
   auto c = chunk({1, 2, 3, 4}, "2000:2000:");
@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(dropping_more_rows_than_the_cap_makes_the_chunk_contended) 
 BOOST_AUTO_TEST_CASE(a_key_the_change_does_not_carry_makes_the_chunk_contended) {
   // An unchanged TOAST value in a key column: the key of the row is not in the change.
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   const auto w = window(s, r, {{pg::update(std::nullopt, items, 0, {}, {pg::col::unchanged(), pg::col::text("y")})}});
   auto c = chunk({1, 2}, "2000:2000:");
@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(a_key_the_change_does_not_carry_makes_the_chunk_contended) 
 
 BOOST_AUTO_TEST_CASE(a_table_read_whole_is_contended_by_any_change_in_its_window) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {});  // no key
   auto w = window(s, r, {{upsert(9)}});
   auto c = chunk({1, 2}, "2000:2000:", false);
@@ -266,7 +266,7 @@ BOOST_AUTO_TEST_CASE(a_table_read_whole_is_contended_by_any_change_in_its_window
 
 BOOST_AUTO_TEST_CASE(records_only_tracked_tables) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   r.observe(s.txn(150, {pg::insert(std::nullopt, other, {pg::col::text("1")})}));
   BOOST_TEST(r.history_size() == 0U);
@@ -281,7 +281,7 @@ BOOST_AUTO_TEST_CASE(records_only_tracked_tables) {
 
 BOOST_AUTO_TEST_CASE(ignores_the_watermarks_of_other_runs_and_of_discarded_epochs) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   // Another run's (a replayed one, or another pipeline's): not ours, but not for the sink either.
   auto seen = r.observe(s.watermark(900, low(1, 0, nonce + 1)));
@@ -309,7 +309,7 @@ BOOST_AUTO_TEST_CASE(ignores_the_watermarks_of_other_runs_and_of_discarded_epoch
 
 BOOST_AUTO_TEST_CASE(a_transaction_with_other_messages_or_changes_is_not_watermark_only) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   auto t = s.txn(900, {pg::message(std::nullopt, true, lsn{1}, "app", "hello"),
                        pg::message(std::nullopt, true, lsn{2}, replicant::detail::watermark_prefix,
                                    replicant::detail::format_watermark(low(1)))});
@@ -320,10 +320,10 @@ BOOST_AUTO_TEST_CASE(a_transaction_with_other_messages_or_changes_is_not_waterma
 
 BOOST_AUTO_TEST_CASE(a_read_that_failed_for_contention_is_contended) {
   stream s;
-  backfill_reconciler r{nonce};
+  incremental_reconciler r{nonce};
   r.track(items, {"id"});
   const auto w = window(s, r, {});
-  backfill_chunk c;
+  snapshot_chunk c;
   c.read_contended = true;
   BOOST_TEST(r.reconcile(w, c, 100).contended);
 }

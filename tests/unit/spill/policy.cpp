@@ -14,7 +14,7 @@
 #include "support/spill_fixture.hpp"
 #include "support/temp_dir.hpp"
 
-#include <replicant/assembler.hpp>
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 

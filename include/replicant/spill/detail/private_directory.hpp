@@ -8,8 +8,8 @@
 // default is a mkdtemp directory of the process's own, removed at exit. All failures are
 // errc::io_failed and carry no path.
 
-#include <replicant/error.hpp>
-#include <replicant/result.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 
 #include <stdlib.h>  // mkdtemp (POSIX)
 #include <sys/stat.h>

@@ -1,0 +1,797 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_CORE_HALT_HPP
+#define REPLICANT_CORE_HALT_HPP
+
+/// @file
+/// Why a replication pipeline stopped, or refused to start: `replicant::halt_reason` (a
+/// `std::error_code` enum of category "replicant.halt"), the value-free `replicant::halt` record
+/// and `replicant::error`, the exception the throwing `run()` raises.
+///
+/// Every failure mode of the pipeline is *fail-closed*: it stops and stays stopped instead of
+/// dropping data or retrying forever, and nothing past the failure is acknowledged to the server.
+/// Restarting resumes from the durable checkpoint. The operator's first question is therefore
+/// "which halt, and what do I do about it?", which is what this header answers (see also
+/// docs/errors.md).
+
+#include <replicant/core/error.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+namespace replicant {
+
+/**
+ * Every reason a pipeline halts, and every reason it refuses to start.
+ *
+ * Most enumerators are **halts**: found while connecting or streaming, after which the pipeline
+ * stops, keeps its slot and acknowledges nothing further. The ten from `invalid_identifier` to
+ * `invalid_start_lsn` are **start-time rejections**: found by validating the options before any
+ * connection is made, so nothing started (see @ref is_start_rejection). Reasons added later are
+ * appended after them, whatever their kind, so that every existing code keeps its value.
+ *
+ * The snake_case name of each enumerator (@ref to_string(halt_reason)) is stable: it is the
+ * `reason` of telemetry events and the word to alert on. Each has a fixed, value-free message
+ * (`make_error_code(r).message()`) and an operator action (@ref operator_action).
+ */
+enum class halt_reason {
+  // --- halts: delivery --------------------------------------------------------------------------
+
+  /// The sink returned an error or threw while handling a transaction, a batch, a logical message or
+  /// a snapshot batch. Nothing from the failed delivery on was acknowledged.
+  /// Action: fix the sink or the store it writes to, then restart; delivery resumes at the checkpoint.
+  sink_failed = 1,
+  /// With the `halt` overload policy, WAL received but not yet durably persisted grew past the
+  /// in-flight bound: the sink cannot keep up with the write rate.
+  /// Action: make the sink faster, use batch delivery, raise the bound, or use the default policy
+  /// (which slows down reading from the server instead of halting).
+  sink_too_slow,
+  /// One transaction is larger than the resident memory budget and the spill policy is `no_spill`.
+  /// Action: use `disk_spill`, raise `max_inflight_bytes`, or split the transaction at its source.
+  transaction_too_large,
+  /// Spilling an oversized transaction to disk would exceed `max_spill_bytes`.
+  /// Action: free disk space or raise `max_spill_bytes`, or make the transaction smaller.
+  spill_exhausted,
+  /// Writing or reading back a spill file failed (disk full, permissions, I/O error).
+  /// Action: check the spill directory and its file system, then restart.
+  spill_io_failed,
+
+  // --- halts: the slot and the connect chain ----------------------------------------------------
+
+  /// The server invalidated the replication slot (`wal_status = 'lost'`, `conflicting`, or an
+  /// `invalidation_reason`): the WAL it needed is gone, so continuing would silently lose changes.
+  /// Action: recreate the slot and re-synchronise the sink (snapshot, or accept the gap); give the
+  /// slot more room (`max_slot_wal_keep_size`) so it does not happen again.
+  slot_invalidated,
+  /// A publication named in the options (with pglogical: a replication set) does not exist on the
+  /// server. Streaming the others alone would silently skip tables, so the pipeline stops instead.
+  /// Action: create or restore the publication, or correct its name, then restart.
+  publication_missing,
+  /// The slot does not exist and the options forbid creating it (`create_slot = false`).
+  /// Action: create the slot (or let the pipeline create it), or correct its name, then restart.
+  slot_missing,
+  /// Replication commands failed before any frame (data or keepalive) arrived on `max_command_retries` connect
+  /// cycles in a row (no free slot, the slot is in use by another consumer, an unexpected result).
+  /// Action: read the SQLSTATE; free a slot or raise `max_replication_slots`, stop the other
+  /// consumer, then restart.
+  command_error_limit,
+  /// The sink's `handle_session_identity` refused the server it was connected to (system identifier,
+  /// timeline or database).
+  /// Action: point the connection at the intended server, or update the identity the sink accepts.
+  session_identity_rejected,
+  /// The sink's `handle_slot_origin` refused the position a go-forward stream would begin at, for
+  /// example because it leaves a gap after the last entry the sink appended.
+  /// Action: reconcile the sink with the gap, then restart.
+  slot_origin_rejected,
+  /// The slot's start position could not be read, was missing or was malformed, so there is no
+  /// trustworthy origin to offer the sink (replicant never makes one up).
+  /// Action: inspect the slot in `pg_replication_slots`; recreate it if it is damaged.
+  slot_origin_unavailable,
+  /// A synced slot on a standby that has not been promoted was named: it cannot be consumed yet.
+  /// Action: promote the standby, or connect to the primary, then restart.
+  slot_synced_unpromoted,
+  /// Failover slots were requested from a server older than PostgreSQL 17. Detected at connect,
+  /// when the server version is known.
+  /// Action: drop the failover option, or upgrade the server.
+  failover_unsupported,
+  /// Failover and two-phase decoding were requested on one slot from PostgreSQL 17. Its server
+  /// accepts such a slot, but its slot synchronisation does not carry the point from which the
+  /// slot decodes two-phase (`two_phase_at`) to the standby, so after a failover a transaction
+  /// prepared before that point can be skipped; 18 synchronises it.
+  /// Action: drop one of the two options, or upgrade to PostgreSQL 18.
+  two_phase_failover_conflict,
+  /// Failover was requested, but the slot is not a failover slot: it exists without the property,
+  /// or the server is a standby, where a failover slot cannot be created. Streaming it would look
+  /// protected and lose the slot at the next failover.
+  /// Action: on the primary, `ALTER_REPLICATION_SLOT <slot> (FAILOVER true)` on a replication
+  /// connection (or drop the slot and let the pipeline create it there), or drop the option.
+  slot_not_failover,
+  /// Failover was requested and the sink has a checkpoint, but the slot does not exist on this
+  /// server: typically a promoted standby that had not synced it yet (or it was dropped). A new
+  /// slot would start at the present and silently skip everything written since the checkpoint.
+  /// Action: point the pipeline at the server that holds the slot; otherwise re-synchronise the
+  /// sink (a snapshot) and clear its checkpoint before starting again.
+  failover_slot_missing,
+  /// The server is a standby and cannot decode logically for this pipeline (before PostgreSQL 16,
+  /// or with the chosen decoder).
+  /// Action: connect to the primary, or upgrade the standby.
+  standby_unsupported,
+  /// The server is a standby with `hot_standby_feedback` off: vacuum on the primary would remove
+  /// catalog rows the slot still needs, and the server would then invalidate the slot.
+  /// Action: set `hot_standby_feedback = on` on the standby (and stream it through a physical slot,
+  /// `primary_slot_name`, so the feedback survives restarts), then restart.
+  standby_feedback_off,
+  /// Origin filtering (`origin 'none'`) was requested from a server older than PostgreSQL 16, whose
+  /// pgoutput does not know the option.
+  /// Action: drop the origin option, or upgrade the server.
+  origin_unsupported,
+
+  // --- halts: checkpoint store, schema, snapshot -------------------------------------------------
+
+  /// The library-owned checkpoint store failed past its retry budget, or failed in a way retrying
+  /// cannot fix (wrong table shape, bad configuration).
+  /// Action: restore the store, correct its schema or configuration, then restart.
+  checkpoint_store_failed,
+  /// A destructive schema change (a dropped column, a narrowing type change, a new replica identity)
+  /// reached a published table and the sink has no `handle_schema_change` to accept it.
+  /// Action: adapt the sink to the new shape, or implement `handle_schema_change`, then restart.
+  schema_change_destructive,
+  /// The sink's `handle_schema_change` refused a destructive schema change.
+  /// Action: migrate the sink to the new shape, then restart.
+  schema_change_rejected,
+  /// A point-in-time snapshot was interrupted before it finished, so the sink holds part of a table
+  /// set that cannot be completed from the slot.
+  /// Action: clear the sink and start again with a fresh snapshot (or use the incremental mode,
+  /// which resumes).
+  snapshot_incomplete,
+  /// The snapshot reader failed (including losing its connection during a backfill).
+  /// Action: check connectivity to the source, then restart; an incremental backfill resumes from
+  /// its durable progress.
+  snapshot_failed,
+  /// A table being backfilled stayed too busy: its chunk was discarded for contention three times.
+  /// Action: run the backfill at a quieter time, or use smaller chunks.
+  snapshot_table_contended,
+
+  // --- halts: decoding ------------------------------------------------------------------------
+
+  /// The replication stream held malformed data: a truncated or unknown message, a malformed
+  /// `numeric`, non-hex `bytea`. Ordinary data never causes this.
+  /// Action: check the server and its output plugin (a corrupted or mismatched build); report it
+  /// with the LSN.
+  decode_failure,
+  /// The output plugin announced a protocol version the decoder does not speak (pglogical outside
+  /// protocol 1).
+  /// Action: install a matching plugin build (pglogical 2.x), then restart.
+  decoder_protocol_unsupported,
+  /// A commit arrived without its commit LSN (wal2json is always asked for it), so exactly-once
+  /// cannot be kept for it.
+  /// Action: check the plugin build; this never comes from ordinary data.
+  decoder_lsn_missing,
+  /// The output plugin refused an option the decoder needs (probed at connect).
+  /// Action: upgrade the plugin to a build with the option (wal2json 2.6 or later), then restart.
+  decoder_option_unsupported,
+  /// The server cannot run the chosen decoder at all (pgoutput before PostgreSQL 10, a missing
+  /// plugin library, pglogical without its preloaded library, extension or local node).
+  /// Action: choose another decoder, install the plugin, or upgrade the server.
+  decoder_unsupported_on_server,
+  /// A table configured for the decoder (or found in a pglogical replication set) does not exist.
+  /// Action: create the table, or correct the configured table list, then restart.
+  decoder_table_missing,
+  /// A table configured for wal2json has no replica identity index and is not `REPLICA IDENTITY
+  /// FULL`: the plugin would silently drop its updates and deletes.
+  /// Action: add a primary key, set `REPLICA IDENTITY FULL`, or declare the table insert-only.
+  table_keyless,
+  /// The slot exists but was created for another output plugin than the chosen decoder's (say,
+  /// for pgoutput, and the pipeline now runs wal2json): the plugin would refuse every start.
+  /// Action: use the decoder the slot was made for, or a new slot for this decoder.
+  slot_plugin_mismatch,
+
+  // --- start-time rejections: nothing started --------------------------------------------------
+
+  /// A slot, publication, table or schema name in the options is not of an allowed shape (see
+  /// @ref replicant::identifier).
+  /// Action: correct the name.
+  invalid_identifier,
+  /// The sink cannot serve these options (a callback the options need is missing at run time).
+  /// Action: implement the callback, or change the options.
+  invalid_sink,
+  /// The options are invalid: a value out of range, a key in the wrong place, a missing setting.
+  /// Action: correct the options.
+  config_invalid,
+  /// Both go-forward and snapshot start modes were requested; they contradict each other.
+  /// Action: choose one.
+  conflicting_start_mode,
+  /// Nothing durable says where to start and the options choose no start mode, so starting would
+  /// silently skip everything written before now.
+  /// Action: choose go-forward (accept starting from now) or a snapshot.
+  go_forward_required,
+  /// A snapshot was requested but the sink, decoder or checkpoint mode cannot take one.
+  /// Action: implement the snapshot callbacks, or change the start mode.
+  snapshot_unsupported,
+  /// Batch delivery was requested where it is not possible (with a library-owned checkpoint, or a
+  /// sink without `handle_batch`).
+  /// Action: use one checkpoint mode or the other, not both.
+  batch_unsupported,
+  /// Logical messages were requested but the sink has no `handle_message`.
+  /// Action: implement `handle_message`, or do not request messages.
+  messages_unsupported,
+  /// The chosen decoder cannot provide a requested capability (streaming, two-phase, failover,
+  /// origin filtering, binary values or a protocol version off pgoutput; messages on pglogical).
+  /// Action: choose a decoder that has it, or drop the option.
+  decoder_capability_unsupported,
+  /// The requested start position is not a valid LSN.
+  /// Action: give a valid LSN, or none.
+  invalid_start_lsn,
+
+  // --- halts added later (appended, so that existing codes keep their values) ------------------
+
+  /// A publication of the stream was altered while streaming so that it now sends less: a table or
+  /// a schema was removed from it (the table itself still exists), a row filter or a column list was
+  /// set or changed, an operation (insert, update, delete, truncate) stopped being published,
+  /// `publish_via_partition_root` changed, or stored generated columns stopped being published
+  /// (PostgreSQL 18). pgoutput applies such a change from its point in the WAL on, and says nothing:
+  /// the rows simply stop arriving. `halt::table` names the table when one table is concerned.
+  /// Additions (a table, a schema, an operation) do not halt.
+  /// Action: if the change was intended, restart (the session then starts from the new definition);
+  /// otherwise restore the publication, then restart.
+  publication_changed,
+  /// The checkpoint (the sink's, or the store's under a library-owned checkpoint) lies past the end
+  /// of the server's WAL, so it cannot come from this server's history: a store shared by mistake
+  /// between clusters, a server restored from a backup, or a standby promoted before it received
+  /// what the sink already has. Streaming from it would skip every transaction committed below it
+  /// without a trace. `halt::at` is the checkpoint.
+  /// Action: point the pipeline at the server the checkpoint came from; otherwise re-synchronise
+  /// the sink and clear its checkpoint.
+  checkpoint_ahead_of_server,
+  /// The slot does not exist although the sink (or the store) has a checkpoint: it was dropped, or
+  /// the pipeline points at another server or another slot name. A new slot would begin at the
+  /// present and silently skip everything committed since the checkpoint. (A failover slot halts
+  /// `failover_slot_missing`; a sink with `handle_slot_origin` is asked instead, with the new
+  /// slot's origin.)
+  /// Action: point the pipeline at the server and slot the checkpoint belongs to; otherwise
+  /// re-synchronise the sink (a snapshot) and clear its checkpoint.
+  slot_dropped,
+
+  // --- halts: connection faults a retry cannot fix ------------------------------------------------
+  // (A server that is down, restarting or unreachable is retried for as long as the pipeline runs.)
+
+  /// The server refused the credentials (SQLSTATE 28P01), or asked for a password and the
+  /// connection string gives none. `halt::sqlstate` is the server's, when it sent one.
+  /// Action: correct the password (the connection string, `PGPASSWORD` or the password file).
+  authentication_failed,
+  /// The server refused the role (SQLSTATE 28000): it does not exist, may not log in, or the
+  /// authentication method (peer, ident, certificate) did not accept it.
+  /// Action: correct the user name, create the role, or grant it `LOGIN` and `REPLICATION`.
+  role_rejected,
+  /// A `pg_hba.conf` line rejects this host, user and database, or no line matches (SQLSTATE 28000).
+  /// Action: add a `pg_hba.conf` line for the connection (a replication connection needs one that
+  /// names its database or `all`), then reload the server.
+  host_rejected,
+  /// The database in the connection string does not exist (SQLSTATE 3D000).
+  /// Action: correct the database name, or create the database.
+  database_missing,
+  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and it could
+  /// not be set up: the server offers none, or its certificate did not verify.
+  /// Action: enable `ssl` on the server, or give the client the right root certificate
+  /// (`sslrootcert`) and host name; never lower `sslmode` to get past it.
+  tls_unavailable,
+};
+
+}  // namespace replicant
+
+// Declared before any use, so that `fail(halt_reason::...)` and `std::error_code{reason}` see it.
+template <>
+struct std::is_error_code_enum<replicant::halt_reason> : std::true_type {};
+
+namespace replicant {
+
+/// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
+inline constexpr std::array halt_reasons = {
+    halt_reason::sink_failed,
+    halt_reason::sink_too_slow,
+    halt_reason::transaction_too_large,
+    halt_reason::spill_exhausted,
+    halt_reason::spill_io_failed,
+    halt_reason::slot_invalidated,
+    halt_reason::publication_missing,
+    halt_reason::slot_missing,
+    halt_reason::command_error_limit,
+    halt_reason::session_identity_rejected,
+    halt_reason::slot_origin_rejected,
+    halt_reason::slot_origin_unavailable,
+    halt_reason::slot_synced_unpromoted,
+    halt_reason::failover_unsupported,
+    halt_reason::two_phase_failover_conflict,
+    halt_reason::slot_not_failover,
+    halt_reason::failover_slot_missing,
+    halt_reason::standby_unsupported,
+    halt_reason::standby_feedback_off,
+    halt_reason::origin_unsupported,
+    halt_reason::checkpoint_store_failed,
+    halt_reason::schema_change_destructive,
+    halt_reason::schema_change_rejected,
+    halt_reason::snapshot_incomplete,
+    halt_reason::snapshot_failed,
+    halt_reason::snapshot_table_contended,
+    halt_reason::decode_failure,
+    halt_reason::decoder_protocol_unsupported,
+    halt_reason::decoder_lsn_missing,
+    halt_reason::decoder_option_unsupported,
+    halt_reason::decoder_unsupported_on_server,
+    halt_reason::decoder_table_missing,
+    halt_reason::table_keyless,
+    halt_reason::slot_plugin_mismatch,
+    halt_reason::invalid_identifier,
+    halt_reason::invalid_sink,
+    halt_reason::config_invalid,
+    halt_reason::conflicting_start_mode,
+    halt_reason::go_forward_required,
+    halt_reason::snapshot_unsupported,
+    halt_reason::batch_unsupported,
+    halt_reason::messages_unsupported,
+    halt_reason::decoder_capability_unsupported,
+    halt_reason::invalid_start_lsn,
+    halt_reason::publication_changed,
+    halt_reason::checkpoint_ahead_of_server,
+    halt_reason::slot_dropped,
+    halt_reason::authentication_failed,
+    halt_reason::role_rejected,
+    halt_reason::host_rejected,
+    halt_reason::database_missing,
+    halt_reason::tls_unavailable,
+};
+
+namespace detail {
+
+// The list above is complete exactly when it is 1, 2, ..., N and N is the last enumerator: a new
+// enumerator that is not added to it breaks this check (and the -Wswitch warnings below).
+constexpr auto halt_reasons_are_complete() noexcept -> bool {
+  for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
+    if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
+  }
+  return halt_reasons.back() == halt_reason::tls_unavailable;
+}
+static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
+
+}  // namespace detail
+
+/**
+ * The stable snake_case name of @p reason, e.g. `"sink_too_slow"`: the telemetry `reason` and the
+ * word in logs. Never changes for an existing enumerator. Never throws.
+ */
+[[nodiscard]] constexpr auto to_string(halt_reason reason) noexcept -> std::string_view {
+  switch (reason) {
+    case halt_reason::sink_failed: return "sink_failed";
+    case halt_reason::sink_too_slow: return "sink_too_slow";
+    case halt_reason::transaction_too_large: return "transaction_too_large";
+    case halt_reason::spill_exhausted: return "spill_exhausted";
+    case halt_reason::spill_io_failed: return "spill_io_failed";
+    case halt_reason::slot_invalidated: return "slot_invalidated";
+    case halt_reason::publication_missing: return "publication_missing";
+    case halt_reason::slot_missing: return "slot_missing";
+    case halt_reason::command_error_limit: return "command_error_limit";
+    case halt_reason::session_identity_rejected: return "session_identity_rejected";
+    case halt_reason::slot_origin_rejected: return "slot_origin_rejected";
+    case halt_reason::slot_origin_unavailable: return "slot_origin_unavailable";
+    case halt_reason::slot_synced_unpromoted: return "slot_synced_unpromoted";
+    case halt_reason::failover_unsupported: return "failover_unsupported";
+    case halt_reason::two_phase_failover_conflict: return "two_phase_failover_conflict";
+    case halt_reason::slot_not_failover: return "slot_not_failover";
+    case halt_reason::failover_slot_missing: return "failover_slot_missing";
+    case halt_reason::standby_unsupported: return "standby_unsupported";
+    case halt_reason::standby_feedback_off: return "standby_feedback_off";
+    case halt_reason::origin_unsupported: return "origin_unsupported";
+    case halt_reason::checkpoint_store_failed: return "checkpoint_store_failed";
+    case halt_reason::schema_change_destructive: return "schema_change_destructive";
+    case halt_reason::schema_change_rejected: return "schema_change_rejected";
+    case halt_reason::snapshot_incomplete: return "snapshot_incomplete";
+    case halt_reason::snapshot_failed: return "snapshot_failed";
+    case halt_reason::snapshot_table_contended: return "snapshot_table_contended";
+    case halt_reason::decode_failure: return "decode_failure";
+    case halt_reason::decoder_protocol_unsupported: return "decoder_protocol_unsupported";
+    case halt_reason::decoder_lsn_missing: return "decoder_lsn_missing";
+    case halt_reason::decoder_option_unsupported: return "decoder_option_unsupported";
+    case halt_reason::decoder_unsupported_on_server: return "decoder_unsupported_on_server";
+    case halt_reason::decoder_table_missing: return "decoder_table_missing";
+    case halt_reason::table_keyless: return "table_keyless";
+    case halt_reason::slot_plugin_mismatch: return "slot_plugin_mismatch";
+    case halt_reason::invalid_identifier: return "invalid_identifier";
+    case halt_reason::invalid_sink: return "invalid_sink";
+    case halt_reason::config_invalid: return "config_invalid";
+    case halt_reason::conflicting_start_mode: return "conflicting_start_mode";
+    case halt_reason::go_forward_required: return "go_forward_required";
+    case halt_reason::snapshot_unsupported: return "snapshot_unsupported";
+    case halt_reason::batch_unsupported: return "batch_unsupported";
+    case halt_reason::messages_unsupported: return "messages_unsupported";
+    case halt_reason::decoder_capability_unsupported: return "decoder_capability_unsupported";
+    case halt_reason::invalid_start_lsn: return "invalid_start_lsn";
+    case halt_reason::publication_changed: return "publication_changed";
+    case halt_reason::checkpoint_ahead_of_server: return "checkpoint_ahead_of_server";
+    case halt_reason::slot_dropped: return "slot_dropped";
+    case halt_reason::authentication_failed: return "authentication_failed";
+    case halt_reason::role_rejected: return "role_rejected";
+    case halt_reason::host_rejected: return "host_rejected";
+    case halt_reason::database_missing: return "database_missing";
+    case halt_reason::tls_unavailable: return "tls_unavailable";
+  }
+  return "unknown";
+}
+
+/**
+ * The reason named @p name (the inverse of @ref to_string(halt_reason)), or `std::nullopt` for a
+ * text that names none — for configuration such as alert rules. Never throws.
+ */
+[[nodiscard]] constexpr auto parse_halt_reason(std::string_view name) noexcept -> std::optional<halt_reason> {
+  for (const halt_reason r : halt_reasons) {
+    if (to_string(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+/// Writes `to_string(reason)`.
+inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { return os << to_string(reason); }
+
+/**
+ * True for the reasons found by validating the options before anything connects (nothing was
+ * started, so there is nothing to resume); false for halts of a pipeline that ran. Never throws.
+ */
+[[nodiscard]] constexpr auto is_start_rejection(halt_reason reason) noexcept -> bool {
+  switch (reason) {
+    case halt_reason::invalid_identifier:
+    case halt_reason::invalid_sink:
+    case halt_reason::config_invalid:
+    case halt_reason::conflicting_start_mode:
+    case halt_reason::go_forward_required:
+    case halt_reason::snapshot_unsupported:
+    case halt_reason::batch_unsupported:
+    case halt_reason::messages_unsupported:
+    case halt_reason::decoder_capability_unsupported:
+    case halt_reason::invalid_start_lsn: return true;
+    default: return false;
+  }
+}
+
+/**
+ * What an operator should do about @p reason, in one sentence (the same advice as its doc comment
+ * and docs/errors.md). Fixed text, never a value. Never throws.
+ */
+[[nodiscard]] constexpr auto operator_action(halt_reason reason) noexcept -> std::string_view {
+  switch (reason) {
+    case halt_reason::sink_failed: return "fix the sink or the store it writes to, then restart";
+    case halt_reason::sink_too_slow:
+      return "make the sink faster, use batch delivery, raise the in-flight bound, or use the pacing overload policy";
+    case halt_reason::transaction_too_large:
+      return "use disk_spill, raise max_inflight_bytes, or split the transaction at its source";
+    case halt_reason::spill_exhausted: return "free disk space or raise max_spill_bytes, then restart";
+    case halt_reason::spill_io_failed: return "check the spill directory and its file system, then restart";
+    case halt_reason::slot_invalidated:
+      return "recreate the slot and re-synchronise the sink; give slots more room (max_slot_wal_keep_size)";
+    case halt_reason::publication_missing: return "create or restore the publication, or correct its name, then restart";
+    case halt_reason::slot_missing: return "create the slot, allow the pipeline to create it, or correct its name";
+    case halt_reason::command_error_limit:
+      return "read the SQLSTATE; free a replication slot or stop the slot's other consumer, then restart";
+    case halt_reason::session_identity_rejected:
+      return "connect to the intended server, or update the identity the sink accepts";
+    case halt_reason::slot_origin_rejected: return "reconcile the sink with the gap before the origin, then restart";
+    case halt_reason::slot_origin_unavailable: return "inspect the slot in pg_replication_slots; recreate it if damaged";
+    case halt_reason::slot_synced_unpromoted: return "promote the standby, or connect to the primary, then restart";
+    case halt_reason::failover_unsupported: return "drop the failover option, or upgrade to PostgreSQL 17 or later";
+    case halt_reason::two_phase_failover_conflict:
+      return "drop failover or two-phase, or upgrade to PostgreSQL 18";
+    case halt_reason::slot_not_failover:
+      return "make it a failover slot on the primary (ALTER_REPLICATION_SLOT), or drop the failover option";
+    case halt_reason::failover_slot_missing:
+      return "point at the server that holds the slot, or re-synchronise the sink and clear its checkpoint";
+    case halt_reason::standby_unsupported: return "connect to the primary, or upgrade the standby";
+    case halt_reason::standby_feedback_off:
+      return "set hot_standby_feedback = on on the standby (with a physical slot), then restart";
+    case halt_reason::origin_unsupported: return "drop the origin option, or upgrade to PostgreSQL 16 or later";
+    case halt_reason::checkpoint_store_failed:
+      return "restore the checkpoint store, correct its schema or configuration, then restart";
+    case halt_reason::schema_change_destructive:
+      return "adapt the sink to the new shape, or implement handle_schema_change, then restart";
+    case halt_reason::schema_change_rejected: return "migrate the sink to the new shape, then restart";
+    case halt_reason::snapshot_incomplete: return "clear the sink and take a fresh snapshot";
+    case halt_reason::snapshot_failed: return "check connectivity to the source, then restart";
+    case halt_reason::snapshot_table_contended: return "backfill at a quieter time, or use smaller chunks";
+    case halt_reason::decode_failure:
+      return "check the server and its output plugin; report it with the LSN";
+    case halt_reason::decoder_protocol_unsupported: return "install a plugin build the decoder speaks, then restart";
+    case halt_reason::decoder_lsn_missing: return "check the output plugin build; ordinary data never causes this";
+    case halt_reason::decoder_option_unsupported: return "upgrade the output plugin, then restart";
+    case halt_reason::decoder_unsupported_on_server:
+      return "choose another decoder, install the plugin, or upgrade the server";
+    case halt_reason::decoder_table_missing: return "create the table or correct the table list, then restart";
+    case halt_reason::table_keyless:
+      return "add a primary key, set REPLICA IDENTITY FULL, or declare the table insert-only";
+    case halt_reason::slot_plugin_mismatch: return "use the decoder the slot was made for, or a new slot";
+    case halt_reason::invalid_identifier: return "correct the name's shape";
+    case halt_reason::invalid_sink: return "implement the callback the options need, or change the options";
+    case halt_reason::config_invalid: return "correct the options";
+    case halt_reason::conflicting_start_mode: return "choose either go-forward or snapshot";
+    case halt_reason::go_forward_required: return "choose a start mode: go-forward or a snapshot";
+    case halt_reason::snapshot_unsupported: return "implement the snapshot callbacks, or change the start mode";
+    case halt_reason::batch_unsupported: return "use batch delivery or a library-owned checkpoint, not both";
+    case halt_reason::messages_unsupported: return "implement handle_message, or do not request messages";
+    case halt_reason::decoder_capability_unsupported: return "choose a decoder that has the capability, or drop it";
+    case halt_reason::invalid_start_lsn: return "give a valid LSN, or none";
+    case halt_reason::publication_changed:
+      return "if the publication change was intended, restart; otherwise restore the publication, then restart";
+    case halt_reason::checkpoint_ahead_of_server:
+      return "point at the server the checkpoint came from, or re-synchronise the sink and clear its checkpoint";
+    case halt_reason::slot_dropped:
+      return "point at the slot the checkpoint belongs to, or re-synchronise the sink and clear its checkpoint";
+    case halt_reason::authentication_failed: return "correct the password in the connection string or password file";
+    case halt_reason::role_rejected: return "correct the user name, or create the role with LOGIN and REPLICATION";
+    case halt_reason::host_rejected: return "add a pg_hba.conf line for this connection, then reload the server";
+    case halt_reason::database_missing: return "correct the database name, or create the database";
+    case halt_reason::tls_unavailable:
+      return "enable ssl on the server, or give the client the right root certificate and host name";
+  }
+  return "consult docs/errors.md";
+}
+
+namespace detail {
+
+class halt_category_impl final : public std::error_category {
+ public:
+  [[nodiscard]] auto name() const noexcept -> const char* override { return "replicant.halt"; }
+
+  [[nodiscard]] auto message(int code) const -> std::string override {
+    switch (static_cast<halt_reason>(code)) {
+      case halt_reason::sink_failed: return "the sink reported a failure";
+      case halt_reason::sink_too_slow: return "received WAL ran too far ahead of the durable checkpoint";
+      case halt_reason::transaction_too_large: return "a transaction exceeds the resident memory budget";
+      case halt_reason::spill_exhausted: return "spilled transactions would exceed the disk budget";
+      case halt_reason::spill_io_failed: return "writing or reading a spill file failed";
+      case halt_reason::slot_invalidated: return "the server invalidated the replication slot";
+      case halt_reason::publication_missing: return "a requested publication does not exist";
+      case halt_reason::slot_missing: return "the slot does not exist and may not be created";
+      case halt_reason::command_error_limit: return "replication commands kept failing before streaming began";
+      case halt_reason::session_identity_rejected: return "the sink rejected the replication session's identity";
+      case halt_reason::slot_origin_rejected: return "the sink rejected the slot's start position";
+      case halt_reason::slot_origin_unavailable: return "the slot's start position is missing or malformed";
+      case halt_reason::slot_synced_unpromoted: return "the slot is a synced copy on an unpromoted standby";
+      case halt_reason::failover_unsupported: return "failover slots need PostgreSQL 17 or later";
+      case halt_reason::two_phase_failover_conflict:
+        return "this server version cannot keep a two-phase slot safe across a failover";
+      case halt_reason::slot_not_failover: return "failover was requested but the slot is not a failover slot";
+      case halt_reason::failover_slot_missing: return "the failover slot is missing although the sink has a checkpoint";
+      case halt_reason::standby_unsupported: return "logical decoding is not possible on this standby";
+      case halt_reason::standby_feedback_off: return "the standby does not send hot standby feedback";
+      case halt_reason::origin_unsupported: return "origin filtering needs PostgreSQL 16 or later";
+      case halt_reason::checkpoint_store_failed: return "the checkpoint store failed beyond its retry budget";
+      case halt_reason::schema_change_destructive: return "a destructive schema change reached a published table";
+      case halt_reason::schema_change_rejected: return "the sink rejected a schema change";
+      case halt_reason::snapshot_incomplete: return "an earlier snapshot was interrupted before it finished";
+      case halt_reason::snapshot_failed: return "the snapshot reader failed";
+      case halt_reason::snapshot_table_contended: return "a table being backfilled stayed too busy to copy";
+      case halt_reason::decode_failure: return "the replication stream contained malformed data";
+      case halt_reason::decoder_protocol_unsupported: return "the output plugin speaks an unsupported protocol version";
+      case halt_reason::decoder_lsn_missing: return "a commit arrived without its LSN";
+      case halt_reason::decoder_option_unsupported: return "the output plugin refused a requested option";
+      case halt_reason::decoder_unsupported_on_server: return "the server cannot run the chosen decoder";
+      case halt_reason::decoder_table_missing: return "a configured table does not exist on the server";
+      case halt_reason::table_keyless: return "a configured table has no replica identity";
+      case halt_reason::slot_plugin_mismatch: return "the slot was created for another output plugin";
+      case halt_reason::invalid_identifier: return "a name in the options is not of an allowed shape";
+      case halt_reason::invalid_sink: return "the sink cannot serve these options";
+      case halt_reason::config_invalid: return "the options are invalid";
+      case halt_reason::conflicting_start_mode: return "go-forward and snapshot start modes were both requested";
+      case halt_reason::go_forward_required: return "no checkpoint exists and no start mode was chosen";
+      case halt_reason::snapshot_unsupported: return "a snapshot was requested but cannot be taken";
+      case halt_reason::batch_unsupported: return "batch delivery is not possible with these options";
+      case halt_reason::messages_unsupported: return "logical messages were requested but the sink cannot take them";
+      case halt_reason::decoder_capability_unsupported: return "the chosen decoder lacks a requested capability";
+      case halt_reason::invalid_start_lsn: return "the requested start position is not a valid LSN";
+      case halt_reason::publication_changed: return "a publication was altered to send less while streaming";
+      case halt_reason::checkpoint_ahead_of_server: return "the checkpoint lies past the end of the server's WAL";
+      case halt_reason::slot_dropped: return "the slot does not exist although the sink has a checkpoint";
+      case halt_reason::authentication_failed: return "the server refused the credentials";
+      case halt_reason::role_rejected: return "the server refused the role";
+      case halt_reason::host_rejected: return "a pg_hba.conf rule rejects the connection";
+      case halt_reason::database_missing: return "the database does not exist";
+      case halt_reason::tls_unavailable: return "TLS is required and could not be set up";
+    }
+    return "unknown halt reason";
+  }
+};
+
+}  // namespace detail
+
+/// The category of @ref replicant::halt_reason; its `name()` is `"replicant.halt"`.
+/// @par Thread safety Safe.
+[[nodiscard]] inline auto halt_category() noexcept -> const std::error_category& {
+  static const detail::halt_category_impl instance;
+  return instance;
+}
+
+/// Makes a `std::error_code` from a @ref replicant::halt_reason (found by ADL). Its `message()` is
+/// the reason's fixed text. Never throws.
+[[nodiscard]] inline auto make_error_code(halt_reason reason) noexcept -> std::error_code {
+  return {static_cast<int>(reason), halt_category()};
+}
+
+/**
+ * Everything replicant reports about one halt: the reason plus the metadata an operator needs,
+ * and nothing else.
+ *
+ * Value-free by construction: the fields are a reason, a table *name*, positions, counts, a
+ * SQLSTATE and an error code. There is deliberately no free-text field, so no row value, WAL byte
+ * or server message text can be put into a halt. Fields that do not apply to a reason stay empty.
+ *
+ * @par Example
+ * @code
+ * replicant::halt h{.reason = replicant::halt_reason::sink_too_slow, .at = received, .lag_bytes = lag};
+ * log(replicant::describe(h));
+ * @endcode
+ *
+ * @par Thread safety
+ * A value type: distinct objects are safe, shared objects are safe to read.
+ */
+struct halt {
+  /// Why the pipeline stopped (or did not start). Always set it: the value-initialized `halt_reason{}`
+  /// names no reason and describes itself as `unknown`.
+  halt_reason reason{};
+  /// The table concerned, for schema, snapshot, decoder-table and publication-change halts. A name,
+  /// never row data.
+  std::optional<table_name> table{};
+  /// The WAL position concerned: the failed transaction's commit LSN, the received position for
+  /// `sink_too_slow`, the position of malformed data for `decode_failure`, the checkpoint for
+  /// `checkpoint_ahead_of_server`.
+  std::optional<lsn> at{};
+  /// The server's SQLSTATE (five characters, e.g. `"55000"`) when a server error caused the halt
+  /// (for `checkpoint_store_failed`: the store's last one, e.g. `"55P03"` for a lock wait that timed
+  /// out). The server's message text is never kept: it can quote row values.
+  std::optional<std::string> sqlstate{};
+  /// How far, in bytes, received WAL ran ahead of the durable checkpoint (`sink_too_slow`).
+  std::optional<std::int64_t> lag_bytes{};
+  /// The attempt count at which a retry budget ran out (`command_error_limit`,
+  /// `checkpoint_store_failed`, `snapshot_table_contended`).
+  std::optional<std::uint32_t> attempts{};
+  /// How long the failed sink call took (`sink_failed`, where the call was timed): the `duration`
+  /// of the `sink.failed` event.
+  std::optional<std::chrono::nanoseconds> duration{};
+  /// The underlying error, when there is one: the code the sink returned, the OS error of a spill
+  /// or checkpoint file, a @ref replicant::errc. Empty otherwise.
+  std::error_code cause{};
+
+  /// Member-wise equality.
+  friend auto operator==(const halt&, const halt&) -> bool = default;
+};
+
+namespace detail {
+
+// A halt for @p reason, with its @p cause (value-free by construction).
+inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
+  halt h;
+  h.reason = reason;
+  h.cause = cause;
+  return h;
+}
+
+// A SQLSTATE is exactly five characters of [0-9A-Z]; anything else is not printed, because the
+// field is filled from server bytes.
+inline auto is_sqlstate(std::string_view s) noexcept -> bool {
+  if (s.size() != 5) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'))) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/**
+ * A one-line, value-free description of @p h for logs, e.g.
+ * `replicant halted: sink_too_slow (received WAL ran too far ahead of the durable checkpoint);
+ * at 16/B374D848; lag 67108864 bytes; action: make the sink faster, ...`.
+ *
+ * Start-time rejections read `replicant refused to start: config_invalid (...)`. The table name is
+ * shown in its escaped display form (@ref to_string(table_ref)), so the line holds no control
+ * characters; a malformed SQLSTATE is shown as `(malformed)`.
+ * @par Exceptions
+ * Throws `std::bad_alloc` only.
+ */
+[[nodiscard]] inline auto describe(const halt& h) -> std::string {
+  std::string out = is_start_rejection(h.reason) ? "replicant refused to start: " : "replicant halted: ";
+  out.append(to_string(h.reason));
+  out.append(" (");
+  out.append(make_error_code(h.reason).message());
+  out.push_back(')');
+  if (h.table) {
+    out.append("; table ");
+    out.append(to_string(table_ref(*h.table)));
+  }
+  if (h.at) {
+    out.append("; at ");
+    out.append(to_string(*h.at));
+  }
+  if (h.lag_bytes) {
+    out.append("; lag ");
+    out.append(std::to_string(*h.lag_bytes));
+    out.append(" bytes");
+  }
+  if (h.attempts) {
+    out.append("; after ");
+    out.append(std::to_string(*h.attempts));
+    out.append(*h.attempts == 1 ? " attempt" : " attempts");
+  }
+  if (h.sqlstate) {
+    out.append("; sqlstate ");
+    out.append(detail::is_sqlstate(*h.sqlstate) ? std::string_view(*h.sqlstate) : std::string_view("(malformed)"));
+  }
+  if (h.cause) {
+    out.append("; cause ");
+    out.append(h.cause.category().name());
+    out.push_back(':');
+    out.append(std::to_string(h.cause.value()));
+    out.append(" (");
+    out.append(h.cause.message());
+    out.push_back(')');
+  }
+  out.append("; action: ");
+  out.append(operator_action(h.reason));
+  return out;
+}
+
+/**
+ * The exception thrown by the throwing `run()` when the pipeline halts or refuses to start.
+ *
+ * `code()` is the @ref replicant::halt_reason (category `"replicant.halt"`), `what()` is
+ * @ref describe of the halt, and @ref details gives the whole value-free record. The non-throwing
+ * `run(std::error_code&)` reports the same code.
+ *
+ * @par Example
+ * @code
+ * try {
+ *   pipeline.run();
+ * } catch (const replicant::error& e) {
+ *   if (e.code() == replicant::halt_reason::sink_too_slow) alert(e.details().lag_bytes);
+ *   std::cerr << e.what() << '\n';
+ * }
+ * @endcode
+ *
+ * @par Thread safety
+ * Like any exception object: safe to read from several threads.
+ */
+class error : public std::system_error {
+ public:
+  /// Wraps @p h; `what()` becomes `describe(h)`. Throws `std::bad_alloc` only.
+  explicit error(replicant::halt h)
+      : std::system_error(make_error_code(h.reason)), state_(std::make_shared<state>(std::move(h))) {}
+
+  /// `describe(details())`. Never throws.
+  [[nodiscard]] auto what() const noexcept -> const char* override { return state_->what.c_str(); }
+
+  /// The halt this exception reports. Never throws.
+  [[nodiscard]] auto details() const noexcept -> const replicant::halt& { return state_->details; }
+
+  /// The halt's reason (the same as `code()`, as the enum). Never throws.
+  [[nodiscard]] auto reason() const noexcept -> halt_reason { return state_->details.reason; }
+
+ private:
+  // Shared and immutable, so that copying the exception (which must not throw) copies a pointer.
+  struct state {
+    explicit state(replicant::halt h) : details(std::move(h)), what(describe(details)) {}
+    replicant::halt details;
+    std::string what;
+  };
+  std::shared_ptr<const state> state_;
+};
+
+}  // namespace replicant
+
+#endif  // REPLICANT_CORE_HALT_HPP

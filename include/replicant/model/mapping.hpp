@@ -1,0 +1,192 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_MODEL_MAPPING_HPP
+#define REPLICANT_MODEL_MAPPING_HPP
+
+/// @file
+/// Rows onto structs: `replicant::as<T>(row)` and `change::as<T>()` fill a struct adapted with
+/// Boost.Hana from the row's columns, member by member, matching member names to column names.
+
+#include <replicant/model/change.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/model/value.hpp>
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/concept/struct.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace replicant {
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_optional_v = false;
+template <class T>
+inline constexpr bool is_optional_v<std::optional<T>> = true;
+
+template <class T>
+inline constexpr bool is_vector_v = false;
+template <class T, class A>
+inline constexpr bool is_vector_v<std::vector<T, A>> = true;
+
+template <class T>
+inline constexpr bool is_value_alternative_v = is_variant_alternative<T, value::variant_type>;
+
+// A value as a member of type T; type_mismatch when it does not fit.
+template <class T>
+auto convert(const value& v) -> result<T> {
+  if constexpr (std::same_as<T, value>) {
+    return v;
+  } else if constexpr (is_optional_v<T>) {
+    if (v.is_null()) return T{};
+    auto inner = convert<typename T::value_type>(v);
+    if (!inner) return unexpected(inner.error());
+    return T{std::move(*inner)};
+  } else {
+    if (v.is_null()) return fail(errc::type_mismatch);
+    if constexpr (std::same_as<T, bool>) {
+      if (const auto* b = v.get_if<bool>()) return *b;
+    } else if constexpr (std::integral<T>) {
+      if (const auto* i = v.get_if<std::int64_t>()) {
+        if (std::in_range<T>(*i)) return static_cast<T>(*i);
+      }
+    } else if constexpr (std::floating_point<T>) {
+      if (const auto* d = v.get_if<double>()) return static_cast<T>(*d);
+    } else if constexpr (std::same_as<T, std::string> || std::same_as<T, std::string_view>) {
+      // Text-like values only: a number or a timestamp is not silently turned into a string.
+      std::string_view chars;
+      bool owned = false;
+      if (const auto* t = v.get_if<text>()) {
+        chars = t->view();
+        owned = t->is_owned();
+      } else if (const auto* j = v.get_if<json>()) {
+        chars = j->view();
+        owned = j->is_owned();
+      } else if (const auto* n = v.get_if<numeric>()) {
+        chars = n->view();
+        owned = n->is_owned();
+      } else {
+        return fail(errc::type_mismatch);
+      }
+      // A view may only point into the received bytes, which outlive the mapping. Characters the
+      // cast had to produce (binary numeric, interval or "char", money with separators, an array
+      // element with escapes) live in `v`, which dies when the mapping returns: no view of those.
+      if constexpr (std::same_as<T, std::string_view>) {
+        if (owned && !chars.empty()) return fail(errc::type_mismatch);
+      }
+      return T{chars};
+    } else if constexpr (std::same_as<T, std::chrono::sys_time<std::chrono::microseconds>>) {
+      if (const auto* t = v.get_if<timestamptz>()) {
+        if (const auto at = t->to_sys_time()) return *at;
+      }
+    } else if constexpr (is_vector_v<T>) {
+      if (const auto* a = v.get_if<array>()) {
+        T out;
+        out.reserve(a->size());
+        for (const value& element : *a) {
+          auto e = convert<typename T::value_type>(element);
+          if (!e) return unexpected(e.error());
+          out.push_back(std::move(*e));
+        }
+        return out;
+      }
+    } else if constexpr (is_value_alternative_v<T>) {
+      if (const auto* x = v.get_if<T>()) return *x;
+    } else {
+      static_assert(sizeof(T) == 0,
+                    "replicant: as<T>(): a member type must be bool, an integer or floating-point type, "
+                    "std::string, std::string_view, std::chrono::sys_time<std::chrono::microseconds>, a "
+                    "replicant::value alternative (numeric, text, date, timestamptz, ...), replicant::value, or "
+                    "std::optional / std::vector of those");
+    }
+    return fail(errc::type_mismatch);
+  }
+}
+
+}  // namespace detail
+
+/**
+ * Fills a `T` from @p r: each member of `T` takes the value of the column of the same name.
+ *
+ * `T` must be a Boost.Hana Struct (`BOOST_HANA_DEFINE_STRUCT` inside it, or `BOOST_HANA_ADAPT_STRUCT`
+ * after it). Member types: `bool`; integer types (range-checked); `float`/`double`; `std::string`
+ * and `std::string_view` (from text, json and numeric columns; a view is valid during the callback
+ * only, and exists only for a value that is in the received bytes as sent: a numeric, interval or
+ * `"char"` in binary mode, a money amount with separators or an array element with escapes is
+ * rendered by replicant, so a view of it is `errc::type_mismatch`: use `std::string` for those);
+ * `std::chrono::sys_time<std::chrono::microseconds>` (finite `timestamptz`); any alternative of
+ * @ref replicant::value (`numeric`, `date`, `timestamptz`, `uuid`, `bytea`, `array`, ...);
+ * `replicant::value` itself; `std::optional<M>`, which takes SQL NULL; `std::vector<M>` from an array.
+ * Columns without a member are ignored.
+ *
+ * @par Example
+ * @code
+ * struct order {
+ *   BOOST_HANA_DEFINE_STRUCT(order, (std::int32_t, id), (std::string, customer),
+ *                            (std::optional<replicant::numeric>, total));
+ * };
+ * auto o = change.as<order>();
+ * if (!o) return replicant::unexpected(o.error());
+ * @endcode
+ *
+ * @return the struct; `errc::column_missing` when a member has no column, `errc::column_unchanged`
+ * when its column is an unchanged TOAST value, `errc::type_mismatch` when a value does not fit its
+ * member (NULL into a non-optional member included), or a casting error. Errors name neither the
+ * member nor the value.
+ * @throws std::bad_alloc only.
+ */
+template <class T>
+[[nodiscard]] auto as(const row& r) -> result<T> {
+  static_assert(boost::hana::Struct<T>::value,
+                "replicant: as<T>() needs T adapted with BOOST_HANA_DEFINE_STRUCT or BOOST_HANA_ADAPT_STRUCT");
+  static_assert(std::is_default_constructible_v<T>, "replicant: as<T>() needs a default-constructible T");
+  T out{};
+  std::error_code failure;
+  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
+    if (failure) return;
+    constexpr const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
+    auto& member = boost::hana::second(accessor)(out);
+    using member_type = std::remove_cvref_t<decltype(member)>;
+    const auto f = r.find(name);
+    if (!f) {
+      failure = errc::column_missing;
+      return;
+    }
+    auto v = f->value();
+    if (!v) {
+      failure = v.error();
+      return;
+    }
+    auto converted = detail::convert<member_type>(*v);
+    if (!converted) {
+      failure = converted.error();
+      return;
+    }
+    member = std::move(*converted);
+  });
+  if (failure) return unexpected(failure);
+  return out;
+}
+
+template <class T>
+auto change::as() const -> result<T> {
+  return replicant::as<T>(record());
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_MODEL_MAPPING_HPP

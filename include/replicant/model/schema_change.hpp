@@ -1,0 +1,190 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_MODEL_SCHEMA_CHANGE_HPP
+#define REPLICANT_MODEL_SCHEMA_CHANGE_HPP
+
+/// @file
+/// Classification of a table's shape change between two descriptions of the same relation:
+/// additive changes are applied automatically, destructive ones halt the pipeline fail-closed
+/// unless the sink's `handle_schema_change` accepts them.
+
+#include <replicant/model/relation.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace replicant {
+
+/**
+ * How a relation's new description differs from the previous one.
+ *
+ * The classes are chosen for a sink that mirrors rows by column name: an added column cannot make
+ * an existing row wrong, while anything else can make rows incomplete or misattributed.
+ */
+enum class schema_change_kind : std::uint8_t {
+  /// Identical shape. pgoutput re-describes relations routinely (after any relcache invalidation,
+  /// a TRUNCATE, a new session), so this is the common case and carries no news.
+  none,
+  /// Only new columns appeared.
+  additive,
+  /// A column disappeared or changed type, type modifier or key membership, the replica
+  /// identity changed, or the table was renamed or moved to another schema.
+  destructive,
+};
+
+/// What happened to one column (or, for the relation-level kinds, to the table itself).
+enum class column_change_kind : std::uint8_t {
+  /// The column is new. Additive.
+  added,
+  /// The column is gone (dropped, renamed away, or removed from the publication's column list).
+  dropped,
+  /// The column's type OID changed.
+  type_changed,
+  /// The column's type modifier changed (e.g. `varchar(10)` to `varchar(20)`).
+  type_modifier_changed,
+  /// The column joined or left the replica identity key.
+  key_changed,
+  /// The table's replica identity setting changed (relation level: the column name is empty).
+  replica_identity_changed,
+  /// The table's schema or name changed (relation level: the column name is empty).
+  relation_renamed,
+};
+
+/// Stable snake_case names, e.g. `"additive"`. Never throws.
+[[nodiscard]] constexpr auto to_string(schema_change_kind kind) noexcept -> std::string_view {
+  switch (kind) {
+    case schema_change_kind::none: return "none";
+    case schema_change_kind::additive: return "additive";
+    case schema_change_kind::destructive: return "destructive";
+  }
+  return "unknown";
+}
+
+/// Stable snake_case names, e.g. `"type_changed"`. Never throws.
+[[nodiscard]] constexpr auto to_string(column_change_kind kind) noexcept -> std::string_view {
+  switch (kind) {
+    case column_change_kind::added: return "added";
+    case column_change_kind::dropped: return "dropped";
+    case column_change_kind::type_changed: return "type_changed";
+    case column_change_kind::type_modifier_changed: return "type_modifier_changed";
+    case column_change_kind::key_changed: return "key_changed";
+    case column_change_kind::replica_identity_changed: return "replica_identity_changed";
+    case column_change_kind::relation_renamed: return "relation_renamed";
+  }
+  return "unknown";
+}
+
+/// One difference, named by column. Column names are identifiers, never row values.
+struct column_change {
+  /// What changed.
+  column_change_kind kind = column_change_kind::added;
+  /// The column's name; empty for the relation-level kinds.
+  std::string column{};
+
+  /// Member-wise equality.
+  friend auto operator==(const column_change&, const column_change&) -> bool = default;
+};
+
+/**
+ * The classified difference between two descriptions of one relation.
+ *
+ * Holds identifiers only (schema, table and column names) and never a value, so it may be shown
+ * to the sink's `handle_schema_change` hook and named in telemetry.
+ *
+ * @par Thread safety
+ * A value type.
+ */
+struct schema_change {
+  /// The relation's OID on the publishing server.
+  std::uint32_t relation_oid = 0;
+  /// Schema of the relation, as of the new description.
+  std::string schema{};
+  /// Table name, as of the new description.
+  std::string table{};
+  /// The overall class: destructive if any listed change is destructive.
+  schema_change_kind kind = schema_change_kind::none;
+  /// Every difference found: relation-level ones first, then the old columns in their order,
+  /// then added columns in their new order. Empty exactly when `kind` is `none`.
+  std::vector<column_change> changes{};
+
+  /// Member-wise equality.
+  friend auto operator==(const schema_change&, const schema_change&) -> bool = default;
+};
+
+/**
+ * Compares two descriptions of the same relation and classifies the difference.
+ *
+ * Columns are matched by **name**, not position: a column whose name disappears is `dropped` and
+ * a new name is `added`, so a rename shows up as both (and is therefore destructive). Column order
+ * alone is not a change, because every row is decoded with the description current at the time.
+ *
+ * @param before the description in use until now.
+ * @param after the new description of the same relation OID.
+ * @return the classification; `kind == none` and no changes for an identical re-send.
+ * @throws std::bad_alloc only.
+ * @par Example
+ * @code
+ * auto change = replicant::classify_schema_change(old_rel, new_rel);
+ * if (change.kind == replicant::schema_change_kind::destructive) halt(change);
+ * @endcode
+ */
+[[nodiscard]] inline auto classify_schema_change(const relation_info& before, const relation_info& after)
+    -> schema_change {
+  schema_change out;
+  out.relation_oid = after.oid;
+  out.schema = after.schema;
+  out.table = after.table;
+
+  // A renamed table is destructive for a sink that addresses its target by name: rows would start
+  // landing somewhere else without anyone deciding so.
+  if (before.schema != after.schema || before.table != after.table) {
+    out.changes.push_back({column_change_kind::relation_renamed, {}});
+  }
+  if (before.identity != after.identity) {
+    out.changes.push_back({column_change_kind::replica_identity_changed, {}});
+  }
+
+  // This runs only when a re-send differs from the cached description (identical re-sends are
+  // recognised before any classification), so clarity wins over speed: index both sides by name.
+  const auto by_name = [](const std::vector<column_info>& columns) {
+    std::unordered_map<std::string_view, const column_info*> index;
+    index.reserve(columns.size());
+    for (const column_info& col : columns) index.emplace(col.name, &col);
+    return index;
+  };
+  const auto old_columns = by_name(before.columns);
+  const auto new_columns = by_name(after.columns);
+
+  for (const column_info& old_col : before.columns) {
+    const auto it = new_columns.find(old_col.name);
+    if (it == new_columns.end()) {
+      out.changes.push_back({column_change_kind::dropped, old_col.name});
+      continue;
+    }
+    const column_info& new_col = *it->second;
+    if (new_col.type_oid != old_col.type_oid) out.changes.push_back({column_change_kind::type_changed, old_col.name});
+    if (new_col.type_modifier != old_col.type_modifier) {
+      out.changes.push_back({column_change_kind::type_modifier_changed, old_col.name});
+    }
+    if (new_col.key != old_col.key) out.changes.push_back({column_change_kind::key_changed, old_col.name});
+  }
+
+  const bool destructive = !out.changes.empty();
+  for (const column_info& col : after.columns) {
+    if (!old_columns.contains(col.name)) out.changes.push_back({column_change_kind::added, col.name});
+  }
+
+  if (destructive) {
+    out.kind = schema_change_kind::destructive;
+  } else if (!out.changes.empty()) {
+    out.kind = schema_change_kind::additive;
+  }
+  return out;
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_MODEL_SCHEMA_CHANGE_HPP

@@ -1,0 +1,441 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_IMPL_CONNECT_CHAIN_HPP
+#define REPLICANT_PIPELINE_IMPL_CONNECT_CHAIN_HPP
+
+// The connect chain of replicant::pipeline (included at the bottom of impl/pipeline.hpp): from the
+// replication connection to START_REPLICATION, each step value-free on failure. A transient failure
+// returns its error (the caller reconnects); a decision to stop for good sets the pipeline's halt.
+
+#include <replicant/pipeline/impl/pipeline.hpp>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace replicant {
+
+// The checkpoint to resume after, as the checkpoint policy decides (the sink's, a store's). On
+// failure the session has halted, unless stop() interrupted a store retry.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::read_checkpoint(session& s) -> result<std::optional<lsn>> {
+  auto ctx = s.context();
+  auto resumed = s.delivery.resume(ctx);
+  // A policy that failed without deciding a halt: a sink or store fault all the same, unless stop()
+  // interrupted it.
+  if (!resumed && !s.failed && !stopping_.load()) s.failed = detail::to_halt(halt_reason::sink_failed, resumed.error());
+  return resumed;
+}
+
+// Moves a halt the session's delivery decided during the connect chain to the pipeline's; true
+// when there was one.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::adopt_halt(session& s) -> bool {
+  if (s.failed) halt_with(std::move(*std::exchange(s.failed, std::nullopt)));
+  return halt_.has_value();
+}
+
+// Whether every requested publication exists, asked on @p conn (a walsender or an ordinary session).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::publications_exist(pq::connection& conn) -> result<bool> {
+  std::string pubs;
+  for (const auto& p : options_.publications) {
+    if (!pubs.empty()) pubs += ", ";
+    pubs += quote_literal(p).value();
+  }
+  auto found = conn.exec("SELECT count(DISTINCT pubname) FROM pg_publication WHERE pubname IN (" + pubs + ")");
+  if (!found) return unexpected(found.error());
+  std::vector<std::string_view> names(options_.publications.begin(), options_.publications.end());
+  std::sort(names.begin(), names.end());
+  const auto distinct = static_cast<std::int64_t>(std::unique(names.begin(), names.end()) - names.begin());
+  return detail::read_int(found->get(0, 0)).value_or(-1) == distinct;
+}
+
+// The snapshot start mode: reads every published table as of @p exported into the sink, then
+// hands it the consistent point, and makes that the checkpoint. False on failure (halt_ is set,
+// unless stop() interrupted it, which leaves the snapshot incomplete for the next start to report).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot& exported) -> bool {
+  if constexpr (detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>) {
+    const auto started = std::chrono::steady_clock::now();
+    emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
+    const auto failed = [&](halt_reason why, std::error_code cause) {
+      if (stopping_.load() || cause == errc::cancelled) return false;
+      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
+                                               telemetry::keys::error_class = detail::error_class_of(cause));
+      halt_with(detail::to_halt(why, cause));
+      return false;
+    };
+    pq::connect_options copts;
+    copts.timeout = options_.connect_timeout;
+    copts.cancel_fd = stop_fd_;
+    copts.command_cancel_fd = stop_fd_;
+    auto conn = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
+    if (!conn) return failed(halt_reason::snapshot_failed, conn.error());
+    std::optional<std::error_code> sink_error;
+    const auto deliver = [&](const snapshot_batch& batch, const snapshot_context& ctx) -> result<void> {
+      auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, ctx); });
+      if (!stored) {
+        sink_error = stored.error();
+        return stored;
+      }
+      REPLICANT_FAULT_POINT("mid_snapshot");
+      if (ctx.last_for_table) {
+        emit<telemetry::events::snapshot_table_completed>(
+            telemetry::keys::table = batch.table(),
+            telemetry::keys::change_count = ctx.table_rows_before + batch.size());
+      }
+      return {};
+    };
+    snapshot_options so;
+    so.batch_rows = options_.snapshot_batch_rows;
+    so.cancel_fd = stop_fd_;
+    auto summary = read_point_in_time_snapshot(*conn, exported, options_.publications, deliver, so);
+    if (!summary) {
+      if (sink_error) return failed(halt_reason::sink_failed, *sink_error);
+      if (summary.error() == halt_reason::publication_missing) return failed(halt_reason::publication_missing, {});
+      return failed(halt_reason::snapshot_failed, summary.error());
+    }
+    auto completed =
+        s.context().call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
+    if (!completed) return failed(halt_reason::sink_failed, completed.error());
+    {
+      auto ctx = s.context();
+      auto taken = s.delivery.snapshot_taken(ctx, summary->consistent_point);
+      if (!taken) {
+        adopt_halt(s);
+        return false;
+      }
+    }
+    REPLICANT_FAULT_POINT("snapshot_handoff");
+    checkpoint_ = summary->consistent_point;
+    resumed_from_.store(checkpoint_->value());
+    emit<telemetry::events::snapshot_completed>(telemetry::keys::duration = std::chrono::steady_clock::now() - started,
+                                                telemetry::keys::commit_lsn = summary->consistent_point,
+                                                telemetry::keys::change_count = summary->rows);
+    return true;
+  } else {
+    static_cast<void>(s);
+    static_cast<void>(exported);
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return false;
+  }
+}
+
+// The connect chain: each step value-free on failure. A transient failure returns its error code
+// (the caller reconnects); a decision to stop for good sets halt_.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stream> {
+  pq::connect_options copts;
+  copts.timeout = options_.connect_timeout;
+  copts.cancel_fd = stop_fd_;
+  copts.command_cancel_fd = stop_fd_;
+  auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts, &s.refusal);
+  if (!opened) return unexpected(opened.error());
+  pq::connection conn = std::move(*opened);
+  const auto server_failed = [&](std::error_code ec) {
+    s.sqlstate = conn.last_error().sqlstate;
+    return unexpected(ec);
+  };
+
+  // IDENTIFY_SYSTEM on the replication connection itself: the identity the sink may check.
+  auto ident = conn.exec("IDENTIFY_SYSTEM");
+  if (!ident) return server_failed(ident.error());
+  if (ident->rows() != 1 || ident->columns() < 4) return fail(errc::protocol_violation);
+  session_identity identity;
+  identity.system_identifier = std::string{ident->get(0, 0)};
+  identity.timeline = detail::read_int(ident->get(0, 1)).value_or(0);
+  identity.xlogpos = parse_lsn(ident->get(0, 2)).value_or(lsn{});
+  identity.database = std::string{ident->get(0, 3)};
+  if constexpr (detail::has_handle_session_identity<Sink>) {
+    const session_context ctx{options_.slot, options_.publications};
+    if (auto verdict = sink_.handle_session_identity(identity, ctx); !verdict) {
+      emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
+                                                                        halt_reason::session_identity_rejected);
+      halt_with(detail::to_halt(halt_reason::session_identity_rejected, verdict.error()));
+      return fail(errc::halted);
+    }
+  }
+
+  // Server version: pgoutput protocol 3 needs 15; 4 needs 16. Every decoder needs 15 (pgoutput
+  // itself exists from 10, and a server older than that has no pgoutput at all).
+  s.server_version = static_cast<std::uint32_t>(conn.server_version());
+  if (s.server_version < 150000) {
+    halt_with(detail::to_halt(halt_reason::decoder_unsupported_on_server, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+  if (options_.failover && s.server_version < 170000) {
+    halt_with(detail::to_halt(halt_reason::failover_unsupported, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+  if (options_.origin && s.server_version < 160000) {
+    halt_with(detail::to_halt(halt_reason::origin_unsupported, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+  if (options_.failover && options_.two_phase && s.server_version < 180000) {
+    // PostgreSQL 17 creates such a slot, but its slot sync leaves two_phase_at behind: after a
+    // failover a transaction prepared before that point could be skipped. 18 syncs it.
+    halt_with(detail::to_halt(halt_reason::two_phase_failover_conflict, make_error_code(errc::unsupported_server)));
+    return fail(errc::halted);
+  }
+
+  // Recovery check, then the slot's state with the columns this version has.
+  auto recovery = conn.exec("SELECT pg_is_in_recovery(), current_setting('hot_standby_feedback')");
+  if (!recovery) return server_failed(recovery.error());
+  if (recovery->rows() != 1 || recovery->columns() != 2) return fail(errc::protocol_violation);
+  const bool in_recovery = recovery->get(0, 0) == "t";
+  s.standby = in_recovery;
+  const auto slot_literal = quote_literal(options_.slot).value();
+  std::string slot_query = "SELECT confirmed_flush_lsn, wal_status";
+  if (s.server_version >= 160000) slot_query += ", conflicting";
+  if (s.server_version >= 170000) slot_query += ", invalidation_reason, synced, failover";
+  slot_query += " FROM pg_replication_slots WHERE slot_name = " + slot_literal + " AND slot_type = 'logical'";
+  auto slot_row = conn.exec(slot_query);
+  if (!slot_row) return server_failed(slot_row.error());
+  const bool slot_exists = slot_row->rows() == 1;
+  std::optional<lsn> confirmed_flush;
+  if (slot_exists) {
+    bool invalidated = slot_row->get(0, 1) == "lost";
+    if (s.server_version >= 160000 && s.server_version < 170000) invalidated |= slot_row->get(0, 2) == "t";
+    if (s.server_version >= 170000) {
+      invalidated |= !slot_row->is_null(0, 3);
+      if (in_recovery && slot_row->get(0, 4) == "t") {
+        halt_with(detail::to_halt(halt_reason::slot_synced_unpromoted));
+        return fail(errc::halted);
+      }
+    }
+    if (invalidated) {
+      halt_with(detail::to_halt(halt_reason::slot_invalidated));
+      return fail(errc::halted);
+    }
+    if (auto at = parse_lsn(slot_row->get(0, 0))) confirmed_flush = *at;
+  }
+  if (in_recovery) {
+    // Logical decoding on a standby arrived in PostgreSQL 16. It needs the standby to tell the
+    // primary which catalog rows its slots still read: without that feedback the primary's vacuum
+    // removes them and the server invalidates the slot (rows_removed), which costs a resync.
+    if (s.server_version < 160000) {
+      halt_with(detail::to_halt(halt_reason::standby_unsupported, make_error_code(errc::unsupported_server)));
+      return fail(errc::halted);
+    }
+    if (recovery->get(0, 1) != "on") {
+      halt_with(detail::to_halt(halt_reason::standby_feedback_off));
+      return fail(errc::halted);
+    }
+  }
+  // Failover asked (17+, the version step saw to that): the slot must be a failover slot, or be
+  // created as one here, which a standby cannot do. A slot that is one without being asked is
+  // fine: a promoted standby's synced slot is, whatever the pipeline now says.
+  if (options_.failover && (slot_exists ? slot_row->get(0, 5) != "t" : in_recovery)) {
+    halt_with(detail::to_halt(halt_reason::slot_not_failover));
+    return fail(errc::halted);
+  }
+
+  // A slot made for another output plugin (say, pgoutput's, before the decoder was changed) would
+  // refuse this decoder's options at START on every retry.
+  if (slot_exists) {
+    auto plugin = conn.exec("SELECT plugin FROM pg_catalog.pg_replication_slots WHERE slot_name = " + slot_literal);
+    if (!plugin) return server_failed(plugin.error());
+    if (plugin->rows() == 1 && plugin->get(0, 0) != D::plugin_name) {
+      halt_with(detail::to_halt(halt_reason::slot_plugin_mismatch));
+      return fail(errc::halted);
+    }
+  }
+
+  // Every requested publication must exist: a missing one would silently narrow the stream.
+  if constexpr (D::capabilities.publications) {
+    auto found = publications_exist(conn);
+    if (!found) return server_failed(found.error());
+    if (!*found) {
+      halt_with(detail::to_halt(halt_reason::publication_missing));
+      return fail(errc::halted);
+    }
+    // What they publish now: the periodic check compares against it, since a table removed from a
+    // publication (or a new row filter, a column list) vanishes from the stream without a word. A
+    // reconnect compares with what the first session began with, and halts as the check would.
+    if (options_.publication_check_interval.count() > 0) {
+      if (s.publications) {
+        auto changed = detail::check_publication_definitions(conn, options_.publications, *s.publications);
+        if (!changed) return server_failed(changed.error());
+        if (*changed) {
+          halt_with(std::move(**changed));
+          return fail(errc::halted);
+        }
+      } else {
+        auto defined = detail::read_publication_definitions(conn, options_.publications);
+        if (!defined) return server_failed(defined.error());
+        s.publications = std::move(*defined);
+      }
+    }
+  }
+  // A decoder that describes its tables from the catalog reads it now, and checks its own table
+  // set (wal2json: every table exists and has a key; pglogical: the sets and the node exist).
+  if constexpr (D::capabilities.catalog) {
+    auto prepared = decoder_.prepare(detail::decoder_query(conn));
+    if (!prepared) return server_failed(prepared.error());
+    if (*prepared) {
+      halt_with(std::move(**prepared));
+      return fail(errc::halted);
+    }
+  }
+
+  // The checkpoint (the sink's or the store's), then the start-mode guard.
+  auto checkpoint = read_checkpoint(s);
+  if (!checkpoint) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+  checkpoint_ = *checkpoint;
+  // Every checkpoint is a position this server's WAL has passed (a commit, or a snapshot's
+  // consistent point), so one past its end comes from another history: a store shared between
+  // clusters, a server restored from a backup, a standby promoted before it had what the sink has.
+  // Streaming from it would skip every transaction below it without a trace. (A checkpoint ahead
+  // of the slot but within the WAL is ordinary: a slot whose last acknowledgement was lost in a
+  // crash. Streaming starts at the checkpoint, and whatever the server sends at or below it is
+  // skipped.)
+  if (checkpoint_ && identity.xlogpos.is_valid() && *checkpoint_ > identity.xlogpos) {
+    halt h = detail::to_halt(halt_reason::checkpoint_ahead_of_server);
+    h.at = *checkpoint_;
+    halt_with(std::move(h));
+    return fail(errc::halted);
+  }
+  if (checkpoint_) resumed_from_.store(checkpoint_->value());
+  if (!checkpoint_ && !options_.go_forward_only && !options_.snapshot) {
+    halt_with(detail::to_halt(halt_reason::go_forward_required));
+    return fail(errc::halted);
+  }
+  // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
+  // interrupted snapshot leaves behind, and its exported snapshot is gone.
+  const bool take_snapshot = !checkpoint_ && options_.snapshot.mode() == snapshot_mode::point_in_time;
+  if (take_snapshot && slot_exists) {
+    halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
+    return fail(errc::halted);
+  }
+
+  // Create the slot if absent (persistent: an error on this connection would drop a temporary one).
+  // After the guard, so that a refused start leaves nothing behind.
+  const auto slot_ident = quote_identifier(options_.slot).value();
+  if (!slot_exists && !options_.create_slot) {
+    halt_with(detail::to_halt(halt_reason::slot_missing));
+    return fail(errc::halted);
+  }
+  if (!slot_exists && options_.failover && checkpoint_) {
+    // A failover slot that should be here is not: most likely a promoted standby that had not
+    // synced it. A new one would begin at the present, after a gap nobody would see.
+    halt_with(detail::to_halt(halt_reason::failover_slot_missing));
+    return fail(errc::halted);
+  }
+  if (!slot_exists && checkpoint_ && !detail::has_handle_slot_origin<Sink>) {
+    // The same for any slot: the checkpoint belongs to a slot that is gone (dropped, or this is
+    // another server or slot name). A sink that judges origins is asked instead, below.
+    halt_with(detail::to_halt(halt_reason::slot_dropped));
+    return fail(errc::halted);
+  }
+  if (!slot_exists) {
+    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL " + std::string{D::plugin_name} +
+                         " (SNAPSHOT '" + (take_snapshot ? "export" : "nothing") + "'";
+    if (options_.failover) create += ", FAILOVER";
+    if (options_.two_phase) create += ", TWO_PHASE";
+    create += ")";
+    auto created = conn.exec(create);
+    if (!created) {
+      if (detail::plugin_missing(conn.last_error().sqlstate)) {
+        halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, created.error());
+        h.sqlstate = conn.last_error().sqlstate;
+        halt_with(std::move(h));
+        return fail(errc::halted);
+      }
+      if (conn.last_error().sqlstate != "42710") return server_failed(created.error());
+      // Created concurrently by someone else: it exists now, which is what we wanted.
+    } else {
+      s.slot_created = true;
+      if (auto at = parse_lsn(created->get(0, 1))) s.origin = *at;
+      if (take_snapshot) {
+        // Nothing may run on this connection before the snapshot is read: it would end the export.
+        const exported_snapshot exported{std::string{created->get(0, 2)}, s.origin.value_or(lsn{})};
+        if (!read_snapshot(s, exported)) return fail(halt_ ? errc::halted : errc::cancelled);
+      }
+    }
+  }
+  if (take_snapshot && !checkpoint_) {
+    // Someone else created the slot in the meantime: no snapshot of ours to read.
+    halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
+    return fail(errc::halted);
+  }
+
+  if constexpr (detail::has_handle_slot_origin<Sink>) {
+    if (!s.slot_created) {
+      if (!confirmed_flush) {
+        halt_with(detail::to_halt(halt_reason::slot_origin_unavailable));
+        return fail(errc::halted);
+      }
+      s.origin = std::max(*confirmed_flush, checkpoint_.value_or(lsn{}));
+    }
+    if (!s.origin || !s.origin->is_valid()) {
+      halt_with(detail::to_halt(halt_reason::slot_origin_unavailable));
+      return fail(errc::halted);
+    }
+    const slot_origin_context ctx{options_.slot, !s.slot_created};
+    if (auto verdict = sink_.handle_slot_origin(*s.origin, ctx); !verdict) {
+      halt_with(detail::to_halt(halt_reason::slot_origin_rejected, verdict.error()));
+      return fail(errc::halted);
+    }
+  }
+
+  // The incremental snapshot: its progress, its reader, and its arming before anything streams.
+  if (auto backfill = prepare_incremental(s); !backfill) return unexpected(backfill.error());
+
+  // START_REPLICATION with what the decoder asks of this server (pgoutput: the highest protocol the
+  // server speaks, or the one asked for).
+  const decoder_context ctx{s.server_version, plugin_settings_of(options_)};
+  auto request = decoder_.negotiate(ctx);
+  if (!request) {
+    halt_with(detail::to_halt(halt_reason::config_invalid, request.error()));
+    return fail(errc::halted);
+  }
+  s.protocol = request->protocol.version;
+  s.streaming = request->protocol.streaming;
+  // The incremental snapshot's watermarks are logical messages (only pgoutput serves that mode).
+  if (options_.snapshot.mode() == snapshot_mode::incremental && !options_.messages) {
+    request->options += ", messages 'true'";
+  }
+  // The server starts after the greater of this position and the slot's acknowledged one. The
+  // checkpoint saves re-sending what the sink has; with two-phase decoding it may lie past the
+  // PREPARE of a transaction still outstanding, whose changes would then never be sent again, so
+  // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
+  const lsn start_at = options_.two_phase ? lsn{} : checkpoint_.value_or(lsn{});
+  const auto start_command = [&](const std::string& plugin_options) {
+    return "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) + " (" + plugin_options + ")";
+  };
+  decoder_.begin_session(ctx);
+  const pq::stream_options stream_options{.receive_low_water_bytes =
+                                              static_cast<int>(options_.receive_low_water_bytes)};
+  auto started = pq::replication_stream::start(std::move(conn), start_command(request->options), stream_options);
+  if (!started) {
+    // A failed start leaves conn as it was. A plugin that cannot be loaded will not load on retry.
+    if (detail::plugin_missing(conn.last_error().sqlstate)) {
+      halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, started.error());
+      h.sqlstate = conn.last_error().sqlstate;
+      halt_with(std::move(h));
+      return fail(errc::halted);
+    }
+    if (request->fallback_options && started.error() == errc::server_error) {
+      // The probe: the same START without the options some builds of the plugin do not know. If
+      // that one starts, the plugin refused what was asked for, and a retry would be refused too.
+      const std::string sqlstate = conn.last_error().sqlstate;
+      auto probe = pq::replication_stream::start(std::move(conn), start_command(*request->fallback_options));
+      if (probe) {
+        static_cast<void>(probe->finish());  // nothing was acknowledged: the slot stays where it was
+        halt h = detail::to_halt(halt_reason::decoder_option_unsupported, started.error());
+        h.sqlstate = sqlstate;
+        halt_with(std::move(h));
+        return fail(errc::halted);
+      }
+    }
+    return server_failed(started.error());
+  }
+  return started;
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_PIPELINE_IMPL_CONNECT_CHAIN_HPP

@@ -1,0 +1,182 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_IMPL_DELIVERY_HPP
+#define REPLICANT_PIPELINE_IMPL_DELIVERY_HPP
+
+// The delivering side of replicant::pipeline's session (included at the bottom of impl/pipeline.hpp):
+// the assembler's events become calls of the checkpoint policy's delivery and of the sink's hooks.
+
+#include <replicant/pipeline/impl/pipeline.hpp>
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+namespace replicant {
+
+// The delivering side of a session: what the assembler completes goes through the checkpoint
+// policy's delivery (the session loop, impl/session_loop.hpp, feeds it).
+template <class D, class C, class S, class Sink>
+struct pipeline<D, C, S, Sink>::applier {
+  applier(pipeline& owner, session& ses, assembler&& assembled)
+      : p(owner), s(ses), asm_(std::move(assembled)), ctx(ses.context()), failed(ses.failed) {
+    s.assembled = &asm_;
+  }
+  applier(const applier&) = delete;
+  auto operator=(const applier&) -> applier& = delete;
+  ~applier() { s.assembled = nullptr; }
+
+  pipeline& p;
+  session& s;
+  assembler asm_;
+  checkpoint_context<Sink> ctx;
+  std::optional<halt>& failed;       // the session's halt, once decided
+  std::optional<lsn> last_commit{};  // of the transaction delivered last in this session
+
+  auto advance(lsn to) -> void { s.advance(to); }
+
+  auto stop_with(halt h) -> result<void> { return ctx.halt_with(std::move(h)); }
+
+  // Whether delivered or collected transactions wait for their checkpoint.
+  [[nodiscard]] auto holding() const noexcept -> bool { return s.delivery.holding(); }
+
+  // Bytes held: the transactions being assembled, and what the delivery holds.
+  [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t {
+    return asm_.resident_bytes() + s.delivery.resident_bytes();
+  }
+
+  // When what the delivery holds must be handed over at the latest.
+  [[nodiscard]] auto due() const noexcept -> std::optional<std::chrono::steady_clock::time_point> {
+    return s.delivery.due();
+  }
+
+  // Hands over what the delivery holds (before a message, a schema change, a chunk; at a stop).
+  auto flush() -> result<void> { return checked(s.delivery.flush(ctx)); }
+
+  // Lets time pass for the delivery (a batch's timer).
+  auto tick(std::chrono::steady_clock::time_point now) -> result<void> { return checked(s.delivery.tick(ctx, now)); }
+
+  // A delivery that failed without deciding a halt (a user's policy may) halts as a sink failure,
+  // unless stop() interrupted it: nothing past it is acknowledged either way.
+  auto checked(result<void> r) -> result<void> {
+    if (!r && !failed && !ctx.stopping()) {
+      halt h = detail::to_halt(halt_reason::sink_failed, r.error());
+      h.at = last_commit;
+      failed = std::move(h);
+    }
+    return r;
+  }
+
+  auto operator()(transaction&& t) -> result<void> {
+    // Commits arrive in commit order: one that goes backwards is damaged.
+    if (last_commit && t.commit_lsn() <= *last_commit) return fail(errc::protocol_violation);
+    last_commit = t.commit_lsn();
+    // The incremental snapshot sees every transaction first; its watermarks stop there.
+    if (p.incremental_.reconciler) {
+      if (auto handled = p.incremental_transaction(*this, t)) return *handled;
+    }
+    if (p.checkpoint_ && t.commit_lsn() <= *p.checkpoint_) {
+      // Already persisted (the server sends acknowledged transactions again after some restarts):
+      // skip it; it is durable, so its end may be acknowledged.
+      if (!holding()) advance(t.end_lsn());
+      asm_.recycle(std::move(t));
+      return {};
+    }
+    const auto bytes = t.byte_size() + t.spilled_bytes();
+    if (t.streamed()) {
+      p.template emit<telemetry::events::stream_committed>(telemetry::keys::commit_lsn = t.commit_lsn(),
+                                                           telemetry::keys::byte_size = bytes,
+                                                           telemetry::keys::change_count = t.change_count());
+    }
+    p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
+                                                              telemetry::keys::change_count = t.change_count(),
+                                                              telemetry::keys::byte_size = bytes);
+    if (p.options_.messages) {
+      for (const auto& m : t.messages()) report(m);  // they ride the transaction
+    }
+    return checked(s.delivery.deliver(ctx, std::move(t)));
+  }
+
+  // message.received for a message that is delivered (messages on): transactional or not.
+  auto report(const logical_message& m) -> void {
+    p.template emit<telemetry::events::message_received>(telemetry::keys::commit_lsn = m.message_lsn,
+                                                         telemetry::keys::byte_size = m.content.size(),
+                                                         telemetry::keys::transactional = m.transactional);
+  }
+
+  auto operator()(const logical_message& m) -> result<void> {
+    if constexpr (detail::has_handle_message<Sink>) {
+      if (!p.options_.messages) return {};
+      report(m);
+      // The sink sees events in commit order: what is held goes first.
+      if (auto r = flush(); !r) return r;
+      auto handled = ctx.call_sink([&] { return p.sink_.handle_message(m, message_context{m.message_lsn}); });
+      if (!handled) {
+        halt h = detail::to_halt(halt_reason::sink_failed, handled.error());
+        h.at = m.message_lsn;
+        return stop_with(std::move(h));
+      }
+      advance(m.message_lsn);
+    }
+    return {};
+  }
+
+  auto operator()(const schema_change& c) -> result<void> {
+    const table_ref table{c.schema, c.table};
+    p.incremental_reshaped(*this, c);  // a table being backfilled: its reader lists it again
+    if (c.kind != schema_change_kind::destructive) {
+      p.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
+                                                                 telemetry::keys::kind = telemetry::kind::additive);
+      return {};
+    }
+    // Whatever committed before the change is delivered before the sink hears of it.
+    if (auto r = flush(); !r) return r;
+    auto refuse = [&](halt_reason why, std::error_code cause) {
+      p.template emit<telemetry::events::schema_change_halted>(telemetry::keys::table = table,
+                                                               telemetry::keys::kind = telemetry::kind::destructive,
+                                                               telemetry::keys::reason = why);
+      halt h = detail::to_halt(why, cause);
+      h.table = table_name{c.schema, c.table};
+      return stop_with(std::move(h));
+    };
+    if constexpr (detail::has_handle_schema_change<Sink>) {
+      auto verdict = ctx.call_sink([&] { return p.sink_.handle_schema_change(c); });
+      if (!verdict) return refuse(halt_reason::schema_change_rejected, verdict.error());
+      return {};
+    } else {
+      return refuse(halt_reason::schema_change_destructive, {});
+    }
+  }
+
+  auto operator()(const empty_commit& e) -> result<void> {
+    // Nothing published in it: a state mirror may move past it (unless transactions before it still
+    // wait for their checkpoint); an append log keeps its position.
+    if (detail::kind_of<Sink>() == sink_kind::state_mirror && !holding()) advance(e.end_lsn);
+    return {};
+  }
+  auto operator()(const prepared_event& e) -> result<void> {
+    if constexpr (detail::has_handle_prepare<Sink>) {
+      auto seen = ctx.call_sink([&] { return p.sink_.handle_prepare(e); });
+      if (!seen) {
+        halt h = detail::to_halt(halt_reason::sink_failed, seen.error());
+        h.at = e.prepare_lsn;
+        return stop_with(std::move(h));
+      }
+    } else {
+      static_cast<void>(e);
+    }
+    return {};
+  }
+  auto operator()(const rollback_prepared_event& e) -> result<void> {
+    // Nothing to deliver; as for an empty commit, a state mirror may move past it.
+    return (*this)(empty_commit{e.end_lsn});
+  }
+  auto operator()(const stream_abort_event& e) -> result<void> {
+    p.template emit<telemetry::events::stream_aborted>(telemetry::keys::change_count = e.dropped_changes);
+    return {};
+  }
+};
+
+}  // namespace replicant
+
+#endif  // REPLICANT_PIPELINE_IMPL_DELIVERY_HPP

@@ -1,0 +1,360 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
+#define REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
+
+// The incremental snapshot (backfill) of replicant::pipeline: the members the connect chain, the
+// session and the applier call as hooks. Included at the bottom of impl/pipeline.hpp, after the
+// other bodies (it needs the applier's definition).
+//
+// The parts:
+// - the connect chain reads the progress (the sink's `snapshot_progress()`, or the store's), opens
+//   the reader's connection and lists the tables; with no progress yet it *arms* the backfill: one
+//   empty `handle_snapshot` batch per table with `first_for_table`, before anything else is
+//   delivered, so a sink clears what it holds while no live change has reached it yet;
+// - the session starts the reader thread (detail::incremental_worker) and a reconciler
+//   (detail::incremental_reconciler) with a fresh nonce;
+// - the applier shows every committed transaction to the reconciler. Watermark transactions are not
+//   delivered; at a high watermark the chunk is reconciled and delivered, after everything that
+//   committed before it, through `handle_snapshot` with its progress token. A contended chunk is
+//   discarded and read again, three times at most, then the pipeline halts
+//   `snapshot_table_contended`.
+// Nothing here survives a session but the contention budget and the start time: a reconnect starts
+// again from the durable progress.
+
+#include <replicant/pipeline/pipeline.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace replicant {
+namespace detail {
+
+// Contended attempts of one chunk before the pipeline halts.
+inline constexpr std::uint32_t incremental_contention_budget = 3;
+
+}  // namespace detail
+
+// The backfill's progress, kept by the checkpoint policy's delivery (the sink's, or the store's).
+// On failure the session has halted, unless stop() interrupted a store retry.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::read_progress(session& s) -> result<std::optional<std::string>> {
+  if constexpr (detail::supports_incremental_snapshot<Sink, C>) {
+    auto ctx = s.context();
+    return s.delivery.read_progress(ctx);
+  } else {
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return fail(errc::halted);
+  }
+}
+
+// After the sink stored a chunk: the delivery writes the progress where it keeps it (a store: a
+// crash in between reads that chunk again; the sink stored it with the chunk, and does nothing).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::write_progress(session& s, std::string_view token) -> result<void> {
+  if constexpr (detail::supports_incremental_snapshot<Sink, C>) {
+    auto ctx = s.context();
+    return s.delivery.write_progress(ctx, token);
+  } else {
+    static_cast<void>(s);
+    static_cast<void>(token);
+    return {};
+  }
+}
+
+// Connect-chain step: where the backfill stands, the reader's connection and tables, and the arming
+// of a backfill that has not begun. A transient failure returns its error (the caller reconnects);
+// a decision to stop for good sets halt_.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
+  incremental_.worker.reset();
+  incremental_.reconciler.reset();
+  if (options_.snapshot.mode() != snapshot_mode::incremental) return {};
+  if constexpr (!detail::supports_incremental_snapshot<Sink, C>) {
+    static_cast<void>(s);
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return fail(errc::halted);
+  } else {
+    const auto halted = [&](halt_reason why, std::error_code cause, std::string_view sqlstate = {}) {
+      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
+                                               telemetry::keys::error_class = detail::error_class_of(cause));
+      halt h = detail::to_halt(why, cause);
+      if (!sqlstate.empty()) h.sqlstate = std::string{sqlstate};
+      halt_with(std::move(h));
+      return fail(errc::halted);
+    };
+    auto progress = read_progress(s);
+    if (!progress) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+    std::optional<detail::snapshot_position> at;
+    if (*progress) {
+      auto decoded = detail::decode_position(**progress);
+      if (!decoded) return halted(halt_reason::snapshot_failed, decoded.error());
+      if (decoded->at == detail::snapshot_position::phase::complete) return {};
+      at = std::move(*decoded);
+    }
+
+    pq::connect_options copts;
+    copts.timeout = options_.connect_timeout;
+    copts.cancel_fd = stop_fd_;
+    incremental_snapshot_options reading;
+    reading.chunk_rows = options_.snapshot_chunk_rows;
+    std::string sqlstate;
+    auto worker = detail::incremental_worker::open(options_.conninfo, copts, options_.publications, reading,
+                                                options_.snapshot_max_pending_chunks, sqlstate);
+    if (!worker) {
+      const std::error_code ec = worker.error();
+      if (ec == errc::cancelled || stopping_.load()) return fail(errc::cancelled);
+      if (ec == errc::connection_failed) return unexpected(ec);
+      if (ec == halt_reason::publication_missing) {
+        halt_with(detail::to_halt(halt_reason::publication_missing));
+        return fail(errc::halted);
+      }
+      return halted(halt_reason::snapshot_failed, ec, sqlstate);
+    }
+    const auto tables = (*worker)->tables();
+    if (tables.empty()) return {};  // nothing to backfill: no progress to keep either
+
+    if (!at || at->at == detail::snapshot_position::phase::arming) {
+      const std::optional<lsn> from = s.slot_created ? s.origin : checkpoint_;
+      if (from) {
+        emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = *from);
+      } else {
+        emit<telemetry::events::snapshot_started>();
+      }
+      // Arming: each table cleared (an empty first batch), before the stream delivers anything. A
+      // crash midway arms again: nothing else has been delivered yet.
+      const detail::snapshot_position first{detail::snapshot_position::phase::table,
+                                            tables.front().relation->schema,
+                                            tables.front().relation->table,
+                                            false,
+                                            {},
+                                            0,
+                                            0};
+      const std::string armed = detail::encode_position(first);
+      const std::string arming =
+          detail::encode_position({detail::snapshot_position::phase::arming, {}, {}, false, {}, 0, 0});
+      for (std::size_t i = 0; i < tables.size(); ++i) {
+        snapshot_context ctx;
+        ctx.first_for_table = true;
+        ctx.table_index = i;
+        ctx.table_count = tables.size();
+        ctx.progress = i + 1 == tables.size() ? std::string_view{armed} : std::string_view{arming};
+        const snapshot_batch batch{*tables[i].relation, {}};
+        auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
+        if (!stored) return halted(halt_reason::sink_failed, stored.error());
+      }
+      if (auto written = write_progress(s, armed); !written) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+      at = first;
+    } else {
+      emit<telemetry::events::snapshot_resumed>(telemetry::keys::slot_name = *slot_name_,
+                                                telemetry::keys::change_count = at->rows);
+    }
+    if (!incremental_.began) incremental_.began = std::chrono::steady_clock::now();
+    incremental_.start = std::move(*at);
+    incremental_.worker = std::move(*worker);
+    return {};
+  }
+}
+
+// Session start: the reconciler (a fresh nonce: watermarks of earlier runs mean nothing now) tracks
+// every table not yet done, and the reader thread starts.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::start_incremental() -> void {
+  if (!incremental_.worker) return;
+  const std::uint64_t nonce = detail::incremental_state::draw_nonce();
+  incremental_.reconciler.emplace(nonce);
+  const auto tables = incremental_.worker->tables();
+  for (std::size_t i = detail::normalize_position(incremental_.start, tables).second; i < tables.size(); ++i) {
+    std::vector<std::string> key;
+    for (const std::size_t k : tables[i].key_columns) key.push_back(tables[i].relation->columns[k].name);
+    incremental_.reconciler->track(tables[i].relation->oid, std::move(key));
+  }
+  incremental_.worker->start(incremental_.start, nonce);
+}
+
+// Session end: the reader stops; chunks in hand are dropped (the next session reads them again).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::end_incremental() noexcept -> void {
+  if (incremental_.worker) incremental_.worker->stop();
+  incremental_.worker.reset();
+  incremental_.reconciler.reset();
+}
+
+// Whether the reader stopped by itself. A halt goes to the applier; otherwise the session ends and
+// the next one resumes from the durable progress.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::incremental_failed(applier& a) -> bool {
+  if (!incremental_.worker) return false;
+  auto f = incremental_.worker->failure();
+  if (!f) return false;
+  if (f->halt) {
+    const auto error_class = detail::error_class_of(f->cause);
+    if (f->table) {
+      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = f->reason, telemetry::keys::table = *f->table,
+                                               telemetry::keys::error_class = error_class);
+    } else {
+      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = f->reason,
+                                               telemetry::keys::error_class = error_class);
+    }
+    halt h = detail::to_halt(f->reason, f->cause);
+    h.table = f->table;
+    if (!f->sqlstate.empty()) h.sqlstate = f->sqlstate;
+    a.failed = std::move(h);
+  }
+  return true;
+}
+
+// Applier hook, for every committed transaction: the reconciler sees it first. A transaction of
+// watermarks only is not delivered (none: deliver as usual); a high watermark delivers its chunk.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::incremental_transaction(applier& a, transaction& t) -> std::optional<result<void>> {
+  if constexpr (!detail::supports_incremental_snapshot<Sink, C>) {
+    static_cast<void>(a);
+    static_cast<void>(t);
+    return std::nullopt;  // never started for this sink: prepare_incremental() refuses it
+  } else {
+    detail::incremental_reconciler::observation seen;
+    try {
+      seen = incremental_.reconciler->observe(t);
+    } catch (const spill_error& e) {
+      halt h = detail::to_halt(halt_reason::spill_io_failed, e.code());
+      h.at = t.commit_lsn();
+      return a.stop_with(std::move(h));
+    }
+    if (seen.closed) {
+      if (auto delivered = deliver_chunk(a, *seen.closed); !delivered) return delivered;
+    }
+    if (!seen.watermark_only) return std::nullopt;
+    // Nothing in it for the sink: as an empty commit, a state mirror may move past it.
+    const lsn end = t.end_lsn();
+    a.asm_.recycle(std::move(t));
+    if (detail::kind_of<Sink>() == sink_kind::state_mirror && !a.holding()) a.advance(end);
+    return result<void>{};
+  }
+}
+
+// A high watermark arrived: reconcile the chunk, then deliver it or discard it for contention.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::snapshot_window& w) -> result<void> {
+  if constexpr (!detail::supports_incremental_snapshot<Sink, C>) {
+    static_cast<void>(a);
+    static_cast<void>(w);
+    return {};
+  } else {
+    auto chunk = incremental_.worker->take(w.epoch, w.seq);
+    if (!chunk) return {};  // dropped by a rewind: its watermarks are stale
+    const relation_info& relation = *chunk->relation;
+    const table_name table{relation.schema, relation.table};
+    // "Touched heavily": more than half a full chunk's rows changed while it was open.
+    const std::size_t drop_cap = std::max<std::size_t>(1, options_.snapshot_chunk_rows / 2);
+    const auto outcome = incremental_.reconciler->reconcile(w, *chunk, drop_cap);
+    if (outcome.contended) {
+      // The budget is the chunk's, across reconnects (which re-read it without spending any).
+      std::string at = detail::encode_position(chunk->start);
+      if (incremental_.contended_at != at) {
+        incremental_.contended_at = std::move(at);
+        incremental_.contended = 0;
+      }
+      ++incremental_.contended;
+      if (incremental_.contended >= detail::incremental_contention_budget) {
+        emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::snapshot_table_contended,
+                                                 telemetry::keys::table = table);
+        halt h = detail::to_halt(halt_reason::snapshot_table_contended);
+        h.table = table;
+        h.attempts = incremental_.contended;
+        h.at = w.high;
+        return a.stop_with(std::move(h));
+      }
+      emit<telemetry::events::snapshot_chunk_retried>(telemetry::keys::table = table,
+                                                      telemetry::keys::reason = halt_reason::snapshot_table_contended,
+                                                      telemetry::keys::attempt = incremental_.contended);
+      incremental_.worker->rewind(chunk->start, incremental_.reconciler->rewind());
+      return {};
+    }
+    incremental_.contended_at.clear();
+    incremental_.contended = 0;
+
+    // Whatever committed before the high watermark reaches the sink before the chunk: a held batch
+    // could otherwise overwrite newer chunk rows with older values.
+    if (auto flushed = a.flush(); !flushed) return flushed;
+    if (a.failed) return fail(errc::halted);
+
+    std::vector<change> rows;
+    rows.reserve(outcome.kept);
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < chunk->rows.rows(); ++i) {
+      const std::size_t end = chunk->rows.row_ends[i];
+      if (chunk->keep[i]) {
+        const auto tuple =
+            pgoutput::parse_tuple_data(std::span<const std::byte>{chunk->rows.tuples.data() + begin, end - begin});
+        if (!tuple) {
+          halt h = detail::to_halt(halt_reason::snapshot_failed, tuple.error());
+          h.table = table;
+          return a.stop_with(std::move(h));
+        }
+        rows.emplace_back(change_op::snapshot, relation, *tuple);
+      }
+      begin = end;
+    }
+    const std::string token = detail::encode_position(chunk->end);
+    snapshot_context ctx;
+    ctx.consistent_point = w.high;
+    ctx.first_for_table = !chunk->keyed;  // a table read whole replaces what the sink holds of it
+    ctx.last_for_table = chunk->rows.last_for_table;
+    ctx.table_index = chunk->table_index;
+    ctx.table_count = chunk->table_count;
+    ctx.table_rows_before = chunk->start.table_rows;
+    ctx.rows_before = chunk->start.rows;
+    ctx.progress = token;
+    ctx.complete = chunk->end.at == detail::snapshot_position::phase::complete;
+    const snapshot_batch batch{relation, rows};
+    const auto started = std::chrono::steady_clock::now();
+    auto stored = a.ctx.call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
+    if (!stored) {
+      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::sink_failed,
+                                               telemetry::keys::table = table,
+                                               telemetry::keys::error_class = errc::sink_failed);
+      halt h = detail::to_halt(halt_reason::sink_failed, stored.error());
+      h.at = w.high;
+      h.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
+      h.table = table;
+      return a.stop_with(std::move(h));
+    }
+    if (auto written = write_progress(a.s, token); !written) {
+      if (!a.failed) return {};  // stop() interrupted the retries: the chunk is read again next time
+      return fail(errc::halted);
+    }
+    emit<telemetry::events::snapshot_chunk_completed>(telemetry::keys::table = table,
+                                                      telemetry::keys::change_count = rows.size());
+    if (ctx.last_for_table) {
+      emit<telemetry::events::snapshot_table_completed>(
+          telemetry::keys::table = table, telemetry::keys::change_count = chunk->start.table_rows + chunk->rows.rows());
+      incremental_.reconciler->untrack(relation.oid);
+    }
+    if (ctx.complete) {
+      emit<telemetry::events::snapshot_completed>(
+          telemetry::keys::duration = std::chrono::steady_clock::now() - incremental_.began.value_or(started),
+          telemetry::keys::commit_lsn = w.high, telemetry::keys::change_count = chunk->end.rows);
+    }
+    return {};
+  }
+}
+
+// Applier hook, for a schema change: a table still being backfilled was described anew, so the
+// reader's shape of it is stale. The session ends after this transaction; the next one lists the
+// tables again and resumes from the durable progress.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::incremental_reshaped(applier& a, const schema_change& c) -> void {
+  if (!incremental_.reconciler || !incremental_.reconciler->tracking(c.relation_oid)) return;
+  a.s.end_requested.store(true);
+  wake();
+}
+
+}  // namespace replicant
+
+#endif  // REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP

@@ -1,0 +1,445 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
+#define REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
+
+// The bodies of replicant::pipeline (included at the bottom of pipeline.hpp).
+
+#include <replicant/pipeline/detail/publication_definition.hpp>
+#include <replicant/pipeline/pipeline.hpp>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <deque>
+#include <string_view>
+#include <utility>
+
+namespace replicant {
+
+namespace detail {
+
+// What one connection of the pipeline learned in its connect chain, and how its session ended.
+struct pipeline_session {
+  // The server sent a frame, data or keepalive: the session streamed, so the errors that end it are
+  // not the command errors that max_command_retries bounds.
+  std::atomic<bool> frame_received{false};
+  std::atomic<bool> end_requested{false};  // stop or halt: end the session (a backfill reader may ask too)
+  int walsender_pid = 0;
+  std::error_code error;  // why the session ended, if not asked to
+  std::string sqlstate;
+  pq::connect_refusal refusal;  // why the server refused the connection for good, when it did
+  std::optional<std::int64_t> too_slow_lag;
+  std::optional<lsn> origin;
+  bool slot_created = false;
+  bool standby = false;  // the server was in recovery when the session began
+  std::uint32_t server_version = 0;
+  std::uint32_t protocol = 0;                              // the pgoutput protocol START_REPLICATION asked for
+  pgoutput_streaming streaming = pgoutput_streaming::off;  // and the streaming mode
+  // What the publications published when the pipeline's first session began (pgoutput, with the
+  // publication check on); the periodic check adds what was added since.
+  std::optional<publication_definitions> publications;
+};
+
+inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
+  std::int64_t v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+inline auto poll_readable(int fd, std::chrono::milliseconds timeout) noexcept -> bool {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, timeout.count()))) > 0;
+}
+
+inline auto drain_eventfd(int fd) noexcept -> void {
+  std::uint64_t n = 0;
+  while (::read(fd, &n, sizeof n) > 0) {
+  }
+}
+
+// A Commit (or Stream Commit) travels in a frame whose position is the end of its commit record
+// (the walsender's write location): a commit whose own end LSN says otherwise is damaged. @p d is
+// the pgoutput message the frame's payload became (for pgoutput, the payload itself): a
+// translating decoder's Commit carries the end LSN its plugin sent, which must agree as well.
+inline auto commit_matches_frame(std::span<const std::byte> d, const xlog_data& w) noexcept -> bool {
+  std::size_t at = 0;
+  if (d.size() >= 26 && static_cast<char>(d[0]) == 'C') {
+    at = 10;  // 'C', flags, commit LSN, then the end LSN
+  } else if (d.size() >= 30 && static_cast<char>(d[0]) == 'c') {
+    at = 14;  // 'c', xid, flags, commit LSN, then the end LSN
+  } else {
+    return true;
+  }
+  std::uint64_t end = 0;
+  for (std::size_t i = 0; i < 8; ++i) end = (end << 8U) | static_cast<std::uint8_t>(d[at + i]);
+  return end == w.wal_end.value() && end == w.data_start.value();
+}
+
+// Whether a checkpoint policy's own settings are usable (a policy without settings to check is).
+template <class P>
+auto valid_policy(const P& p) noexcept -> bool {
+  if constexpr (checks_settings<P>) {
+    return p.valid();
+  } else {
+    return true;
+  }
+}
+
+// Runs a decoder's catalog queries on @p conn (the replication connection at connect, or the
+// probe connection): every field as text, NULL as empty. Only the SQLSTATE of a failure is kept.
+inline auto decoder_query(pq::connection& conn) -> query_function {
+  return [&conn](const std::string& sql, const std::function<void(query_row)>& visit) -> result<void> {
+    auto rows = conn.exec(sql);
+    if (!rows) return unexpected(rows.error());
+    std::vector<std::string_view> fields;
+    for (int r = 0; r < rows->rows(); ++r) {
+      fields.clear();
+      for (int c = 0; c < rows->columns(); ++c) fields.push_back(rows->get(r, c));
+      visit(fields);
+    }
+    return {};
+  };
+}
+
+// The halt for an error a decoder's translation (or the assembler behind it) returned: the
+// assembler's spill faults have halts of their own, and so do a decoder's own findings (a commit
+// without its LSN, a protocol the plugin announced that the decoder does not speak); an
+// unsupported server encoding means the server cannot run this decoder; anything else is bad input.
+inline auto halt_for_translation(std::error_code ec) noexcept -> halt_reason {
+  if (ec == halt_reason::spill_exhausted) return halt_reason::spill_exhausted;
+  if (ec == errc::io_failed) return halt_reason::spill_io_failed;
+  if (ec == halt_reason::decoder_lsn_missing || ec == halt_reason::decoder_protocol_unsupported) {
+    return static_cast<halt_reason>(ec.value());
+  }
+  if (ec == errc::unsupported_server) return halt_reason::decoder_unsupported_on_server;
+  return halt_reason::decode_failure;
+}
+
+// A server that cannot load the output plugin's library (58P01, "could not access file") will not
+// be able to after a retry either.
+inline auto plugin_missing(std::string_view sqlstate) noexcept -> bool { return sqlstate == "58P01"; }
+
+// How long a checkpoint write in progress at stop() may go on before it is interrupted: long
+// enough for any store that works, short enough that a stop never waits long for one that hangs.
+inline constexpr auto store_stop_grace = std::chrono::seconds(1);
+
+}  // namespace detail
+
+// One connection: what its connect chain learned, and the engine's side of the checkpoint policy's
+// delivery (detail::delivery_services), which the policy reaches through its checkpoint_context.
+template <class D, class C, class S, class Sink>
+struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail::delivery_services {
+  using delivery_type = detail::delivery_of<C, Sink>;
+
+  explicit session(pipeline& owner) : p(owner), delivery(owner.policy_) {}
+
+  pipeline& p;
+  delivery_type delivery;                // the checkpoint policy's behaviour for this connection
+  assembler* assembled = nullptr;        // the applier's, while it runs
+  std::optional<halt> failed;            // why this session halts, once decided
+  std::error_code spill_failed;          // a spilled transaction could not be read back
+
+  [[nodiscard]] auto context() noexcept -> checkpoint_context<Sink> { return {*this, p.sink_}; }
+
+  // Moves the durable position to @p to: never past an outstanding PREPARE, or the server would
+  // then send only its COMMIT PREPARED.
+  auto advance(lsn to) -> void {
+    if (assembled != nullptr) {
+      if (const auto prepared = assembled->oldest_prepare_lsn()) to = std::min(to, *prepared);
+    }
+    if (to.value() > p.durable_.load()) p.durable_.store(to.value());
+  }
+
+  auto persisted(lsn commit, lsn end) -> void override {
+    if (!p.checkpoint_ || *p.checkpoint_ < commit) p.checkpoint_ = commit;
+    advance(end);
+    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
+  }
+  auto release(transaction&& t) noexcept -> void override {
+    if (assembled != nullptr) assembled->recycle(std::move(t));
+  }
+  auto halt_with(halt h) -> void override {
+    if (!failed) failed = std::move(h);
+  }
+  [[nodiscard]] auto halted() const noexcept -> bool override { return failed.has_value() || p.halt_.has_value(); }
+  auto keep_exception(std::exception_ptr e) noexcept -> void override { p.sink_exception_ = std::move(e); }
+  auto spill_unreadable(std::error_code ec) noexcept -> void override { spill_failed = ec; }
+  [[nodiscard]] auto spill_failure() const noexcept -> std::error_code override { return spill_failed; }
+  auto sleep(std::chrono::milliseconds d) noexcept -> void override { p.sleep_interruptible(d); }
+  [[nodiscard]] auto stopping() const noexcept -> bool override { return p.stopping_.load(); }
+  auto writing(bool on) noexcept -> void override {
+    p.store_write_since_.store(on ? std::chrono::steady_clock::now().time_since_epoch().count() : 0);
+  }
+  [[nodiscard]] auto slot() const noexcept -> const slot_name& override { return *p.slot_name_; }
+  [[nodiscard]] auto budget() const noexcept -> std::size_t override { return p.options_.max_inflight_bytes; }
+  [[nodiscard]] auto events() const noexcept -> telemetry::dispatcher* override { return p.events_; }
+};
+
+template <class D, class C, class S, class Sink>
+pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, options_type options,
+                                  telemetry::dispatcher* events)
+    : sink_(sink),
+      policy_(std::move(checkpoint)),
+      spill_(std::move(spill)),
+      decoder_(std::move(decoder)),
+      options_(detail::widen(std::move(options))),
+      events_(events) {
+  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+template <class D, class C, class S, class Sink>
+pipeline<D, C, S, Sink>::~pipeline() {
+  stop();
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
+  stopping_.store(true);
+  const std::uint64_t one = 1;
+  // write(2) on an eventfd is async-signal-safe; a full counter (EAGAIN) is readable anyway.
+  if (stop_fd_ >= 0) static_cast<void>(::write(stop_fd_, &one, sizeof one));
+  if (wake_fd_ >= 0) static_cast<void>(::write(wake_fd_, &one, sizeof one));
+  // A checkpoint store that hangs would otherwise keep the applier, and run(), until its timeout.
+  // A checkpoint write in progress is left to finish (it makes the last delivery durable, so that
+  // a clean stop repeats nothing); the keepalive guard ends it after store_stop_grace.
+  if constexpr (detail::interruptible_policy<C>) {
+    if (store_write_since_.load() == 0) policy_.interrupt();
+  }
+}
+
+// After stop(): a checkpoint write that has not finished within the grace is ended, so that a
+// store that hangs cannot hold the stop for its whole timeout.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
+  if constexpr (detail::interruptible_policy<C>) {
+    const auto since = store_write_since_.load();
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (since != 0 && std::chrono::steady_clock::duration{now - since} > detail::store_stop_grace) {
+      policy_.interrupt();
+    }
+  }
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::wake() noexcept -> void {
+  const std::uint64_t one = 1;
+  static_cast<void>(::write(wake_fd_, &one, sizeof one));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::sleep_interruptible(std::chrono::milliseconds d) noexcept -> void {
+  static_cast<void>(detail::poll_readable(stop_fd_, d));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::halt_with(halt h) -> void {
+  halt_ = std::move(h);
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run() -> void {
+  std::error_code ec;
+  run(ec);
+  if (sink_exception_) std::rethrow_exception(std::exchange(sink_exception_, nullptr));
+  if (halt_) throw error(*halt_);
+  if (ec) throw std::system_error(ec);
+}
+
+// Every halt shows in telemetry: connection.disconnected with its reason (and the lag of
+// sink_too_slow), and a sink's failure sink.failed too, whichever hook or policy it came from.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::report_halt(const halt& h) -> void {
+  namespace k = telemetry::keys;
+  if (h.reason == halt_reason::sink_failed) {
+    const auto at = h.at.value_or(lsn{});
+    if (h.duration) {
+      emit<telemetry::events::sink_failed>(k::duration = *h.duration, k::commit_lsn = at, k::reason = h.reason,
+                                           k::error_class = errc::sink_failed);
+    } else {
+      emit<telemetry::events::sink_failed>(k::commit_lsn = at, k::reason = h.reason, k::error_class = errc::sink_failed);
+    }
+  }
+  if (h.lag_bytes) {
+    emit<telemetry::events::connection_disconnected>(k::lag_bytes = *h.lag_bytes, k::reason = h.reason);
+  } else {
+    emit<telemetry::events::connection_disconnected>(k::reason = h.reason);
+  }
+}
+
+// A refusal a retry cannot fix: the halt of its own, with the server's SQLSTATE when it sent one.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::refused(const pq::connect_refusal& r) -> void {
+  const auto reason = [&] {
+    switch (r.why) {
+      case pq::refusal::authentication: return halt_reason::authentication_failed;
+      case pq::refusal::role: return halt_reason::role_rejected;
+      case pq::refusal::host: return halt_reason::host_rejected;
+      case pq::refusal::database: return halt_reason::database_missing;
+      case pq::refusal::tls:
+      case pq::refusal::none: break;
+    }
+    return halt_reason::tls_unavailable;
+  }();
+  halt h = detail::to_halt(reason, make_error_code(errc::connection_refused));
+  if (!r.sqlstate.empty()) h.sqlstate = r.sqlstate;
+  halt_with(std::move(h));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
+  halt_.reset();
+  never_connected_ = false;
+  sink_exception_ = nullptr;
+  try {
+    run_loop();
+    probe_.reset();
+  } catch (const std::bad_alloc&) {
+    halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
+  }
+  if (halt_) report_halt(*halt_);
+  ec = halt_             ? make_error_code(halt_->reason)
+       : never_connected_ ? make_error_code(errc::connection_failed)
+                          : std::error_code{};
+}
+
+// The options, and what the decoder can serve of them: everything is refused before connecting.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::validate_options() const -> result<void> {
+  constexpr decoder_capabilities can = D::capabilities;
+  if constexpr (can.publications) {
+    if (auto v = validate(options_); !v) return v;
+  } else {
+    // This decoder's table set is in its own options: publications here would be ignored.
+    if (!options_.publications.empty()) return fail(halt_reason::config_invalid);
+    if (auto v = detail::validate_without_publications(options_); !v) return v;
+  }
+  if ((options_.streaming && !can.streaming) || (options_.two_phase && !can.two_phase) ||
+      (options_.failover && !can.failover) || (options_.messages && !can.messages) ||
+      (options_.origin && !can.origin_filter) || (options_.binary && !can.binary) ||
+      (options_.protocol_version != 0 && !can.protocol_version)) {
+    return fail(halt_reason::decoder_capability_unsupported);
+  }
+  if (options_.snapshot && !can.snapshot) return fail(halt_reason::snapshot_unsupported);
+  return decoder_.validate(plugin_settings_of(options_));
+}
+
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run_loop() -> void {
+  if (stop_fd_ < 0 || wake_fd_ < 0) {
+    halt_with(detail::to_halt(halt_reason::config_invalid, std::error_code(errno, std::generic_category())));
+    return;
+  }
+  if (auto v = validate_options(); !v) {
+    halt_with(detail::to_halt(static_cast<halt_reason>(v.error().value())));
+    return;
+  }
+  if (!detail::valid_policy(policy_)) {
+    halt_with(detail::to_halt(halt_reason::config_invalid));
+    return;
+  }
+  if (options_.messages && !detail::has_handle_message<Sink>) {
+    halt_with(detail::to_halt(halt_reason::messages_unsupported));
+    return;
+  }
+  if (options_.snapshot.mode() == snapshot_mode::point_in_time &&
+      !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return;
+  }
+  if (options_.snapshot.mode() == snapshot_mode::incremental && !detail::supports_incremental_snapshot<Sink, C>) {
+    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
+    return;
+  }
+  slot_name_ = slot_name::make(options_.slot).value();
+
+  std::uint32_t command_errors = 0;
+  std::uint32_t failed_attempts = 0;  // connects in a row that did not reach the server
+  bool connected = false;
+  auto delay = options_.reconnect_delay;
+  // What the publications published when the first session began: a reconnect does not take a
+  // change made in the meantime as the new normal (only a new run() does).
+  std::optional<detail::publication_definitions> publications;
+  while (!stopping_.load()) {
+    session s{*this};
+    s.publications = publications;
+    auto stream = connect(s);
+    publications = s.publications;
+    if (halt_) {
+      if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
+          halt_->reason == halt_reason::decoder_table_missing ||
+          halt_->reason == halt_reason::decoder_option_unsupported || halt_->reason == halt_reason::slot_missing ||
+          halt_->reason == halt_reason::origin_unsupported || halt_->reason == halt_reason::failover_unsupported ||
+          halt_->reason == halt_reason::slot_synced_unpromoted ||
+          halt_->reason == halt_reason::two_phase_failover_conflict ||
+          halt_->reason == halt_reason::slot_not_failover || halt_->reason == halt_reason::failover_slot_missing ||
+          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off ||
+          halt_->reason == halt_reason::checkpoint_ahead_of_server || halt_->reason == halt_reason::slot_dropped ||
+          halt_->reason == halt_reason::publication_changed) {
+        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                             telemetry::keys::reason = halt_->reason);
+      }
+      return;
+    }
+    if (stream) {
+      connected = true;
+      failed_attempts = 0;
+      const auto end = this->stream(s, std::move(*stream));
+      publications = std::move(s.publications);  // with what the session's checks added to it
+      if (end != session_end::reconnect) return;
+      if (s.frame_received.load()) {
+        command_errors = 0;
+        delay = options_.reconnect_delay;
+      } else if (s.error == errc::server_error) {
+        ++command_errors;
+      }
+    } else if (stream.error() == errc::cancelled || stopping_.load()) {
+      never_connected_ = !connected && failed_attempts > 0;
+      return;
+    } else if (stream.error() == errc::connection_refused) {
+      refused(s.refusal);
+      return;
+    } else if (stream.error() == errc::server_error || stream.error() == errc::protocol_violation) {
+      connected = true;  // the server answered: it was reached
+      ++command_errors;  // the server refused a command before streaming: bounded
+    } else {
+      ++failed_attempts;  // down, restarting, unreachable: retried for as long as the run lasts
+      emit<telemetry::events::connection_disconnected>(telemetry::keys::attempt = failed_attempts,
+                                                       telemetry::keys::error_class = detail::error_class_of(stream.error()));
+    }
+    if (command_errors > options_.max_command_retries) {
+      emit<telemetry::events::connection_command_error_halt>(
+          telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
+          telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
+      halt h = detail::to_halt(halt_reason::command_error_limit, make_error_code(errc::server_error));
+      h.attempts = command_errors;
+      if (!s.sqlstate.empty()) h.sqlstate = s.sqlstate;
+      halt_with(std::move(h));
+      return;
+    }
+    sleep_interruptible(delay);
+    delay = std::min(delay * 2, options_.max_reconnect_delay);
+  }
+  never_connected_ = !connected && failed_attempts > 0;  // stopped while waiting to retry
+}
+
+}  // namespace replicant
+
+// The parts, along the engine's seams. Each needs the session and the helpers above; the incremental
+// snapshot's hooks and the session loop need the applier too.
+#include <replicant/pipeline/impl/connect_chain.hpp>
+#include <replicant/pipeline/impl/probe.hpp>
+#include <replicant/pipeline/impl/delivery.hpp>
+#include <replicant/pipeline/impl/incremental_snapshot.hpp>
+#include <replicant/pipeline/impl/session_loop.hpp>
+
+#endif  // REPLICANT_PIPELINE_IMPL_PIPELINE_HPP

@@ -1,0 +1,483 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
+#define REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
+
+// The session loop of replicant::pipeline (included by impl/pipeline.hpp, after the applier).
+//
+// One thread does everything of a streaming session: it waits for the socket, reads every
+// complete CopyData available, and applies the frames in order (decode, assemble, deliver through
+// the checkpoint policy), then reports the durable position. There is no queue and no second
+// wake-up per transaction; while the sink runs nothing is read, so TCP holds the walsender back for
+// free. The keepalive guard (detail/keepalive_guard.hpp) sends status updates only while a call
+// outlasts the status interval, so that a slow sink or store never lets wal_sender_timeout fire.
+
+#include <replicant/pipeline/detail/keepalive_guard.hpp>
+#include <replicant/pipeline/pipeline.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace replicant {
+
+// A streaming session: the applier and the session loop, then what the end means.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream) -> session_end {
+  emit<telemetry::events::connection_connected>(telemetry::keys::kind =
+                                                    s.standby ? telemetry::kind::standby : telemetry::kind::primary);
+  emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
+                                                  telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
+  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
+  {
+    // The spill policy readies its storage for this session (a failure halts at once, before any
+    // frame is applied), then says whether and when the assembler spills, into parts it makes.
+    const spill_context spill_ctx{options_.slot, options_.max_inflight_bytes};
+    if (auto ready = spill_.prepare(spill_ctx); !ready) {
+      a.failed = detail::to_halt(halt_reason::spill_io_failed, ready.error());
+      s.end_requested.store(true);
+    } else if (const std::optional<spill_limits> limits = std::as_const(spill_).limits(spill_ctx)) {
+      a.asm_.enable_spill(*limits, [this, spill_ctx] { return spill_.open(spill_ctx); });
+    }
+  }
+  detail::drain_eventfd(wake_fd_);
+  start_incremental();  // the incremental snapshot's reader, when this session has one
+  s.walsender_pid = stream.connection().backend_pid();
+  session_loop{*this, s, a, stream}.run();
+  end_incremental();
+  // The connection ended by itself (a restart, a lost connection): what is held is complete and
+  // committed, so it is handed over now rather than received again.
+  if (!a.failed && a.holding()) static_cast<void>(a.flush());
+  return session_ended(s, a);
+}
+
+// What the end of a session means: a halt, or a reconnect (or nothing more, after stop()).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::session_ended(session& s, applier& a) -> session_end {
+  if (a.failed) {
+    halt_with(std::move(*a.failed));
+    return session_end::halted;
+  }
+  if (s.too_slow_lag) {
+    halt h = detail::to_halt(halt_reason::sink_too_slow);
+    h.lag_bytes = *s.too_slow_lag;
+    halt_with(std::move(h));
+    return session_end::halted;
+  }
+  emit<telemetry::events::connection_disconnected>();
+  if (stopping_.load()) return session_end::stopped;
+  // Whatever ended the stream (a restart, a lost connection, a slot invalidated while streaming),
+  // the next connect starts from the durable position and its checks decide whether to go on.
+  return session_end::reconnect;
+}
+
+template <class D, class C, class S, class Sink>
+struct pipeline<D, C, S, Sink>::session_loop {
+  using clock = std::chrono::steady_clock;
+  static constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
+
+  session_loop(pipeline& owner, session& ses, applier& app, pq::replication_stream& st)
+      : p(owner), s(ses), a(app), stream(st), received(lsn{owner.durable_.load()}) {
+    const auto now = clock::now();
+    next_publication_check = now + p.options_.publication_check_interval;
+    next_heartbeat = now + p.options_.heartbeat_interval;
+    next_recheck = now;
+    if constexpr (detail::has_recheck<D>) next_recheck += p.decoder_.recheck_interval();
+  }
+
+  pipeline& p;
+  session& s;
+  applier& a;
+  pq::replication_stream& stream;
+  detail::stream_guard_state guard_state{};
+  lsn received;  // the highest position the server said it sent
+  lsn reported{};
+  lsn keepalive_end{};  // the lower of the last two keepalives' positions (for the idle advance)
+  lsn previous_keepalive_end{};
+  lsn server_sent{};  // what the server's statistics say its walsender sent (the idle advance's second source)
+  bool reply_now = true;  // report our position at once
+  bool maybe_buffered = false;
+  bool pinged = false;
+  clock::time_point next_status = clock::now();
+  clock::time_point last_heard = clock::now();
+  clock::time_point next_publication_check;
+  clock::time_point next_heartbeat;
+  clock::time_point next_recheck;
+  clock::time_point next_sent_check = clock::now();
+  clock::time_point next_lag_check = clock::now();
+  // A data frame received, with its header read once (the payload views the frame's buffer, which
+  // moving the frame does not move).
+  struct received_frame {
+    pq::frame bytes;
+    std::optional<xlog_data> header;  // none: a header that does not parse (a decode failure)
+  };
+  std::vector<received_frame> frames{};
+
+  // Streams until the session ends: stop(), a halt, or the connection's own end (s.error).
+  auto run() -> void {
+    {
+      detail::keepalive_guard guard{stream,           guard_state, p.durable_, p.options_.status_interval,
+                                    p.stop_fd_,       [this] { p.interrupt_overdue_store_write(); }};
+      while (turn()) {
+      }
+    }
+    if (!s.error && !s.too_slow_lag) {
+      // A clean end (stop or halt): acknowledge what is durable, then end the copy so the walsender
+      // exits at once.
+      static_cast<void>(report(true));
+      const std::scoped_lock lock{guard_state.stream_mutex};
+      static_cast<void>(stream.finish());
+    }
+  }
+
+ private:
+  [[nodiscard]] auto ended() const noexcept -> bool { return a.failed.has_value() || s.end_requested.load(); }
+  auto end() noexcept -> void { s.end_requested.store(true); }
+
+  // One turn: a stop, the timers, a status update, then a wait for input and what it brings.
+  // False once the session is over.
+  auto turn() -> bool {
+    honour_stop();
+    if (!ended()) timers();
+    if (ended()) return false;
+    if (auto r = report(reply_now); !r) {
+      s.error = r.error();
+      return false;
+    }
+    reply_now = false;
+    // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
+    // gone, or the network in between is; halfway there it is asked for a reply.
+    if (p.options_.receive_timeout.count() > 0 && clock::now() - last_heard > p.options_.receive_timeout) {
+      s.error = make_error_code(errc::connection_failed);  // reconnect
+      return false;
+    }
+    const std::size_t held = a.resident_bytes();
+    if (held >= p.options_.max_inflight_bytes) return overloaded();
+    if (!maybe_buffered && !guard_state.consumed_input.exchange(false)) {
+      auto w = stream.wait(p.wake_fd_, wait_time());
+      if (!w) {
+        s.error = w.error();
+        return false;
+      }
+      if (*w == pq::wait_outcome::woken) {
+        detail::drain_eventfd(p.wake_fd_);
+        return true;
+      }
+      if (*w == pq::wait_outcome::timed_out && p.options_.receive_low_water_bytes == 0) return true;
+    }
+    if (!receive(p.options_.max_inflight_bytes - held)) return false;
+    apply_frames();
+    return true;
+  }
+
+  // On stop(), hand over what is held and finish the delivery in hand, then end the session, whose
+  // last status update acknowledges it. Checked before every frame, so that a stop does not wait
+  // for a whole batch of received frames to be applied.
+  auto honour_stop() -> void {
+    if (p.stopping_.load() && !s.end_requested.load()) {
+      if (!a.failed) static_cast<void>(a.flush());
+      end();
+    }
+  }
+
+  // Everything the session does on time rather than on input.
+  auto timers() -> void {
+    const auto now = clock::now();
+    if (const auto due = a.due(); due && now >= *due) {
+      static_cast<void>(a.tick(now));
+      if (a.failed) return;
+    }
+    // The incremental snapshot's reader stopped by itself: a halt, or a new session to resume.
+    if (p.incremental_failed(a)) return end();
+    if (p.options_.publication_check_interval.count() > 0 && D::capabilities.publications &&
+        now >= next_publication_check) {
+      check_publications();
+      next_publication_check = clock::now() + p.options_.publication_check_interval;
+      if (ended()) return;
+    }
+    if constexpr (detail::has_recheck<D>) {
+      const auto every = p.decoder_.recheck_interval();
+      if (every.count() > 0 && now >= next_recheck) {
+        // When it cannot run now, it is tried again at the next interval.
+        next_recheck = clock::now() + every;
+        static_cast<void>(recheck_decoder());
+        if (ended()) return;
+      }
+    }
+    if (p.options_.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
+      p.heartbeat();
+      next_heartbeat = clock::now() + p.options_.heartbeat_interval;
+    }
+    if (may_idle_advance && now >= next_sent_check) {
+      if (const auto sent = p.walsender_sent(s.walsender_pid)) server_sent = *sent;
+      next_sent_check = clock::now() + p.options_.status_interval;
+    }
+    if (p.options_.overload == overload_policy::halt && now >= next_lag_check) {
+      check_lag();
+      next_lag_check = clock::now() + std::min<std::chrono::milliseconds>(p.options_.status_interval,
+                                                                          std::chrono::seconds(1));
+    }
+  }
+
+  // overload_policy::halt: while input waits unread (the sink is what holds the stream back), the
+  // server's WAL may run at most the budget past the durable position; past it the pipeline halts
+  // sink_too_slow instead of pacing. An idle or filtered stream has nothing waiting, so a busy
+  // server alone never trips it.
+  auto check_lag() -> void {
+    if (!stream.input_waiting()) return;
+    const auto at = p.server_wal_position();
+    if (!at) return;  // the probe cannot be asked now: the next check will
+    const auto lag = distance(lsn{p.durable_.load()}, *at);
+    if (lag > static_cast<std::int64_t>(p.options_.max_inflight_bytes)) {
+      s.too_slow_lag = lag;
+      end();
+    }
+  }
+
+  // The periodic publication check (on its own connection). PostgreSQL 18 skips a dropped
+  // publication with a warning instead of ending the stream, and a table removed from one (or a
+  // new row filter, a column list) vanishes from the stream without a word.
+  auto check_publications() -> void {
+    if (!p.publications_still_exist()) {
+      p.template emit<telemetry::events::connection_slot_invalidated>(
+          telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_missing);
+      a.failed = detail::to_halt(halt_reason::publication_missing);
+      return;
+    }
+    // Only on a probe connection that just answered: one that failed is left to the next check, so
+    // that a silent network costs one command timeout per check, not two.
+    if (!s.publications || !p.probe_) return;
+    auto changed = detail::check_publication_definitions(*p.probe_, p.options_.publications, *s.publications);
+    if (!changed) {
+      p.probe_.reset();  // a failed check is left to the next one
+    } else if (*changed) {
+      p.template emit<telemetry::events::connection_slot_invalidated>(
+          telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_changed);
+      a.failed = std::move(**changed);
+    }
+  }
+
+  // The decoder's own check on the ordinary connection (wal2json: the catalog, for a dropped column
+  // no change shows; pglogical: the types of a table described again). What it describes anew goes
+  // through the assembler, so a schema change is reported (and halts, or is accepted) as one from
+  // the stream would be. False when it could not run now (no probe, a failed query).
+  auto recheck_decoder() -> bool {
+    if constexpr (detail::has_recheck<D>) {
+      if (!p.open_probe()) return false;
+      std::error_code refused;
+      auto checked =
+          p.decoder_.recheck(detail::decoder_query(*p.probe_), [&](std::span<const std::byte> m) -> result<void> {
+            auto pushed = a.asm_.push(m, a);
+            if (!pushed) refused = pushed.error();
+            return pushed;
+          });
+      if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
+      if (!a.failed && checked && *checked) {
+        if ((*checked)->reason == halt_reason::decoder_table_missing) {
+          p.template emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *p.slot_name_,
+                                                                          telemetry::keys::reason = (*checked)->reason);
+        }
+        a.failed = std::move(**checked);
+      }
+      if (a.failed) return true;
+      if (!checked) {
+        p.probe_.reset();  // a failed query is left to the next check
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // How long to wait for input: until the next status update or timer, at most 100 ms.
+  [[nodiscard]] auto wait_time() const -> std::chrono::milliseconds {
+    const auto now = clock::now();
+    auto until = std::min(next_status, now + std::chrono::milliseconds(100));
+    if (const auto due = a.due()) until = std::min(until, *due);
+    auto timeout = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
+    // With a low-water mark the socket is reported readable only once that much has arrived: look
+    // anyway after the delay, so a small message (or a keepalive) waits no longer.
+    if (p.options_.receive_low_water_bytes > 0) timeout = std::min(timeout, p.options_.receive_max_delay);
+    if (p.options_.receive_timeout.count() > 0) timeout = std::min(timeout, p.options_.receive_timeout / 4);
+    return timeout;
+  }
+
+  // The budget is full with what nothing but a timer can hand over: halt (overload_policy::halt)
+  // or wait for it without reading, so TCP holds the walsender back (pace). Silence is ours then.
+  auto overloaded() -> bool {
+    if (p.options_.overload == overload_policy::halt) {
+      s.too_slow_lag = distance(lsn{p.durable_.load()}, received);
+      return false;
+    }
+    last_heard = clock::now();
+    pinged = false;
+    if (detail::poll_readable(p.wake_fd_, wait_time())) detail::drain_eventfd(p.wake_fd_);
+    return true;
+  }
+
+  // Reads every complete message available, within @p room bytes; keepalives are taken in at once,
+  // data frames kept for apply_frames(). False when the connection ended.
+  auto receive(std::size_t room) -> bool {
+    frames.clear();
+    bool bad_frame = false;
+    result<std::size_t> got = 0U;
+    {
+      const std::scoped_lock lock{guard_state.stream_mutex};
+      got = stream.receive(
+          [&](pq::frame&& f) {
+            last_heard = clock::now();
+            pinged = false;
+            if (!take(std::move(f))) bad_frame = true;
+          },
+          room);
+      if (!got) s.sqlstate = stream.connection().last_error().sqlstate;
+    }
+    if (!got) {
+      s.error = got.error();
+      return false;
+    }
+    if (bad_frame) {
+      s.error = make_error_code(errc::protocol_violation);
+      return false;
+    }
+    maybe_buffered = *got >= room;
+    guard_state.received.store(received.value());
+    return true;
+  }
+
+  // One received frame: a keepalive is taken in, data is kept. False for anything else.
+  auto take(pq::frame&& f) -> bool {
+    const auto bytes = f.bytes();
+    if (bytes.empty()) return false;
+    if (static_cast<char>(bytes[0]) == 'k') {
+      auto k = parse_copy_data(bytes);
+      const auto* ka = k ? std::get_if<primary_keepalive>(&*k) : nullptr;
+      if (ka == nullptr) return false;
+      received = std::max(received, ka->wal_end);
+      // The idle advance trusts the lower of the last two positions, so that one damaged keepalive
+      // cannot move the slot past WAL that was never sent.
+      keepalive_end = std::min(ka->wal_end, previous_keepalive_end);
+      previous_keepalive_end = ka->wal_end;
+      reply_now = reply_now || ka->reply_requested;
+      s.frame_received.store(true);
+      return true;
+    }
+    if (static_cast<char>(bytes[0]) != 'w' || bytes.size() < 25) return false;
+    auto x = parse_copy_data(bytes);
+    const auto* w = x ? std::get_if<xlog_data>(&*x) : nullptr;
+    if (w != nullptr) received = std::max(received, w->wal_end);
+    s.frame_received.store(true);
+    frames.push_back({std::move(f), w != nullptr ? std::optional<xlog_data>{*w} : std::nullopt});
+    return true;
+  }
+
+  // Applies the frames received, in order, until the session ends. What was not applied is
+  // received again by the next session.
+  auto apply_frames() -> void {
+    if (frames.empty()) return;  // bytes of a message not yet complete: nothing heard yet
+    for (const auto& f : frames) {
+      honour_stop();
+      if (ended()) break;
+      if (f.header) {
+        apply(*f.header);
+      } else {
+        a.failed = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::decode_failure));
+      }
+      if (a.failed) end();
+    }
+    frames.clear();
+    // The time spent applying was ours, not the server's silence.
+    last_heard = std::max(last_heard, clock::now());
+  }
+
+  // Decodes one frame's payload and delivers whatever it completes.
+  auto apply(const xlog_data& x) -> void {
+    const auto* w = &x;
+    const auto spilled_before = a.asm_.spill_totals();
+    // The decoder turns the payload into pgoutput messages (pgoutput's own: the payload as it is),
+    // and every Commit among them must agree with the position of the frame it came in.
+    bool damaged_commit = false;
+    const auto to_assembler = [&](std::span<const std::byte> message) -> result<void> {
+      if (!detail::commit_matches_frame(message, *w)) {
+        damaged_commit = true;
+        return fail(errc::protocol_violation);
+      }
+      return a.asm_.push(message, a);
+    };
+    if constexpr (detail::has_recheck<D>) {
+      // The decoder's catalog went stale (pglogical: a table described again): read it anew before
+      // anything else is translated with it. If that cannot be done now, the session ends without
+      // applying this frame, and the reconnect's prepare() reads the catalog.
+      if (p.decoder_.recheck_due() && (!recheck_decoder() || a.failed)) return end();
+    }
+    result<void> pushed = p.decoder_.translate(w->data, to_assembler);
+    if (damaged_commit) {
+      halt h = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::protocol_violation));
+      h.at = w->data_start;
+      a.failed = std::move(h);
+      return;
+    }
+    if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
+      REPLICANT_FAULT_POINT("during_spill");
+      p.template emit<telemetry::events::stream_spilled>(
+          telemetry::keys::byte_size = spilled.second - spilled_before.second,
+          telemetry::keys::change_count = spilled.first - spilled_before.first);
+    }
+    if (!pushed && pushed.error() == halt_reason::spill_exhausted) {
+      p.template emit<telemetry::events::stream_spill_exhausted>(
+          telemetry::keys::byte_size = a.asm_.spilled_bytes(), telemetry::keys::reason = halt_reason::spill_exhausted);
+    }
+    if (!pushed && !a.failed) {
+      halt h = detail::to_halt(detail::halt_for_translation(pushed.error()), pushed.error());
+      h.at = w->data_start;
+      a.failed = std::move(h);
+    }
+    if (!a.failed) check_budget();
+    if (!a.failed && !a.asm_.idle()) REPLICANT_FAULT_POINT("mid_transaction");
+  }
+
+  // What is held cannot shrink before it commits, and no more can be read: held for good. Whatever
+  // the spill policy: one that spills has already brought what is held under its threshold, so only
+  // what it could not move (or a policy that never spills) gets here.
+  auto check_budget() -> void {
+    if (a.asm_.open_streams() > p.options_.max_concurrent_txns ||
+        a.asm_.largest_open_transaction_bytes() > p.options_.max_inflight_bytes ||
+        a.asm_.resident_bytes() >= p.options_.max_inflight_bytes) {
+      a.failed = detail::to_halt(halt_reason::transaction_too_large);
+    }
+  }
+
+  // The status update: the durable position (never what was merely received), or, for a state
+  // mirror with nothing assembling or held, the position of an idle stream. Sent when forced, when
+  // the position moved, when a ping is due, or every status interval.
+  auto report(bool force) -> result<void> {
+    lsn flush{p.durable_.load()};
+    if (may_idle_advance && !a.failed && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
+      // Every frame received before the keepalive has been applied (one thread applies in order).
+      flush = std::max(flush, std::min(keepalive_end, server_sent));
+    }
+    flush = std::max(flush, reported);  // never report a lower position than before
+    if (flush > reported && reported.is_valid() && flush != lsn{p.durable_.load()}) {
+      p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
+                                                              telemetry::keys::kind = telemetry::kind::idle);
+    }
+    const bool watch = p.options_.receive_timeout.count() > 0;
+    const bool ping = watch && !pinged && clock::now() - last_heard > p.options_.receive_timeout / 2;
+    if (!force && !ping && flush == reported && clock::now() < next_status) return {};
+    const auto u = detail::status_update(received, flush, ping);
+    {
+      const std::scoped_lock lock{guard_state.stream_mutex};
+      if (auto sent = stream.send(encode_status_update(u)); !sent) return sent;
+      guard_state.status_sent();
+    }
+    pinged = pinged || ping;
+    reported = flush;
+    next_status = clock::now() + p.options_.status_interval;
+    return {};
+  }
+};
+
+}  // namespace replicant
+
+#endif  // REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP

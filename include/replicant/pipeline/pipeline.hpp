@@ -1,0 +1,328 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_PIPELINE_HPP
+#define REPLICANT_PIPELINE_PIPELINE_HPP
+
+/// @file
+/// replicant::pipeline: streams a logical replication slot into a sink, exactly once in effect.
+
+#include <replicant/assembler/assembler.hpp>
+#include <replicant/checkpoint/deferred.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/policy.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/snapshot/detail/worker.hpp>
+#include <replicant/core/detail/fault_point.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/pipeline/options.hpp>
+#include <replicant/pipeline/options_for.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/pq/replication_stream.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/sink/vocabulary.hpp>
+#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/snapshot/incremental.hpp>
+#include <replicant/snapshot/point_in_time.hpp>
+#include <replicant/spill/disk.hpp>
+#include <replicant/spill/none.hpp>
+#include <replicant/spill/policy.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/model/transaction.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace replicant {
+
+namespace detail {
+
+/**
+ * The hooks of @p Sink that only a capability the decoder @p D lacks would call: each is refused
+ * with a sentence of its own rather than silently never called (as a `checkpoint()` is under a
+ * library-owned checkpoint).
+ * @return true; a hook that would never be called does not compile.
+ */
+template <class D, class Sink>
+constexpr auto check_decoder_serves() -> bool {
+  if constexpr (has_capabilities<D>) {
+    static_assert(D::capabilities.messages || !names_handle_message<Sink>,
+                  "replicant: this Decoder cannot deliver logical messages (pglogical has none), so "
+                  "Sink::handle_message would never be called: remove it, or use pgoutput_decoder or wal2json_decoder");
+    static_assert(D::capabilities.two_phase || !names_handle_prepare<Sink>,
+                  "replicant: this Decoder cannot decode two-phase transactions (only pgoutput can), so "
+                  "Sink::handle_prepare would never be called: remove it, or use pgoutput_decoder");
+    static_assert(D::capabilities.snapshot || !(names_handle_snapshot<Sink> || names_handle_snapshot_complete<Sink>),
+                  "replicant: this Decoder has no snapshot start mode (only pgoutput, through its publications), so "
+                  "Sink::handle_snapshot would never be called: remove it, or use pgoutput_decoder");
+  }
+  return true;
+}
+
+}  // namespace detail
+
+/**
+ * A replication pipeline: owns a logical replication slot and delivers every committed transaction
+ * of the configured publications to a sink, acknowledging the slot only up to what the sink has
+ * durably persisted.
+ *
+ * **Threads.** One thread delivers: `run()`'s own thread reads every complete message the socket
+ * has, decodes and assembles it, runs the checkpoint policy and the sink, and sends the status
+ * update, with no queue and no second wake-up in between. While a call (the sink's, a store's, a
+ * catalog query) outlasts the status interval, a *keepalive guard* thread sends status updates at
+ * the durable position in its place, so that a slow sink never lets `wal_sender_timeout` fire; it
+ * does nothing else, and costs nothing while calls are quick.
+ *
+ * **The seam.** The position reported as flushed is the end of the last transaction the sink
+ * returned (under @ref replicant::lib_owned_checkpoint "lib_owned_checkpoint": whose checkpoint the
+ * store wrote; or, for a state-mirror sink with nothing pending, the server's keepalive position),
+ * never what was merely received. A sink failure (error result or exception) halts: nothing from the
+ * failed transaction on is acknowledged. On any reconnect everything in memory is discarded and
+ * streaming resumes from the durable position; transactions the server sends again whose commit LSN
+ * is not above the sink's checkpoint are skipped.
+ *
+ * **Back-pressure.** While the sink runs nothing is read, so TCP makes the walsender wait. At most
+ * `max_inflight_bytes` are held (transactions being assembled, and what the checkpoint policy
+ * holds, such as a batch); when that is full the socket is left unread until the policy hands
+ * something over (`overload_policy::pace`), or the pipeline halts `sink_too_slow`
+ * (`overload_policy::halt`). A single transaction larger than the budget halts
+ * `transaction_too_large` under `no_spill`, and is held partly on disk under `disk_spill`.
+ *
+ * **Faults.** A lost connection or a server restart reconnects with exponential backoff. Errors of
+ * the commands before streaming starts (a slot in use elsewhere, slots exhausted) count against
+ * `max_command_retries`; past it the pipeline halts `command_error_limit`. A server that is simply
+ * down is retried until stop() (each failed attempt emits `connection.disconnected` with its count);
+ * a run stopped before any connect succeeded ends with `errc::connection_failed`. What a retry
+ * cannot fix halts at once: refused credentials (`authentication_failed`), role (`role_rejected`),
+ * host (`host_rejected`), database (`database_missing`) or TLS (`tls_unavailable`). Every halt is
+ * value-free (see @ref replicant::halt), and emits `connection.disconnected` with its reason (a
+ * sink's failure also `sink.failed`).
+ *
+ * @tparam Decoder the output plugin's decoder, a @ref replicant::decoder_policy "decoder_policy":
+ * @ref pgoutput_decoder, or `wal2json_decoder` (decoder/wal2json.hpp) or `pglogical_decoder`
+ * (decoder/pglogical.hpp), which translate their plugin's output into pgoutput. Its capabilities
+ * decide which options and sink hooks are allowed, and where the table set is named: the
+ * publications of `pipeline_options::publications` for pgoutput, the decoder's own options
+ * otherwise (docs/decoders.md).
+ * @tparam CheckpointPolicy who owns the checkpoint, and when a delivered transaction becomes
+ * durable: @ref sink_owned_checkpoint (the sink, per transaction), @ref sink_owned_batches (the
+ * sink, per atomic batch), @ref lib_owned_checkpoint (the library, in a
+ * @ref replicant::checkpoint_store "checkpoint_store"), or the user's own model of
+ * @ref replicant::checkpoint_policy_for "checkpoint_policy_for". It carries the delivery's
+ * behaviour and decides which sink members are required.
+ * @tparam SpillPolicy a @ref replicant::spill_policy "spill_policy": what happens to transactions larger than memory:
+ * @ref no_spill (halt), @ref disk_spill (hold them partly on disk) or a model of the user's own.
+ * @tparam Sink the user's sink: a @ref replicant::sink, @ref replicant::batch_sink or
+ * @ref replicant::lib_mode_sink, as the checkpoint policy asks (see docs/pipeline.md).
+ *
+ * @par Example
+ * @code
+ * my_sink sink{...};
+ * replicant::pipeline_options o{.conninfo = "dbname=shop", .slot = "shop_mirror",
+ *                               .publications = {"shop_pub"}, .go_forward_only = true};
+ * replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+ *                     replicant::no_spill, my_sink> p{sink, o};
+ * std::jthread stopper{[&](std::stop_token t) { wait_for_signal(t); p.stop(); }};
+ * p.run();  // returns after stop(), throws replicant::error on a halt
+ *
+ * // wal2json instead: the tables are the decoder's, and its options have no publications (nor
+ * // any other setting wal2json cannot express: setting one does not compile).
+ * replicant::wal2json_options w{.tables = {{"public", "orders"}}};
+ * replicant::pipeline_options_for<replicant::wal2json_decoder> j;
+ * j.conninfo = "dbname=shop";
+ * j.slot = "shop_json";
+ * j.go_forward_only = true;
+ * replicant::pipeline<replicant::wal2json_decoder, replicant::sink_owned_checkpoint,
+ *                     replicant::no_spill, my_sink> q{sink, w, j};
+ * @endcode
+ *
+ * @par Thread safety
+ * `run()` once at a time; `stop()` from any thread (it is async-signal-safe).
+ */
+template <class Decoder, class CheckpointPolicy, class SpillPolicy, class Sink>
+class pipeline {
+  static_assert(detail::check_decoder<Decoder>());
+  static_assert(detail::check_decoder_serves<Decoder, Sink>());
+  static_assert(detail::check_spill_policy<SpillPolicy>());
+  static_assert(detail::check_sink<Sink, CheckpointPolicy>());
+
+ public:
+  /// The options this pipeline takes: `pipeline_options` for pgoutput; for a decoder that cannot
+  /// express all of it, the same without what it cannot express (see @ref pipeline_options_for).
+  using options_type = pipeline_options_for<Decoder>;
+
+  /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
+  /// telemetry to @p events if given. For a checkpoint policy without settings of its own.
+  pipeline(Sink& sink, options_type options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+      : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
+  /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, options_type options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
+      : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
+  /// As above, with the spill policy's settings too (the spill directory and its bound).
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, options_type options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder>
+      : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
+  /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
+  /// policy without settings of its own.
+  pipeline(Sink& sink, Decoder decoder, options_type options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+      : pipeline(sink, std::move(decoder), CheckpointPolicy{}, std::move(options), events) {}
+  /// With the decoder's options, e.g. a `wal2json_options`, from which the decoder is made.
+  template <class DecoderOptions>
+  pipeline(Sink& sink, DecoderOptions decoder_options, options_type options,
+           telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
+      std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<CheckpointPolicy>
+      : pipeline(sink, Decoder{std::move(decoder_options)}, CheckpointPolicy{}, std::move(options), events) {}
+  /// With the decoder's and the checkpoint policy's settings.
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, options_type options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
+      : pipeline(sink, std::move(decoder), std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
+  /// With the decoder's, the checkpoint policy's and the spill policy's settings.
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, options_type options,
+           telemetry::dispatcher* events = nullptr);
+  /// Another decoder, or another decoder's options: refused, because each decoder names its table
+  /// set in its own options, and those of one decoder mean nothing to another.
+  template <class Other, class Options>
+  pipeline(Sink& sink, Other, const Options&,
+           telemetry::dispatcher* = nullptr) requires detail::foreign_decoder_settings<Other, Decoder>
+      : sink_(sink), events_(nullptr) {
+    static_assert(detail::always_false<Other>,
+                  "replicant: pipeline: the decoder settings given belong to another Decoder. The table set is named "
+                  "per decoder: pgoutput_decoder streams the publications of pipeline_options::publications, "
+                  "wal2json_decoder the tables of wal2json_options::tables, pglogical_decoder the replication sets of "
+                  "pglogical_options::replication_sets");
+  }
+  /// A full `pipeline_options` for a decoder that cannot express all of it: refused, so that
+  /// what the plugin cannot do is caught where it is set (see @ref pipeline_options_for).
+  template <class... Args>
+  explicit pipeline(Sink& sink, const Args&...) requires(!std::same_as<options_type, pipeline_options> &&
+                                                         (std::same_as<Args, pipeline_options> || ...))
+      : sink_(sink), events_(nullptr) {
+    static_assert(detail::always_false<Sink>,
+                  "replicant: pipeline: this Decoder cannot express every setting of pipeline_options; give it "
+                  "pipeline_options_for<Decoder> (replicant/pipeline/options_for.hpp), whose settings the decoder cannot "
+                  "express do not compile, or convert explicitly: pipeline_options_for<Decoder>{full_options}");
+  }
+  pipeline(const pipeline&) = delete;
+  auto operator=(const pipeline&) -> pipeline& = delete;
+  /// Stops a running pipeline and waits for its threads.
+  ~pipeline();
+
+  /**
+   * Streams until stop() or a halt.
+   *
+   * @throws replicant::error on a halt or a start-time rejection (its details() say why, value-free);
+   * an exception thrown by the sink is rethrown unchanged after the pipeline has stopped (nothing
+   * past the failed transaction was acknowledged).
+   */
+  auto run() -> void;
+
+  /// As run(), without throwing: @p ec is cleared after stop(), or set to the halt reason (see
+  /// last_halt() for the details). A sink exception becomes the halt `sink_failed`.
+  auto run(std::error_code& ec) noexcept -> void;
+
+  /// Asks run() to return: it closes the stream cleanly (CopyDone) after acknowledging what is
+  /// durable. Safe from any thread and from a signal handler.
+  auto stop() noexcept -> void;
+
+  /// Why the last run() halted, if it did.
+  [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return halt_; }
+
+  /**
+   * The position known durable: the last one acknowledged to the server, or, until a later one is,
+   * the checkpoint run() resumed from (the sink's or the store's, or a snapshot's consistent point).
+   * 0/0 before either. Safe from any thread.
+   */
+  [[nodiscard]] auto durable_lsn() const noexcept -> lsn {
+    return lsn{std::max(durable_.load(), resumed_from_.load())};
+  }
+
+ private:
+  struct session;
+  struct applier;
+  struct session_loop;
+  enum class session_end { stopped, reconnect, halted };
+
+  auto run_loop() -> void;
+  auto connect(session& s) -> result<pq::replication_stream>;
+  auto stream(session& s, pq::replication_stream&& stream) -> session_end;
+  auto session_ended(session& s, applier& a) -> session_end;
+  auto halt_with(halt h) -> void;
+  auto report_halt(const halt& h) -> void;
+  auto refused(const pq::connect_refusal& r) -> void;
+  [[nodiscard]] auto validate_options() const -> result<void>;
+  auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
+  auto adopt_halt(session& s) -> bool;
+  auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;
+  auto publications_exist(pq::connection& conn) -> result<bool>;
+  auto publications_still_exist() -> bool;
+  auto open_probe() -> bool;
+  auto heartbeat() -> void;
+  auto walsender_sent(int pid) -> std::optional<lsn>;
+  auto server_wal_position() -> std::optional<lsn>;
+  auto wake() noexcept -> void;
+  auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
+  auto interrupt_overdue_store_write() noexcept -> void;
+  // The incremental snapshot's hooks (impl/pipeline_backfill.hpp).
+  auto prepare_incremental(session& s) -> result<void>;
+  auto start_incremental() -> void;
+  auto end_incremental() noexcept -> void;
+  auto incremental_failed(applier& a) -> bool;
+  auto incremental_transaction(applier& a, transaction& t) -> std::optional<result<void>>;
+  auto incremental_reshaped(applier& a, const schema_change& c) -> void;
+  auto deliver_chunk(applier& a, const detail::snapshot_window& w) -> result<void>;
+  auto read_progress(session& s) -> result<std::optional<std::string>>;
+  auto write_progress(session& s, std::string_view token) -> result<void>;
+
+  template <class Event, class... Fields>
+  auto emit(const Fields&... fields) noexcept -> void {
+    if (events_ != nullptr) telemetry::emit<Event>(*events_, fields...);
+  }
+
+  Sink& sink_;
+  CheckpointPolicy policy_;  // the settings; each session's delivery carries the behaviour
+  [[no_unique_address]] SpillPolicy spill_;
+  Decoder decoder_;  // the plugin's side: options, START, translation; used by the session thread only
+  pipeline_options options_;
+  telemetry::dispatcher* events_;
+  std::optional<slot_name> slot_name_;
+  std::optional<pq::connection> probe_;  // the session thread's own connection for checks and heartbeats
+  int stop_fd_ = -1;                     // readable once stop() was called; never drained
+  int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a backfill reader)
+  std::atomic<bool> stopping_{false};
+  // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
+  // such a write finish, for a grace (impl/pipeline.hpp).
+  std::atomic<std::chrono::steady_clock::rep> store_write_since_{0};
+  std::atomic<std::uint64_t> durable_{0};        // acknowledged; what the status updates report
+  std::atomic<std::uint64_t> resumed_from_{0};  // the checkpoint of the last connect or snapshot
+  std::optional<lsn> checkpoint_;
+  std::optional<halt> halt_;
+  bool never_connected_ = false;  // the last run() was stopped while no connect had ever succeeded
+  std::exception_ptr sink_exception_;
+  detail::incremental_state incremental_;  // the incremental snapshot, when asked for
+};
+
+}  // namespace replicant
+
+#include <replicant/pipeline/impl/pipeline.hpp>
+
+#endif  // REPLICANT_PIPELINE_PIPELINE_HPP

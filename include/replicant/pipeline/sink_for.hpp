@@ -1,0 +1,84 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_SINK_FOR_HPP
+#define REPLICANT_PIPELINE_SINK_FOR_HPP
+
+/// @file
+/// replicant::sink_for: whether a sink fits a decoder and a checkpoint policy together, which a
+/// user can `static_assert` in their own tests without building a pipeline; and the pipeline's
+/// checklist for the same, with one sentence per missing member.
+
+#include <replicant/checkpoint/deferred.hpp>
+#include <replicant/checkpoint/lib_owned.hpp>
+#include <replicant/checkpoint/policy.hpp>
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/checkpoint/sink_owned_batches.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/decoder/policy.hpp>
+
+namespace replicant {
+
+namespace detail {
+
+// Every hook the sink declares is one the decoder can call: a hook that a missing capability would
+// leave uncalled is refused rather than silently ignored.
+template <class D, class S>
+concept decoder_serves_hooks = (D::capabilities.messages || !names_handle_message<S>)&&(
+    D::capabilities.two_phase || !names_handle_prepare<S>)&&(D::capabilities.snapshot ||
+                                                             !(names_handle_snapshot<S> ||
+                                                               names_handle_snapshot_complete<S>));
+
+/**
+ * The sink checklist for a checkpoint policy: the optional hooks, then one `static_assert` per
+ * member the policy requires (or forbids), each naming the member, its signature and its purpose.
+ * The pipeline uses it as `static_assert(detail::check_sink<Sink, CheckpointPolicy>())`.
+ *
+ * @return whether `S` fits `Policy`.
+ */
+template <class S, class Policy = sink_owned_checkpoint>
+constexpr auto check_sink() -> bool {
+  check_hooks<S>();
+  return check_checkpoint_policy<Policy, S>();
+}
+
+// Whether the pipeline can run the incremental snapshot for this sink and checkpoint policy: the
+// sink takes chunks, and the policy's delivery keeps the progress (the sink's, or a store's).
+template <class S, class Policy>
+inline constexpr bool supports_incremental_snapshot = [] {
+  if constexpr (has_handle_snapshot<S> && has_delivery<Policy, S>) {
+    return keeps_snapshot_progress<delivery_of<Policy, S>, S>;
+  } else {
+    return false;
+  }
+}();
+
+}  // namespace detail
+
+/**
+ * Whether a pipeline of @p Decoder and @p CheckpointPolicy can deliver to @p Sink: the decoder is
+ * a @ref replicant::decoder_policy "decoder_policy", the checkpoint policy models
+ * @ref replicant::checkpoint_policy_for "checkpoint_policy_for" this sink and
+ * accepts it (every member it requires is there, with its signature), every optional hook the
+ * sink declares is declared exactly as the pipeline calls it, and the decoder can call each one.
+ *
+ * Use it in your own tests to check a sink without building a pipeline; the pipeline itself
+ * reports a sink that does not fit member by member, in plain sentences.
+ *
+ * @par Example
+ * @code
+ * static_assert(replicant::sink_for<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, my_sink>);
+ * static_assert(!replicant::sink_for<replicant::pgoutput_decoder, replicant::sink_owned_batches, my_sink>);
+ * @endcode
+ *
+ * @tparam Decoder the output plugin's decoder.
+ * @tparam CheckpointPolicy who owns the checkpoint, and when a position becomes durable.
+ * @tparam Sink the user's sink.
+ */
+template <class Decoder, class CheckpointPolicy, class Sink>
+concept sink_for = decoder_policy<Decoder> && checkpoint_policy_for<CheckpointPolicy, Sink> &&
+                   CheckpointPolicy::template accepts<Sink> && detail::hooks_declared<Sink> &&
+                   detail::decoder_serves_hooks<Decoder, Sink>;
+
+}  // namespace replicant
+
+#endif  // REPLICANT_PIPELINE_SINK_FOR_HPP

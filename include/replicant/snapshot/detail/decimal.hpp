@@ -1,0 +1,44 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_SNAPSHOT_DETAIL_DECIMAL_HPP
+#define REPLICANT_SNAPSHOT_DETAIL_DECIMAL_HPP
+
+// Decimal numbers as the server prints them in catalog rows and in our own tokens: strict (the
+// whole text, no sign unless the type has one, no spaces), never throwing.
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace replicant::detail {
+
+// A decimal integer of type T filling all of @p text, or nothing.
+template <class T>
+[[nodiscard]] auto parse_decimal(std::string_view text) noexcept -> std::optional<T> {
+  T v{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// The attribute numbers of a list spelled "1 2 5" (positive, as in column lists and index keys).
+[[nodiscard]] inline auto parse_attnum_list(std::string_view text) -> std::optional<std::vector<std::int16_t>> {
+  std::vector<std::int16_t> out;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const auto n = parse_decimal<std::int16_t>(text.substr(0, space));
+    if (!n || *n <= 0) return std::nullopt;
+    out.push_back(*n);
+    if (space == std::string_view::npos) break;
+    text.remove_prefix(space + 1);
+  }
+  return out;
+}
+
+}  // namespace replicant::detail
+
+#endif  // REPLICANT_SNAPSHOT_DETAIL_DECIMAL_HPP

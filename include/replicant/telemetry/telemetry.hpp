@@ -1,0 +1,889 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TELEMETRY_TELEMETRY_HPP
+#define REPLICANT_TELEMETRY_TELEMETRY_HPP
+
+/// @file
+/// Value-free telemetry: the compile-time catalog of replicant's thirty-one events, the allowlisted
+/// keys they may carry, `telemetry::emit`, and the `telemetry::dispatcher` user handlers attach to.
+///
+/// **Value-free by construction.** An event carries only allowlisted keys — `commit_lsn`,
+/// `change_count`, `byte_size`, `lag_ms`, `duration`, `attempt`, `max_retries`, `transactional`,
+/// `table`, `slot_name`, `reason`, `error_class`, `kind` as metadata, `duration` and `lag_bytes` as
+/// measurements — and each key accepts only its own value type: an @ref replicant::lsn, an integer,
+/// a `std::chrono` duration, a `bool`, a @ref replicant::table_ref, a @ref replicant::slot_name, a
+/// @ref replicant::halt_reason, a @ref replicant::errc or a
+/// @ref replicant::telemetry::kind "telemetry::kind". No key takes a string, so a row value cannot
+/// be emitted: the attempt does not compile, with a `static_assert` message starting `replicant: `,
+/// and neither does a key that the event's catalog entry does not list. The catalog is a Boost.Hana
+/// tuple of event types, checked when this header is compiled.
+///
+/// @par Example: observing a pipeline
+/// @code
+/// replicant::telemetry::dispatcher events;
+/// events.attach([](const replicant::telemetry::event_record& e) {
+///   if (e.name == "replicant.sink.committed") metrics.observe(e.find("duration"));
+///   std::clog << replicant::telemetry::to_string(e) << '\n';
+/// });
+/// @endcode
+///
+/// @par Example: emitting (inside replicant, or a custom policy model)
+/// @code
+/// namespace t = replicant::telemetry;
+/// t::emit<t::events::sink_committed>(events, t::keys::commit_lsn = txn.commit_lsn(),
+///                                    t::keys::duration = elapsed);
+/// @endcode
+
+#include <replicant/telemetry/detail/catalog.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+
+#include <boost/hana/all_of.hpp>
+#include <boost/hana/contains.hpp>
+#include <boost/hana/size.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+#include <boost/hana/unpack.hpp>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace replicant::telemetry {
+
+/**
+ * The closed set of values of the `kind` metadata key; which ones an event uses is listed on the
+ * event.
+ */
+enum class kind {
+  primary = 1,             ///< `connection_connected`: the server is a primary.
+  standby,                 ///< `connection_connected`: the server is a standby (in recovery).
+  idle,                    ///< `checkpoint_advanced`: an idle advance over WAL with nothing published.
+  additive,                ///< schema change events: a column was added (applied automatically).
+  destructive,             ///< schema change events: a column dropped, narrowed, or a new replica identity.
+  wal_removed,             ///< `connection_slot_invalidated`: WAL the slot needed was removed.
+  rows_removed,            ///< `connection_slot_invalidated`: catalog rows the slot needed were vacuumed.
+  wal_level_insufficient,  ///< `connection_slot_invalidated`: `wal_level` was lowered below `logical`.
+  idle_timeout,            ///< `connection_slot_invalidated`: the slot sat idle too long (PostgreSQL 18).
+  invalidated,             ///< `connection_slot_invalidated`: invalidated, the server gave no class.
+  batch_full,              ///< `sink_batch_committed`: the batch reached its size bound.
+  batch_timer,             ///< `sink_batch_committed`: the batch's delay bound elapsed.
+  batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
+};
+
+/// Every @ref kind, in declaration order.
+inline constexpr std::array kinds = {
+    kind::primary,      kind::standby,     kind::idle,         kind::additive,
+    kind::destructive,  kind::wal_removed, kind::rows_removed, kind::wal_level_insufficient,
+    kind::idle_timeout, kind::invalidated, kind::batch_full,   kind::batch_timer,
+    kind::batch_drain};
+
+/// The stable snake_case name of @p k, e.g. `"idle"`. Never throws.
+[[nodiscard]] constexpr auto to_string(kind k) noexcept -> std::string_view {
+  switch (k) {
+    case kind::primary: return "primary";
+    case kind::standby: return "standby";
+    case kind::idle: return "idle";
+    case kind::additive: return "additive";
+    case kind::destructive: return "destructive";
+    case kind::wal_removed: return "wal_removed";
+    case kind::rows_removed: return "rows_removed";
+    case kind::wal_level_insufficient: return "wal_level_insufficient";
+    case kind::idle_timeout: return "idle_timeout";
+    case kind::invalidated: return "invalidated";
+    case kind::batch_full: return "batch_full";
+    case kind::batch_timer: return "batch_timer";
+    case kind::batch_drain: return "batch_drain";
+  }
+  return "unknown";
+}
+
+/**
+ * The value of one key of a delivered event: a closed variant of the allowlisted value types.
+ *
+ * Integers (counts, sizes, attempts, `lag_ms`, `lag_bytes`) are `std::int64_t`; `duration` is
+ * `std::chrono::nanoseconds`. There is no string alternative: names arrive as
+ * @ref replicant::table_ref or @ref replicant::slot_name.
+ */
+using field_value = std::variant<std::int64_t, lsn, std::chrono::nanoseconds, bool, table_ref, slot_name,
+                                 halt_reason, errc, kind>;
+
+/**
+ * One key and its value in a delivered event.
+ *
+ * A `table_ref` value views strings owned by the emitter: like the whole @ref event_record it is
+ * valid only during the handler call. Copy what you keep (`to_string` gives an owned text).
+ */
+struct field {
+  std::string_view key;  ///< The key's name, e.g. `"commit_lsn"`.
+  field_value value;     ///< Its value.
+};
+
+/**
+ * An event as handlers see it: the name, the measurements and the metadata.
+ *
+ * A view, valid only during the handler call.
+ *
+ * @par Thread safety
+ * Read-only; may be read from the handler's thread only while the call lasts.
+ */
+struct event_record {
+  std::string_view name;               ///< Dotted event name, e.g. `"replicant.sink.committed"`.
+  std::span<const field> measurements;  ///< Numeric observations (`duration`, `lag_bytes`).
+  std::span<const field> metadata;      ///< Allowlisted descriptive keys, in emission order.
+
+  /// The value of @p key among the measurements, then the metadata, or null. Never throws.
+  [[nodiscard]] auto find(std::string_view key) const noexcept -> const field_value* {
+    for (const field& f : measurements) {
+      if (f.key == key) return &f.value;
+    }
+    for (const field& f : metadata) {
+      if (f.key == key) return &f.value;
+    }
+    return nullptr;
+  }
+};
+
+/// A user's telemetry handler. A pipeline calls it from the thread that runs it; handlers shared by
+/// several pipelines (or other threads) must be thread-safe. It should be quick and must not throw.
+using handler = std::function<void(const event_record&)>;
+
+/// Identifies an attached handler, for
+/// @ref replicant::telemetry::dispatcher::detach "dispatcher::detach".
+enum class handler_id : std::uint64_t {};
+
+/**
+ * The handler registry a pipeline emits its events to.
+ *
+ * Attach any number of handlers; each receives every event. With none attached, emitting costs one
+ * atomic load and a branch (the event record is never built).
+ *
+ * A handler that throws is detached (as Erlang's `:telemetry` does), so a faulty handler cannot
+ * stop replication; the exception is swallowed.
+ *
+ * @par Thread safety
+ * All members are safe to call concurrently. Events are emitted from two threads (connection and
+ * applier), so handlers run concurrently with each other and with themselves. A handler attached or
+ * detached while an event is being delivered may or may not see that event; after `detach` returns,
+ * the handler receives no event emitted later, but a delivery already in progress may still finish.
+ * A handler may attach or detach handlers, including itself. The dispatcher must outlive everything
+ * that emits to it (a pipeline keeps a reference), and whatever a handler captures must outlive
+ * the handler's last delivery.
+ */
+class dispatcher {
+ public:
+  /// An empty registry. Never throws.
+  dispatcher() noexcept = default;
+  dispatcher(const dispatcher&) = delete;
+  auto operator=(const dispatcher&) -> dispatcher& = delete;
+  ~dispatcher() = default;
+
+  /**
+   * Attaches @p h; it receives every event emitted from now on.
+   * @return the id to detach it with.
+   * @throws std::bad_alloc
+   */
+  auto attach(handler h) -> handler_id {
+    const std::lock_guard lock(mutex_);
+    auto next = handlers_ ? std::make_shared<list>(*handlers_) : std::make_shared<list>();
+    const auto id = handler_id{++last_id_};
+    next->push_back(entry{id, std::move(h)});
+    handlers_ = std::move(next);
+    active_.store(true, std::memory_order_release);
+    return id;
+  }
+
+  /**
+   * Detaches the handler @p id.
+   * @return whether it was attached.
+   * @throws std::bad_alloc
+   */
+  auto detach(handler_id id) -> bool {
+    const std::lock_guard lock(mutex_);
+    if (!handlers_) return false;
+    auto next = std::make_shared<list>();
+    for (const entry& e : *handlers_) {
+      if (e.id != id) next->push_back(e);
+    }
+    if (next->size() == handlers_->size()) return false;
+    active_.store(!next->empty(), std::memory_order_release);
+    handlers_ = next->empty() ? nullptr : std::move(next);
+    return true;
+  }
+
+  /// Whether any handler is attached: the fast path of @ref emit. Never throws.
+  [[nodiscard]] auto has_handlers() const noexcept -> bool { return active_.load(std::memory_order_acquire); }
+
+  /**
+   * Delivers @p record to every attached handler, in attachment order.
+   *
+   * Handlers run outside the registry's lock, on the calling thread. One that throws is detached.
+   * Never throws.
+   */
+  auto dispatch(const event_record& record) noexcept -> void {
+    std::shared_ptr<const list> current;
+    {
+      const std::lock_guard lock(mutex_);
+      current = handlers_;
+    }
+    if (!current) return;
+    for (const entry& e : *current) {
+      try {
+        e.fn(record);
+      } catch (...) {
+        try {
+          static_cast<void>(detach(e.id));
+        } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; it stays attached
+        }
+      }
+    }
+  }
+
+ private:
+  struct entry {
+    handler_id id;
+    handler fn;
+  };
+  using list = std::vector<entry>;
+
+  std::mutex mutex_;
+  // Copy-on-write: dispatch() copies the pointer under the lock and runs handlers without it, so a
+  // slow handler never blocks attach/detach or the other thread's events for longer than a copy.
+  std::shared_ptr<const list> handlers_;
+  std::atomic<bool> active_{false};
+  std::uint64_t last_id_ = 0;
+};
+
+namespace detail {
+
+// --- value shapes: which C++ types a key accepts, and how it stores them ---------------------
+// Every shape refuses strings (checked separately so that the message can say so).
+
+struct lsn_shape {
+  template <class V>
+  static constexpr bool accepts = std::is_same_v<V, lsn>;
+  static auto store(lsn v) noexcept -> field_value { return field_value(std::in_place_type<lsn>, v); }
+};
+
+struct count_shape {
+  template <class V>
+  static constexpr bool accepts = count<V>;
+  // Counts and sizes are far below 2^63; a larger unsigned value would wrap, which is acceptable
+  // for an observation and cheaper than a branch on every event.
+  template <class V>
+  static auto store(V v) noexcept -> field_value {
+    return field_value(std::in_place_type<std::int64_t>, static_cast<std::int64_t>(v));
+  }
+};
+
+struct duration_shape {
+  template <class V>
+  static constexpr bool accepts = is_duration<V>;
+  template <class V>
+  static auto store(V v) noexcept -> field_value {
+    return field_value(std::in_place_type<std::chrono::nanoseconds>,
+                       std::chrono::duration_cast<std::chrono::nanoseconds>(v));
+  }
+};
+
+// `lag_ms`: a duration on the way in (so the unit is never guessed), whole milliseconds out.
+struct millis_shape {
+  template <class V>
+  static constexpr bool accepts = is_duration<V>;
+  template <class V>
+  static auto store(V v) noexcept -> field_value {
+    return field_value(std::in_place_type<std::int64_t>,
+                       static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(v).count()));
+  }
+};
+
+struct bool_shape {
+  template <class V>
+  static constexpr bool accepts = std::is_same_v<V, bool>;
+  static auto store(bool v) noexcept -> field_value { return field_value(std::in_place_type<bool>, v); }
+};
+
+struct table_shape {
+  template <class V>
+  static constexpr bool accepts = std::is_same_v<V, table_ref> || std::is_same_v<V, table_name>;
+  static auto store(table_ref v) noexcept -> field_value { return field_value(std::in_place_type<table_ref>, v); }
+};
+
+struct slot_shape {
+  template <class V>
+  static constexpr bool accepts = std::is_same_v<V, replicant::slot_name>;
+  static auto store(const replicant::slot_name& v) noexcept -> field_value {
+    return field_value(std::in_place_type<replicant::slot_name>, v);
+  }
+};
+
+template <class Enum>
+struct enum_shape {
+  template <class V>
+  static constexpr bool accepts = std::is_same_v<V, Enum>;
+  static auto store(Enum v) noexcept -> field_value { return field_value(std::in_place_type<Enum>, v); }
+};
+
+}  // namespace detail
+
+/**
+ * Whether key @p Key (a tag such as `keys::commit_lsn_t`) accepts a value of type @p V.
+ *
+ * False for every key and every string type. This is the check `keys::x = value` enforces with a
+ * `static_assert`; it is exposed so that tests can check it without a failed compilation.
+ */
+template <class Key, class V>
+inline constexpr bool accepts = !detail::is_string_like<std::remove_cvref_t<V>> &&
+                                Key::template accepts<std::remove_cvref_t<V>>;
+
+/// A key bound to a value, made by `keys::x = value` and consumed by @ref emit.
+template <class Key>
+struct binding {
+  field_value value;  ///< The stored value, already of the key's type.
+};
+
+/**
+ * A key object: `keys::commit_lsn = at` makes a @ref binding, checking the value's type at compile
+ * time.
+ *
+ * @tparam Key the key's tag, which names it and gives its value shape.
+ */
+template <class Key>
+struct key {
+  using tag = Key;  ///< The key's tag type, as listed in the catalog.
+
+  /// Binds @p v to this key. A string, or any type the key does not accept, does not compile.
+  template <class V>
+  // NOLINTNEXTLINE(misc-unconventional-assign-operator): the `key = value` spelling is the point
+  constexpr auto operator=(V&& v) const -> binding<Key> {
+    using value_type = std::remove_cvref_t<V>;
+    static_assert(!detail::is_string_like<value_type>,
+                  "replicant: telemetry values are never strings: a row value must not reach telemetry "
+                  "(names are passed as replicant::table_ref or replicant::slot_name)");
+    static_assert(detail::is_string_like<value_type> || Key::template accepts<value_type>,
+                  "replicant: this value type is not allowed for this telemetry key (see the key's "
+                  "value type in replicant/telemetry/telemetry.hpp)");
+    if constexpr (accepts<Key, V>) {
+      return binding<Key>{Key::store(v)};
+    } else {
+      return binding<Key>{};
+    }
+  }
+};
+
+/**
+ * The key vocabulary. Each key object is used as `keys::name = value`; its tag type `name_t`
+ * appears in the catalog.
+ */
+namespace keys {
+
+// clang-format off
+/// `commit_lsn`: a position in the WAL (@ref replicant::lsn).
+struct commit_lsn_t : detail::lsn_shape { static constexpr std::string_view name = "commit_lsn"; };
+/// `change_count`: a number of changes or rows (any integer type).
+struct change_count_t : detail::count_shape { static constexpr std::string_view name = "change_count"; };
+/// `byte_size`: a size in bytes (any integer type).
+struct byte_size_t : detail::count_shape { static constexpr std::string_view name = "byte_size"; };
+/// `lag_ms`: a lag in time (a `std::chrono` duration; delivered as whole milliseconds).
+struct lag_ms_t : detail::millis_shape { static constexpr std::string_view name = "lag_ms"; };
+/// `duration`: how long something took (a `std::chrono` duration; delivered as nanoseconds).
+struct duration_t : detail::duration_shape { static constexpr std::string_view name = "duration"; };
+/// `attempt`: the number of the current attempt (any integer type).
+struct attempt_t : detail::count_shape { static constexpr std::string_view name = "attempt"; };
+/// `max_retries`: a retry budget (any integer type).
+struct max_retries_t : detail::count_shape { static constexpr std::string_view name = "max_retries"; };
+/// `transactional`: whether a logical message was transactional (`bool` only).
+struct transactional_t : detail::bool_shape { static constexpr std::string_view name = "transactional"; };
+/// `table`: a schema-qualified table name (@ref replicant::table_ref or @ref replicant::table_name). The
+/// binding views the name, so bind it inside the `emit` call, as with every key.
+struct table_t : detail::table_shape { static constexpr std::string_view name = "table"; };
+/// `slot_name`: the replication slot (@ref replicant::slot_name, validated).
+struct slot_name_t : detail::slot_shape { static constexpr std::string_view name = "slot_name"; };
+/// `reason`: why something stopped (@ref replicant::halt_reason).
+struct reason_t : detail::enum_shape<halt_reason> { static constexpr std::string_view name = "reason"; };
+/// `error_class`: what kind of error occurred (@ref replicant::errc).
+struct error_class_t : detail::enum_shape<errc> { static constexpr std::string_view name = "error_class"; };
+/// `kind`: a variant of the event (@ref telemetry::kind).
+struct kind_t : detail::enum_shape<telemetry::kind> { static constexpr std::string_view name = "kind"; };
+/// `lag_bytes` (measurement): how far received WAL is ahead of the durable checkpoint, in bytes, signed.
+struct lag_bytes_t : detail::count_shape { static constexpr std::string_view name = "lag_bytes"; };
+// clang-format on
+
+// The tags' `name` members, documented here so that each tag above stays on one line.
+/**
+ * @var commit_lsn_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var change_count_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var byte_size_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var lag_ms_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var duration_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var attempt_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var max_retries_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var transactional_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var table_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var slot_name_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var reason_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var error_class_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var kind_t::name
+ * The key's name (`field::key` in a delivered event).
+ * @var lag_bytes_t::name
+ * The key's name (`field::key` in a delivered event).
+ */
+
+inline constexpr key<commit_lsn_t> commit_lsn{};        ///< Binds `commit_lsn`.
+inline constexpr key<change_count_t> change_count{};    ///< Binds `change_count`.
+inline constexpr key<byte_size_t> byte_size{};          ///< Binds `byte_size`.
+inline constexpr key<lag_ms_t> lag_ms{};                ///< Binds `lag_ms`.
+inline constexpr key<duration_t> duration{};            ///< Binds `duration`.
+inline constexpr key<attempt_t> attempt{};              ///< Binds `attempt`.
+inline constexpr key<max_retries_t> max_retries{};      ///< Binds `max_retries`.
+inline constexpr key<transactional_t> transactional{};  ///< Binds `transactional`.
+inline constexpr key<table_t> table{};                  ///< Binds `table`.
+inline constexpr key<slot_name_t> slot_name{};          ///< Binds `slot_name`.
+inline constexpr key<reason_t> reason{};                ///< Binds `reason`.
+inline constexpr key<error_class_t> error_class{};      ///< Binds `error_class`.
+inline constexpr key<kind_t> kind{};                    ///< Binds `kind`.
+inline constexpr key<lag_bytes_t> lag_bytes{};          ///< Binds `lag_bytes`.
+
+}  // namespace keys
+
+namespace hana = boost::hana;
+
+/// The metadata allowlist: the only keys any event may carry as metadata (exactly thirteen).
+inline constexpr auto metadata_keys =
+    hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t, keys::lag_ms_t, keys::duration_t,
+                  keys::attempt_t, keys::max_retries_t, keys::transactional_t, keys::table_t, keys::slot_name_t,
+                  keys::reason_t, keys::error_class_t, keys::kind_t>;
+
+/// The keys an event may carry as measurements.
+inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t>;
+
+/**
+ * The thirty-one events (the reference's thirty, and the heartbeat). Each type names its event
+ * (`name`) and lists the keys it may carry:
+ * `measurements` and `metadata`, as Hana tuples of key tags. Every key is optional: an emitter
+ * passes those that apply (for instance `reason` on `connection_disconnected` only for a halt).
+ */
+namespace events {
+
+// clang-format off
+// --- connection ----------------------------------------------------------------------------------
+/// The replication connection was established (every connect and reconnect). `kind`: primary/standby.
+struct connection_connected {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.connected";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::kind_t>;
+  /// @}
+};
+/// The connection was dropped, or an attempt to connect failed (`attempt`: failed attempts in a row,
+/// `error_class`). Every halt is reported here too (`reason`; for `sink_too_slow` with the lag).
+struct connection_disconnected {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.disconnected";
+  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::attempt_t, keys::error_class_t>;
+  /// @}
+};
+/// The slot is owned and streaming begins.
+struct connection_slot_active {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.slot_active";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
+  /// @}
+};
+/// The slot was found invalidated, or the connect chain refused the configuration (`reason`:
+/// slot_invalidated, publication_missing, failover_unsupported, decoder_option_unsupported, ...);
+/// `kind` carries the invalidation class.
+struct connection_slot_invalidated {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.slot_invalidated";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::reason_t, keys::kind_t>;
+  /// @}
+};
+/// The sink's `handle_session_identity` refused the server.
+struct connection_session_identity_rejected {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.session_identity_rejected";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::reason_t>;
+  /// @}
+};
+/// The pre-stream command-error budget (`max_command_retries`) ran out; the pipeline halts.
+struct connection_command_error_halt {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.command_error_halt";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata =
+      hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
+  /// @}
+};
+/// The heartbeat statement ran (`heartbeat_interval`); `commit_lsn` is the LSN it returned, if any.
+/// A heartbeat that failed (a read-only standby, a statement the role may not run) says so with
+/// `error_class`, so that a heartbeat that never works does not go unnoticed.
+struct connection_heartbeat {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.heartbeat";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::error_class_t>;
+  /// @}
+};
+// --- checkpoint ----------------------------------------------------------------------------------
+/// The acknowledged position advanced (after a delivery, or `kind` idle over filtered WAL).
+struct checkpoint_advanced {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.checkpoint.advanced";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::kind_t>;
+  /// @}
+};
+/// Library-owned checkpoint: read at connect (no `commit_lsn` for a fresh slot).
+struct checkpoint_store_read {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.checkpoint_store.read";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
+  /// @}
+};
+/// Library-owned checkpoint: durably written.
+struct checkpoint_store_written {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.checkpoint_store.written";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
+  /// @}
+};
+/// Library-owned checkpoint: a batch of checkpoint writes was flushed (`byte_size` is the LSN span).
+struct checkpoint_store_batch_flushed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.checkpoint_store.batch_flushed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata =
+      hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>;
+  /// @}
+};
+/// A transient checkpoint-store fault is being retried.
+struct checkpoint_store_retrying {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.checkpoint_store.retrying";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata =
+      hana::tuple_t<keys::slot_name_t, keys::attempt_t, keys::max_retries_t, keys::error_class_t>;
+  /// @}
+};
+/// The checkpoint store failed for good (budget spent, or a permanent fault); the pipeline halts.
+struct checkpoint_store_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.checkpoint_store.failed";
+  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::reason_t, keys::error_class_t>;
+  /// @}
+};
+// --- delivery ------------------------------------------------------------------------------------
+/// A committed transaction was assembled and is about to be delivered.
+struct transaction_assembled {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.transaction.assembled";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>;
+  /// @}
+};
+/// The sink persisted a transaction.
+struct sink_committed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.sink.committed";
+  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
+  /// @}
+};
+/// The sink persisted a batch atomically (`kind`: what closed the batch).
+struct sink_batch_committed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.sink.batch_committed";
+  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::kind_t>;
+  /// @}
+};
+/// The sink failed (error result or exception); the pipeline halts.
+struct sink_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.sink.failed";
+  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::reason_t, keys::error_class_t>;
+  /// @}
+};
+/// A logical-decoding message arrived (messages enabled). Its prefix and content are never reported.
+struct message_received {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.message.received";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::transactional_t>;
+  /// @}
+};
+// --- schema --------------------------------------------------------------------------------------
+/// An additive schema change was applied automatically (`kind` additive).
+struct schema_change_additive {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.schema_change.additive";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::kind_t>;
+  /// @}
+};
+/// A destructive schema change halted the pipeline, or the sink refused one (`reason`).
+struct schema_change_halted {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.schema_change.halted";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::kind_t, keys::reason_t>;
+  /// @}
+};
+// --- snapshot ------------------------------------------------------------------------------------
+/// A snapshot or backfill started at `commit_lsn`.
+struct snapshot_started {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.started";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
+  /// @}
+};
+/// An incremental backfill resumed from its durable progress (`change_count`: rows backfilled
+/// before).
+struct snapshot_resumed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.resumed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::change_count_t>;
+  /// @}
+};
+/// One table finished snapshotting.
+struct snapshot_table_completed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.table_completed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::change_count_t>;
+  /// @}
+};
+/// One incremental chunk was applied.
+struct snapshot_chunk_completed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.chunk_completed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::change_count_t>;
+  /// @}
+};
+/// A chunk was discarded for contention and will be retried.
+struct snapshot_chunk_retried {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.chunk_retried";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::reason_t, keys::attempt_t>;
+  /// @}
+};
+/// The snapshot finished and handed over to streaming at `commit_lsn`.
+struct snapshot_completed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.completed";
+  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t>;
+  /// @}
+};
+/// The snapshot halted.
+struct snapshot_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.snapshot.failed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::table_t, keys::error_class_t>;
+  /// @}
+};
+// --- streamed transactions -----------------------------------------------------------------------
+/// A streamed (in-progress) transaction committed.
+struct stream_committed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.stream.committed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::change_count_t>;
+  /// @}
+};
+/// A streamed transaction aborted; what was buffered for it is dropped.
+struct stream_aborted {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.stream.aborted";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::change_count_t>;
+  /// @}
+};
+/// Part of an oversized streamed transaction was spilled to disk.
+struct stream_spilled {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.stream.spilled";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::change_count_t>;
+  /// @}
+};
+/// The spill ceiling was reached; the pipeline halts (`reason` spill_exhausted).
+struct stream_spill_exhausted {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.stream.spill_exhausted";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::reason_t>;
+  /// @}
+};
+// clang-format on
+
+}  // namespace events
+
+/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-one).
+inline constexpr auto catalog = hana::tuple_t<
+    events::connection_connected, events::connection_disconnected, events::connection_slot_active,
+    events::connection_slot_invalidated, events::connection_session_identity_rejected,
+    events::connection_command_error_halt, events::checkpoint_advanced, events::checkpoint_store_read,
+    events::checkpoint_store_written, events::checkpoint_store_batch_flushed, events::checkpoint_store_retrying,
+    events::checkpoint_store_failed, events::transaction_assembled, events::sink_committed,
+    events::sink_batch_committed, events::sink_failed, events::message_received, events::schema_change_additive,
+    events::schema_change_halted, events::snapshot_started, events::snapshot_resumed,
+    events::snapshot_table_completed, events::snapshot_chunk_completed, events::snapshot_chunk_retried,
+    events::snapshot_completed, events::snapshot_failed, events::stream_committed, events::stream_aborted,
+    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat>;
+
+/// The names of all catalogued events, in catalog order.
+inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {
+  return std::array<std::string_view, sizeof...(e)>{decltype(e)::type::name...};
+});
+
+namespace detail {
+
+template <class Event>
+inline constexpr bool is_event = decltype(hana::contains(catalog, hana::type_c<Event>))::value;
+
+template <class Event, class Key>
+inline constexpr bool is_measurement = decltype(hana::contains(Event::measurements, hana::type_c<Key>))::value;
+
+template <class Event, class Key>
+inline constexpr bool is_metadata = decltype(hana::contains(Event::metadata, hana::type_c<Key>))::value;
+
+
+template <class Event, class Key>
+constexpr auto check_key() -> void {
+  static_assert(is_measurement<Event, Key> || is_metadata<Event, Key>,
+                "replicant: key not allowed for this telemetry event (it is in neither the measurements nor the "
+                "metadata of the event's entry in replicant::telemetry::events)");
+}
+
+}  // namespace detail
+
+/**
+ * Emits event @p Event with the given key bindings to every handler attached to @p to.
+ *
+ * Checked at compile time: @p Event must be in the catalog, each key must be listed for it, and no
+ * key may be given twice; the value types were checked when the bindings were made. Keys listed as
+ * measurements go to `event_record::measurements`, the others to `event_record::metadata`, each in
+ * the order given.
+ *
+ * When no handler is attached this is one atomic load and a branch: the record is not built.
+ *
+ * @tparam Event a type of @ref events.
+ * @par Example
+ * @code
+ * emit<events::checkpoint_advanced>(d, keys::commit_lsn = at, keys::kind = kind::idle);
+ * @endcode
+ * @par Exceptions
+ * Never throws (a throwing handler is detached, see @ref dispatcher).
+ * @par Thread safety
+ * Safe to call from several threads on one dispatcher.
+ */
+template <class Event, class... Keys>
+auto emit(dispatcher& to, const binding<Keys>&... fields) noexcept -> void {
+  static_assert(detail::is_event<Event>,
+                "replicant: not a telemetry event of the catalog (use a type of replicant::telemetry::events)");
+  (detail::check_key<Event, Keys>(), ...);
+  static_assert(replicant::telemetry::detail::distinct<Keys...>, "replicant: a telemetry key was given twice");
+  if (!to.has_handlers()) return;
+
+  constexpr std::size_t n_measurements = (std::size_t{detail::is_measurement<Event, Keys>} + ... + 0);
+  std::array<field, n_measurements> measured{};
+  std::array<field, sizeof...(Keys) - n_measurements> described{};
+  std::size_t im = 0;
+  std::size_t id = 0;
+  [[maybe_unused]] const auto put = [&]<class Key>(const binding<Key>& b) {
+    if constexpr (detail::is_measurement<Event, Key>) {
+      measured[im++] = field{Key::name, b.value};
+    } else {
+      described[id++] = field{Key::name, b.value};
+    }
+  };
+  (put(fields), ...);
+  to.dispatch(event_record{Event::name, measured, described});
+}
+
+
+/**
+ * The display form of a value: an LSN as `16/B374D848`, a duration as `1500ns`, a table as
+ * `public.orders` (escaped, see @ref replicant::to_string(table_ref)), enums by their snake_case
+ * names. For log handlers.
+ * @par Exceptions
+ * Throws `std::bad_alloc` only.
+ */
+[[nodiscard]] inline auto to_string(const field_value& v) -> std::string {
+  struct visitor {
+    auto operator()(std::int64_t x) const -> std::string { return std::to_string(x); }
+    auto operator()(lsn x) const -> std::string { return replicant::to_string(x); }
+    auto operator()(std::chrono::nanoseconds x) const -> std::string { return std::to_string(x.count()) + "ns"; }
+    auto operator()(bool x) const -> std::string { return x ? "true" : "false"; }
+    auto operator()(table_ref x) const -> std::string { return replicant::to_string(x); }
+    auto operator()(const replicant::slot_name& x) const -> std::string { return x.str(); }
+    auto operator()(halt_reason x) const -> std::string { return std::string(replicant::to_string(x)); }
+    auto operator()(errc x) const -> std::string { return std::string(replicant::to_string(x)); }
+    auto operator()(kind x) const -> std::string { return std::string(telemetry::to_string(x)); }
+  };
+  return std::visit(visitor{}, v);
+}
+
+/**
+ * One log line for @p e: the name, then `key=value` for each measurement and metadata key, e.g.
+ * `replicant.sink.committed duration=1500ns commit_lsn=0/16B3748`.
+ * @par Exceptions
+ * Throws `std::bad_alloc` only.
+ */
+[[nodiscard]] inline auto to_string(const event_record& e) -> std::string {
+  std::string out(e.name);
+  for (const auto fields : {e.measurements, e.metadata}) {
+    for (const field& f : fields) {
+      out.push_back(' ');
+      out.append(f.key);
+      out.push_back('=');
+      out.append(to_string(f.value));
+    }
+  }
+  return out;
+}
+
+}  // namespace replicant::telemetry
+
+#endif  // REPLICANT_TELEMETRY_TELEMETRY_HPP
