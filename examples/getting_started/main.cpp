@@ -120,6 +120,10 @@ constexpr std::string_view message_prefix = "replicant.tour";
 // thread; the tour reads what they stored from the main thread, hence the mutex.
 class mirror_sink {
  public:
+  /// The optional hooks it implements, checked against its members at compile time.
+  static constexpr replicant::hook hooks =
+      replicant::hook::message | replicant::hook::snapshot | replicant::hook::snapshot_complete;
+
   // Where to resume: the commit LSN of the last transaction stored, or nothing before the first.
   // Asked at every connect.
   auto checkpoint() -> replicant::result<std::optional<lsn>> {
@@ -170,7 +174,7 @@ class mirror_sink {
       if (auto applied = apply(rows, c); !applied) return replicant::unexpected(applied.error());
       seen_change seen{.op = c.op(), .id = 0, .unchanged = {}};
       if (c.op() != replicant::change_op::truncate) {
-        auto key = c.op() == replicant::change_op::delete_ ? replicant::as<item_key>(c.old()) : c.as<item_key>();
+        auto key = c.op() == replicant::change_op::delete_ ? c.old_as<item_key>() : c.as<item_key>();
         if (!key) return replicant::unexpected(key.error());
         seen.id = key->id;
       }
@@ -232,7 +236,7 @@ class mirror_sink {
       case replicant::change_op::snapshot:
       case replicant::change_op::insert:
       case replicant::change_op::update: {
-        auto row = c.as<item>();  // errors are codes (column_missing, type_mismatch), never values
+        auto row = c.as<item>();  // an error names the member and its column, never a value
         if (!row) return replicant::unexpected(row.error());
         mirrored_row stored;
         if (auto found = rows.find(row->id); found != rows.end()) stored = found->second;
@@ -251,7 +255,7 @@ class mirror_sink {
         return {};
       }
       case replicant::change_op::delete_: {
-        auto key = replicant::as<item_key>(c.old());  // the free function maps any row
+        auto key = c.old_as<item_key>();  // the old key (as<T>(row) maps any row)
         if (!key) return replicant::unexpected(key.error());
         rows.erase(key->id);
         return {};

@@ -20,6 +20,7 @@
 #include <replicant/core/result.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/sink/vocabulary.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -195,6 +196,9 @@ enum class line_kind { foreign, change, commit };
  */
 class jsonl_file_sink {
  public:
+  /// The optional hooks it implements, checked against its members at compile time.
+  static constexpr hook hooks = hook::schema_change;
+
   /// Appends to @p out, which must outlive the sink. Never throws.
   explicit jsonl_file_sink(tail::output_stream& out) noexcept : out_(&out) {}
 

@@ -22,6 +22,7 @@
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/sink/vocabulary.hpp>
 
 #include <optional>
 #include <span>
@@ -51,6 +52,9 @@ namespace replicant::examples::pg_mirror {
  */
 class mirror_sink {
  public:
+  /// The optional hooks it implements, checked against its members at compile time.
+  static constexpr hook hooks = hook::snapshot | hook::snapshot_complete;
+
   /// A sink writing through @p target, which must outlive it. Never throws.
   explicit mirror_sink(mirror_target& target) noexcept : target_(target) {}
 

@@ -46,6 +46,9 @@ using replicant::examples::stop_signal;
 // slot's position (pipeline_options_for sets go_forward_only).
 class counting_sink {
  public:
+  /// The optional hooks it implements, checked against its members at compile time.
+  static constexpr replicant::hook hooks = replicant::hook::schema_change;
+
   explicit counting_sink(telemetry_metrics& metrics) noexcept : metrics_(&metrics) {}
 
   auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> { return stored_; }

@@ -47,6 +47,9 @@ namespace replicant::examples::tail {
  */
 class jsonl_sink {
  public:
+  /// The optional hooks it implements, checked against its members at compile time.
+  static constexpr hook hooks = hook::schema_change | hook::message | hook::snapshot | hook::snapshot_complete;
+
   /// A sink writing to @p out (which must outlive it), printing transactional logical messages
   /// when @p include_messages. Never throws.
   jsonl_sink(output_stream& out, bool include_messages) noexcept : out_(&out), include_messages_(include_messages) {}

@@ -7,6 +7,7 @@
 
 #include "support/pgoutput_builder.hpp"
 
+#include <boost/hana/adapt_struct.hpp>
 #include <boost/hana/define_struct.hpp>
 
 #include <cstdint>
@@ -102,7 +103,14 @@ struct order_with_wrong_type {
   BOOST_HANA_DEFINE_STRUCT(order_with_wrong_type, (std::int32_t, id), (std::int64_t, customer));
 };
 
+// Adapted from outside, as a type the user does not own would be.
+struct order_key {
+  std::int32_t id = 0;
+};
+
 }  // namespace
+
+BOOST_HANA_ADAPT_STRUCT(order_key, id);
 
 BOOST_AUTO_TEST_SUITE(assembler)
 
@@ -167,9 +175,35 @@ BOOST_AUTO_TEST_CASE(maps_rows_onto_hana_structs_value_free) {
 
   const auto missing = c.as<order_with_missing_column>();
   BOOST_TEST(missing.error() == errc::column_missing);
+  BOOST_TEST(missing.error().member == "region");
   const auto wrong = c.as<order_with_wrong_type>();
   BOOST_TEST(wrong.error() == errc::type_mismatch);
+  // The error names the member and its column, never the value; a sink returns it as its own error.
+  BOOST_TEST(wrong.error().member == "customer");
+  BOOST_TEST(wrong.error().column == "customer");
+  BOOST_TEST(wrong.error().message().find("customer") != std::string::npos);
   BOOST_TEST(wrong.error().message().find("s3cr3t") == std::string::npos);
+  const replicant::result<void> returned = replicant::unexpected(wrong.error());
+  BOOST_TEST((returned.error() == make_error_code(errc::type_mismatch)));
+  const auto key = c.as<order_key>();
+  BOOST_TEST_REQUIRE(key.has_value());
+  BOOST_TEST(key->id == 42);
+}
+
+BOOST_AUTO_TEST_CASE(maps_the_old_key_of_a_delete) {
+  replicant::assembler a;
+  recorder r;
+  BOOST_TEST_REQUIRE(feed(a, r,
+                          {pg::begin(lsn{0x10}, 0, 1), orders_relation(),
+                           pg::remove(std::nullopt, orders, 'K', {pg::col::text("42"), pg::col::null(), pg::col::null()}),
+                           pg::commit(lsn{0x10}, lsn{0x20}, 0)})
+                         .has_value());
+  const auto& c = *r.transactions.front().changes().begin();
+  const auto key = c.old_as<order_key>();
+  BOOST_TEST_REQUIRE(key.has_value());
+  BOOST_TEST(key->id == 42);
+  // A delete has no new row.
+  BOOST_TEST(c.as<order_key>().error() == errc::column_missing);
 }
 
 BOOST_AUTO_TEST_CASE(routes_logical_messages_by_their_transactional_flag) {

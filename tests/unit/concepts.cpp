@@ -54,6 +54,20 @@ struct store {
 struct read_only_store {
   auto read(const replicant::slot_name&) -> result<std::optional<lsn>>;
 };
+// Sinks that list their hooks: truthfully, with a misspelled member, with an unlisted member.
+struct listing_sink : archetypes::sink {
+  static constexpr replicant::hook hooks = replicant::hook::schema_change | replicant::hook::message;
+  auto handle_schema_change(const replicant::schema_change&) -> result<void>;
+  auto handle_message(const replicant::logical_message&, const replicant::message_context&) -> result<void>;
+};
+struct misspelling_sink : archetypes::sink {
+  static constexpr replicant::hook hooks = replicant::hook::schema_change;
+  auto handle_schema_chnage(const replicant::schema_change&) -> result<void>;
+};
+struct unlisting_sink : archetypes::sink {
+  static constexpr replicant::hook hooks = replicant::hook::none;
+  auto handle_schema_change(const replicant::schema_change&) -> result<void>;
+};
 
 }  // namespace
 
@@ -93,6 +107,12 @@ static_assert(!replicant::sink_for<pgoutput_decoder, replicant::lib_owned_checkp
 static_assert(replicant::sink_for<pgoutput_decoder, replicant::sink_owned_batches, batcher>);
 static_assert(replicant::sink_for<pgoutput_decoder, replicant::lib_owned_checkpoint<store>, file_writer>);
 static_assert(!replicant::sink_for<pgoutput_decoder, replicant::sink_owned_checkpoint, file_writer>);
+// A list of hooks must name exactly the hook members (the compile-fail tests give the sentences).
+static_assert(replicant::sink_for<pgoutput_decoder, replicant::sink_owned_checkpoint, listing_sink>);
+static_assert(!replicant::sink_for<pgoutput_decoder, replicant::sink_owned_checkpoint, misspelling_sink>);
+static_assert(!replicant::sink_for<pgoutput_decoder, replicant::sink_owned_checkpoint, unlisting_sink>);
+static_assert(replicant::contains(replicant::hook::schema_change | replicant::hook::message, replicant::hook::message));
+static_assert(!replicant::contains(replicant::hook::schema_change, replicant::hook::message));
 // Every library model is a checkpoint policy for the sinks it accepts.
 static_assert(replicant::checkpoint_policy_for<replicant::sink_owned_checkpoint, archetypes::sink>);
 static_assert(replicant::checkpoint_policy_for<replicant::sink_owned_batches, batcher>);

@@ -682,16 +682,6 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
   return h;
 }
 
-// A SQLSTATE is exactly five characters of [0-9A-Z]; anything else is not printed, because the
-// field is filled from server bytes.
-inline auto is_sqlstate(std::string_view s) noexcept -> bool {
-  if (s.size() != 5) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'))) return false;
-  }
-  return true;
-}
-
 }  // namespace detail
 
 /**

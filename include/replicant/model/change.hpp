@@ -199,6 +199,12 @@ class row {
   tuple_data data_{};
 };
 
+struct mapping_error;
+
+/// What mapping a row onto a struct returns: the struct, or why it did not fit (replicant/model/mapping.hpp).
+template <class T>
+using mapping_result = detail::expected<T, mapping_error>;
+
 /**
  * One change of a committed transaction (or one snapshot row).
  *
@@ -270,13 +276,23 @@ class change {
   /**
    * The new row mapped onto a struct adapted with Boost.Hana (`BOOST_HANA_DEFINE_STRUCT` or
    * `BOOST_HANA_ADAPT_STRUCT`), member by member, by column name. Defined in
-   * replicant/model/mapping.hpp (included below); the member types it accepts are listed there.
+   * replicant/model/mapping.hpp (included below); the member types it accepts are listed there and
+   * in docs/casting.md.
    *
-   * @return the struct, or `errc::column_missing` / `errc::type_mismatch` (value-free: the error
-   * names neither the column nor the value).
+   * @return the struct, or a @ref mapping_error naming the member and its column (never a value):
+   * `errc::column_missing`, `errc::column_unchanged`, `errc::type_mismatch` or a casting error.
    */
   template <class T>
-  [[nodiscard]] auto as() const -> result<T>;
+  [[nodiscard]] auto as() const -> mapping_result<T>;
+
+  /**
+   * The old row mapped onto a struct, as as() maps the new one: the replica-identity key of an
+   * update or delete (a struct of the key columns), or the whole old row under `REPLICA IDENTITY
+   * FULL`. An update that changed no key column carries no old row: every member is then
+   * `errc::column_missing`.
+   */
+  template <class T>
+  [[nodiscard]] auto old_as() const -> mapping_result<T>;
 
  private:
   const relation_info* relation_;

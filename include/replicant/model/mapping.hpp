@@ -24,12 +24,55 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 namespace replicant {
+
+/**
+ * Why a row did not fit a struct: the error, and the names of the struct member and of the column
+ * it was read from (names, never values, so the whole of it may be logged).
+ *
+ * It converts to `std::error_code`, so a sink that returns `result<...>` returns it as it is:
+ * `if (!o) return replicant::unexpected(o.error());`. It compares equal to the @ref errc it holds.
+ *
+ * @par Thread safety
+ * `member` views the struct's member name (static storage); `column` the relation's column name,
+ * valid while the change is (during the callback). Copy them to keep them longer.
+ */
+struct mapping_error {
+  /// `errc::column_missing`, `errc::column_unchanged`, `errc::type_mismatch`, or a casting error.
+  std::error_code code;
+  /// The struct member that could not be filled.
+  std::string_view member;
+  /// The column it was to be filled from (the column of the same name), as the relation names it;
+  /// the member's name when the relation has no such column.
+  std::string_view column;
+
+  /// The error alone, for a sink's own `result`.
+  // NOLINTNEXTLINE(google-explicit-constructor): a mapping error is returned as the sink's error
+  operator std::error_code() const noexcept { return code; }  // NOLINT(hicpp-explicit-conversions)
+
+  /// Whether the error is @p e.
+  friend auto operator==(const mapping_error& m, errc e) noexcept -> bool { return m.code == e; }
+
+  /// `member <name> (column <name>): <what the error code says>`.
+  [[nodiscard]] auto message() const -> std::string {
+    std::string out = "member ";
+    out.append(member);
+    out.append(" (column ");
+    out.append(column);
+    out.append("): ");
+    out.append(code.message());
+    return out;
+  }
+
+  /// Writes message().
+  friend auto operator<<(std::ostream& os, const mapping_error& m) -> std::ostream& { return os << m.message(); }
+};
 
 namespace detail {
 
@@ -143,19 +186,19 @@ auto convert(const value& v) -> result<T> {
  * if (!o) return replicant::unexpected(o.error());
  * @endcode
  *
- * @return the struct; `errc::column_missing` when a member has no column, `errc::column_unchanged`
- * when its column is an unchanged TOAST value, `errc::type_mismatch` when a value does not fit its
- * member (NULL into a non-optional member included), or a casting error. Errors name neither the
- * member nor the value.
+ * @return the struct, or a @ref mapping_error naming the member and its column:
+ * `errc::column_missing` when a member has no column, `errc::column_unchanged` when its column is an
+ * unchanged TOAST value, `errc::type_mismatch` when a value does not fit its member (NULL into a
+ * non-optional member included), or a casting error. It never holds a value.
  * @throws std::bad_alloc only.
  */
 template <class T>
-[[nodiscard]] auto as(const row& r) -> result<T> {
+[[nodiscard]] auto as(const row& r) -> mapping_result<T> {
   static_assert(boost::hana::Struct<T>::value,
                 "replicant: as<T>() needs T adapted with BOOST_HANA_DEFINE_STRUCT or BOOST_HANA_ADAPT_STRUCT");
   static_assert(std::is_default_constructible_v<T>, "replicant: as<T>() needs a default-constructible T");
   T out{};
-  std::error_code failure;
+  std::optional<mapping_error> failure;
   boost::hana::for_each(boost::hana::accessors<T>(), [&](auto accessor) {
     if (failure) return;
     constexpr const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
@@ -163,28 +206,33 @@ template <class T>
     using member_type = std::remove_cvref_t<decltype(member)>;
     const auto f = r.find(name);
     if (!f) {
-      failure = errc::column_missing;
+      failure = mapping_error{make_error_code(errc::column_missing), name, name};
       return;
     }
     auto v = f->value();
     if (!v) {
-      failure = v.error();
+      failure = mapping_error{v.error(), name, f->name()};
       return;
     }
     auto converted = detail::convert<member_type>(*v);
     if (!converted) {
-      failure = converted.error();
+      failure = mapping_error{converted.error(), name, f->name()};
       return;
     }
     member = std::move(*converted);
   });
-  if (failure) return unexpected(failure);
+  if (failure) return unexpected(*failure);
   return out;
 }
 
 template <class T>
-auto change::as() const -> result<T> {
+auto change::as() const -> mapping_result<T> {
   return replicant::as<T>(record());
+}
+
+template <class T>
+auto change::old_as() const -> mapping_result<T> {
+  return replicant::as<T>(old());
 }
 
 }  // namespace replicant

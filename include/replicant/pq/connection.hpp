@@ -229,8 +229,7 @@ inline auto wait_for(int fd, short events, int cancel_fd, std::chrono::steady_cl
 inline auto sqlstate_in(std::string_view message) -> std::string {
   for (auto at = message.find(":  "); at != std::string_view::npos; at = message.find(":  ", at + 1)) {
     const auto code = message.substr(at + 3, 6);
-    if (code.size() == 6 && code[5] == ':' &&
-        std::all_of(code.begin(), code.begin() + 5, [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'); })) {
+    if (code.size() == 6 && code[5] == ':' && replicant::detail::is_sqlstate(code.substr(0, 5))) {
       return std::string{code.substr(0, 5)};
     }
   }

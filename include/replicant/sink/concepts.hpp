@@ -165,6 +165,29 @@ constexpr auto kind_of() noexcept -> sink_kind {
   }
 }
 
+// Whether the sink lists its optional hooks (`static constexpr hook hooks = ...;`).
+template <class S>
+concept lists_hooks = requires { S::hooks; };
+
+// No list, or a list of type `hook`.
+template <class S>
+concept hooks_well_typed = !lists_hooks<S> || std::same_as<std::remove_cvref_t<decltype(S::hooks)>, hook>;
+
+// The hooks the sink lists; every one when it lists none, or none of type `hook` (then nothing is
+// checked against the list).
+template <class S>
+constexpr auto listed_hooks() noexcept -> hook {
+  if constexpr (lists_hooks<S> && hooks_well_typed<S>) {
+    return S::hooks;
+  } else {
+    return static_cast<hook>(0xFFFFU);
+  }
+}
+
+// A hook is listed exactly when a member of its name exists (always true for a sink that lists none).
+template <class S, hook H, bool Named>
+concept listed_as_named = !lists_hooks<S> || !hooks_well_typed<S> || contains(listed_hooks<S>(), H) == Named;
+
 }  // namespace detail
 
 /**
@@ -284,11 +307,49 @@ constexpr auto check_hooks() -> bool {
                 "replicant: Sink::handle_snapshot_complete must be `result<void> handle_snapshot_complete(lsn)`");
   static_assert(!names_snapshot_progress<S> || has_snapshot_progress<S>,
                 "replicant: Sink::snapshot_progress must be `result<std::optional<std::string>> snapshot_progress()`");
+  static_assert(hooks_well_typed<S>,
+                "replicant: Sink::hooks must be declared `static constexpr replicant::hook hooks = ...;`");
+  static_assert(listed_as_named<S, hook::session_identity, names_handle_session_identity<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_session_identity: list "
+                "hook::session_identity exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::slot_origin, names_handle_slot_origin<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_slot_origin: list "
+                "hook::slot_origin exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::schema_change, names_handle_schema_change<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_schema_change: list "
+                "hook::schema_change exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::message, names_handle_message<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_message: list hook::message "
+                "exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::prepare, names_handle_prepare<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_prepare: list hook::prepare "
+                "exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::snapshot, names_handle_snapshot<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_snapshot: list hook::snapshot "
+                "exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::snapshot_complete, names_handle_snapshot_complete<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on handle_snapshot_complete: list "
+                "hook::snapshot_complete exactly when the sink has a member of that name (misspelled?)");
+  static_assert(listed_as_named<S, hook::snapshot_progress, names_snapshot_progress<S>>,
+                "replicant: Sink::hooks and the sink's members disagree on snapshot_progress: list "
+                "hook::snapshot_progress exactly when the sink has a member of that name (misspelled?)");
   static_cast<void>(kind_of<S>());
   return true;
 }
 
-// The optional hooks as a concept: each one absent, or declared exactly as the pipeline calls it.
+// The sink's list of hooks, if it has one, names exactly the hook members it has.
+template <class S>
+concept hooks_listed_truthfully =
+    listed_as_named<S, hook::session_identity, names_handle_session_identity<S>> &&
+    listed_as_named<S, hook::slot_origin, names_handle_slot_origin<S>> &&
+    listed_as_named<S, hook::schema_change, names_handle_schema_change<S>> &&
+    listed_as_named<S, hook::message, names_handle_message<S>> && listed_as_named<S, hook::prepare, names_handle_prepare<S>> &&
+    listed_as_named<S, hook::snapshot, names_handle_snapshot<S>> &&
+    listed_as_named<S, hook::snapshot_complete, names_handle_snapshot_complete<S>> &&
+    listed_as_named<S, hook::snapshot_progress, names_snapshot_progress<S>>;
+
+// The optional hooks as a concept: each one absent, or declared exactly as the pipeline calls it,
+// and listed in Sink::hooks when the sink lists them.
 template <class S>
 concept hooks_declared = (!names_handle_session_identity<S> || has_handle_session_identity<S>)&&(
     !names_handle_slot_origin<S> || has_handle_slot_origin<S>)&&(!names_handle_schema_change<S> ||
@@ -296,7 +357,7 @@ concept hooks_declared = (!names_handle_session_identity<S> || has_handle_sessio
     !names_handle_message<S> || has_handle_message<S>)&&(!names_handle_prepare<S> || has_handle_prepare<S>)&&(
     !names_handle_snapshot<S> || has_handle_snapshot<S>)&&(!names_handle_snapshot_complete<S> ||
                                                            has_handle_snapshot_complete<S>)&&(
-    !names_snapshot_progress<S> || has_snapshot_progress<S>);
+    !names_snapshot_progress<S> || has_snapshot_progress<S>)&&hooks_listed_truthfully<S>;
 
 }  // namespace detail
 

@@ -30,6 +30,54 @@ enum class sink_kind {
   append_log,
 };
 
+/**
+ * The optional hooks of a sink, as a set. A sink that lists the hooks it implements, as
+ * `static constexpr replicant::hook hooks = hook::schema_change | hook::message;`, has the list
+ * checked against its members at compile time: a listed hook that no member of that name
+ * implements (`handle_schema_chnage`) and a hook member the list leaves out are each an error
+ * with one sentence. Without the list, a hook is whatever member bears its name, and a misspelled
+ * one is simply absent; listing them is what closes that gap.
+ *
+ * @par Example
+ * @code
+ * struct audit_sink {
+ *   static constexpr replicant::hook hooks = replicant::hook::schema_change;
+ *   auto handle_schema_change(const replicant::schema_change&) -> replicant::result<void>;
+ *   // checkpoint(), handle_transaction(...)
+ * };
+ * @endcode
+ */
+enum class hook : std::uint16_t {
+  /// No optional hook.
+  none = 0,
+  /// `handle_session_identity`
+  session_identity = 1U << 0U,
+  /// `handle_slot_origin`
+  slot_origin = 1U << 1U,
+  /// `handle_schema_change`
+  schema_change = 1U << 2U,
+  /// `handle_message`
+  message = 1U << 3U,
+  /// `handle_prepare`
+  prepare = 1U << 4U,
+  /// `handle_snapshot`
+  snapshot = 1U << 5U,
+  /// `handle_snapshot_complete`
+  snapshot_complete = 1U << 6U,
+  /// `snapshot_progress`
+  snapshot_progress = 1U << 7U,
+};
+
+/// The union of two sets of hooks.
+[[nodiscard]] constexpr auto operator|(hook a, hook b) noexcept -> hook {
+  return static_cast<hook>(static_cast<std::uint16_t>(static_cast<unsigned>(a) | static_cast<unsigned>(b)));
+}
+
+/// Whether the set @p set holds every hook of @p h.
+[[nodiscard]] constexpr auto contains(hook set, hook h) noexcept -> bool {
+  return (static_cast<unsigned>(set) & static_cast<unsigned>(h)) == static_cast<unsigned>(h);
+}
+
 /// What `IDENTIFY_SYSTEM` returned on the replication connection itself, for
 /// `handle_session_identity`. Identifiers of the server, not row data.
 struct session_identity {
