@@ -879,7 +879,12 @@ auto deferred_halt(const std::string& hook, std::string_view cause, const std::s
   const auto at = printed_halt_at(output);
   BOOST_TEST(!at.empty(), output);
   if (halted && !at.empty()) {
-    BOOST_TEST(at == f.nth_applied(nth), "the halt is at transaction " << nth << ", " << f.nth_applied(nth));
+    // Positions only (no value): on a failure, where the halt was, where the target's N-th and its
+    // neighbours are, so that a mismatch tells an off-by-one from a foreign transaction.
+    BOOST_TEST(at == f.nth_applied(nth), "the halt is at " << at << ", the target's transaction " << nth << " at "
+                                                          << f.nth_applied(nth) << " (" << nth - 1 << ": "
+                                                          << f.nth_applied(nth - 1) << ", " << nth + 1 << ": "
+                                                          << f.nth_applied(nth + 1) << ")");
     BOOST_TEST(f.acknowledged_at_most(at), "nothing from the failed transaction on is acknowledged");
     BOOST_TEST(f.applied() > nth, "the worker applied transactions after it");
   }
