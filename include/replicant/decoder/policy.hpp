@@ -278,7 +278,7 @@ concept foreign_decoder_settings = (is_decoder_options<T> || decoder_policy<T>)&
 /**
  * The decoder checklist of the pipeline: one `static_assert` per member @ref decoder_policy
  * requires (the sink hooks a decoder's capabilities leave uncalled are the pipeline's check,
- * `detail::check_decoder_serves<D, Sink>()` in pipeline/pipeline.hpp).
+ * `detail::check_decoder_serves<D, Sink>()` in pipeline/sink_for.hpp).
  *
  * @return whether `D` models @ref decoder_policy.
  */

@@ -52,32 +52,6 @@
 
 namespace replicant {
 
-namespace detail {
-
-/**
- * The hooks of @p Sink that only a capability the decoder @p D lacks would call: each is refused
- * with a sentence of its own rather than silently never called (as a `checkpoint()` is under a
- * library-owned checkpoint).
- * @return true; a hook that would never be called does not compile.
- */
-template <class D, class Sink>
-constexpr auto check_decoder_serves() -> bool {
-  if constexpr (has_capabilities<D>) {
-    static_assert(D::capabilities.messages || !names_handle_message<Sink>,
-                  "replicant: this Decoder cannot deliver logical messages (pglogical has none), so "
-                  "Sink::handle_message would never be called: remove it, or use pgoutput_decoder or wal2json_decoder");
-    static_assert(D::capabilities.two_phase || !names_handle_prepare<Sink>,
-                  "replicant: this Decoder cannot decode two-phase transactions (only pgoutput can), so "
-                  "Sink::handle_prepare would never be called: remove it, or use pgoutput_decoder");
-    static_assert(D::capabilities.snapshot || !(names_handle_snapshot<Sink> || names_handle_snapshot_complete<Sink>),
-                  "replicant: this Decoder has no snapshot start mode (only pgoutput, through its publications), so "
-                  "Sink::handle_snapshot would never be called: remove it, or use pgoutput_decoder");
-  }
-  return true;
-}
-
-}  // namespace detail
-
 /**
  * A replication pipeline: owns a logical replication slot and delivers every committed transaction
  * of the configured publications to a sink, acknowledging the slot only up to what the sink has

@@ -20,13 +20,41 @@ namespace replicant {
 
 namespace detail {
 
-// Every hook the sink declares is one the decoder can call: a hook that a missing capability would
-// leave uncalled is refused rather than silently ignored.
+// A hook that only a capability the decoder lacks would call is refused rather than silently never
+// called (as a `checkpoint()` is under a library-owned checkpoint): one atom per capability, shared by
+// the concept (sink_for) and the pipeline's checklist (check_decoder_serves).
 template <class D, class S>
-concept decoder_serves_hooks = (D::capabilities.messages || !names_handle_message<S>)&&(
-    D::capabilities.two_phase || !names_handle_prepare<S>)&&(D::capabilities.snapshot ||
-                                                             !(names_handle_snapshot<S> ||
-                                                               names_handle_snapshot_complete<S>));
+concept serves_handle_message = D::capabilities.messages || !names_handle_message<S>;
+template <class D, class S>
+concept serves_handle_prepare = D::capabilities.two_phase || !names_handle_prepare<S>;
+template <class D, class S>
+concept serves_snapshot_hooks =
+    D::capabilities.snapshot || !(names_handle_snapshot<S> || names_handle_snapshot_complete<S>);
+
+// Every hook the sink declares is one the decoder can call.
+template <class D, class S>
+concept decoder_serves_hooks =
+    serves_handle_message<D, S> && serves_handle_prepare<D, S> && serves_snapshot_hooks<D, S>;
+
+/**
+ * The pipeline's checklist of the same, one sentence per hook the decoder @p D would never call.
+ * @return true; such a hook does not compile.
+ */
+template <class D, class Sink>
+constexpr auto check_decoder_serves() -> bool {
+  if constexpr (has_capabilities<D>) {
+    static_assert(serves_handle_message<D, Sink>,
+                  "replicant: this Decoder cannot deliver logical messages (pglogical has none), so "
+                  "Sink::handle_message would never be called: remove it, or use pgoutput_decoder or wal2json_decoder");
+    static_assert(serves_handle_prepare<D, Sink>,
+                  "replicant: this Decoder cannot decode two-phase transactions (only pgoutput can), so "
+                  "Sink::handle_prepare would never be called: remove it, or use pgoutput_decoder");
+    static_assert(serves_snapshot_hooks<D, Sink>,
+                  "replicant: this Decoder has no snapshot start mode (only pgoutput, through its publications), so "
+                  "Sink::handle_snapshot would never be called: remove it, or use pgoutput_decoder");
+  }
+  return true;
+}
 
 /**
  * The sink checklist for a checkpoint policy: the optional hooks, then one `static_assert` per

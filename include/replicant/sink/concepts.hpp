@@ -173,20 +173,10 @@ concept lists_hooks = requires { S::hooks; };
 template <class S>
 concept hooks_well_typed = !lists_hooks<S> || std::same_as<std::remove_cvref_t<decltype(S::hooks)>, hook>;
 
-// The hooks the sink lists; every one when it lists none, or none of type `hook` (then nothing is
-// checked against the list).
-template <class S>
-constexpr auto listed_hooks() noexcept -> hook {
-  if constexpr (lists_hooks<S> && hooks_well_typed<S>) {
-    return S::hooks;
-  } else {
-    return static_cast<hook>(0xFFFFU);
-  }
-}
-
 // A hook is listed exactly when a member of its name exists (always true for a sink that lists none).
+// (A list of another type is reported once, by hooks_well_typed, not again here.)
 template <class S, hook H, bool Named>
-concept listed_as_named = !lists_hooks<S> || !hooks_well_typed<S> || contains(listed_hooks<S>(), H) == Named;
+concept listed_as_named = !lists_hooks<S> || !hooks_well_typed<S> || (contains(S::hooks, H) == Named);
 
 }  // namespace detail
 
