@@ -24,12 +24,11 @@
 // a failure reported after a later confirmation).
 //
 // Sizes (environment; defaults in brackets, the size CI runs on every major; tools/soak runs the
-// long storms): REPLICANT_EXACTLY_ONCE_TRANSACTIONS [10000] writer
-// transactions per case, REPLICANT_EXACTLY_ONCE_KILLS [20] SIGKILLs at least,
+// long storms): REPLICANT_EXACTLY_ONCE_TRANSACTIONS [5000] writer
+// transactions per case, REPLICANT_EXACTLY_ONCE_KILLS [12] SIGKILLs at least,
 // REPLICANT_EXACTLY_ONCE_CRASHES [3] server crashes, REPLICANT_EXACTLY_ONCE_SEED [random] to replay.
-// The modes other than `sink` run a fifth of the transactions and kills each (at least 1), and the
-// store outage an eighth of the transactions: with the defaults the program takes about 1.4 times
-// as long as the `sink` cases alone.
+// The modes other than `sink` run two fifths of the transactions and a third of the kills each (at
+// least 1), and the store outage an eighth of the transactions.
 // The program under test is examples/pg_mirror; its options header gives the exit statuses.
 #include "../../examples/pg_mirror/options.hpp"
 
@@ -751,15 +750,16 @@ auto every_kind_of_change(const std::string& mode) -> void {
   BOOST_TEST(printed_count(m.output(), " superseded changes skipped") == 0U, "nothing was repeated");
 }
 
-// The sizes of the cases: a mode other than `sink` runs a fifth of the transactions and kills
-// (rounded up), which keeps the whole program within about 1.4 times the `sink` cases' runtime.
+// The sizes of the cases: a mode other than `sink` runs two fifths of the transactions and a third
+// of the kills (rounded up), enough for its kills to land inside target transactions (the evidence
+// check) while the whole program stays within about twice the `sink` cases' runtime.
 auto transactions_for(bool extra_mode) -> std::uint64_t {
-  const auto n = env_number("REPLICANT_EXACTLY_ONCE_TRANSACTIONS", 10000);
-  return extra_mode ? std::max<std::uint64_t>(n / 5, 1) : n;
+  const auto n = env_number("REPLICANT_EXACTLY_ONCE_TRANSACTIONS", 5000);
+  return extra_mode ? std::max<std::uint64_t>(n * 2 / 5, 1) : n;
 }
 auto kills_for(bool extra_mode) -> int {
-  const auto n = static_cast<int>(env_number("REPLICANT_EXACTLY_ONCE_KILLS", 20));
-  return extra_mode ? (n + 4) / 5 : n;
+  const auto n = static_cast<int>(env_number("REPLICANT_EXACTLY_ONCE_KILLS", 12));
+  return extra_mode ? (n + 2) / 3 : n;
 }
 
 // One case of the crash matrix: the mirror's crash-point build dies with SIGKILL at @p point

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,14 @@ using steady = std::chrono::steady_clock;
 constexpr std::string_view dir_prefix = "replicant-pg";
 constexpr int start_timeout_ms = 60'000;
 constexpr int log_tail_lines = 40;
+
+// Every live test program links this file. When one hangs until ctest's timeout kills it, what it
+// had printed must not die with it in a buffer: the log then ends where the hang began.
+[[maybe_unused]] const bool output_unbuffered = [] {
+  std::cout << std::unitbuf;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  return true;
+}();
 
 auto env(const char* name) -> std::optional<std::string> {
   const char* value = std::getenv(name);
