@@ -116,9 +116,8 @@ auto orders_transaction(int n, const std::function<std::unique_ptr<replicant::sp
     -> replicant::transaction {
   replicant::assembler a;
   if (open) {
-    a.enable_spill({2048, 1U << 30U}, [open]() -> replicant::result<std::unique_ptr<replicant::spill_part>> {
-      return open();
-    });
+    a.enable_spill({2048, 1U << 30U},
+                   [open]() -> replicant::result<std::unique_ptr<replicant::spill_part>> { return open(); });
   }
   std::vector<pg::bytes> in{pg::begin(replicant::lsn{0x900}, 0, 7), pg::orders_relation()};
   for (int i = 1; i <= n; ++i) in.push_back(pg::orders_insert(std::nullopt, i));

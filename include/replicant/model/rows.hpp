@@ -27,7 +27,8 @@
 
 namespace replicant {
 
-/// Which rows of its table a @ref table_rows_view yields, and from which side of the change.
+/// Which rows of its table a @ref replicant::table_rows_view "table_rows_view" yields, and from which
+/// side of the change.
 enum class row_side {
   /// The new row (`change::record()`) of every insert, update and snapshot row: what the table
   /// holds after the change.

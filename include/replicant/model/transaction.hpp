@@ -282,7 +282,8 @@ class change_range : public std::ranges::view_base, public ::ranges::view_base {
  * valid while the transaction is alive, which for a sink means during the callback.
  *
  * @par Thread safety
- * Distinct objects: safe. Shared objects: safe to read.
+ * Distinct objects: safe. Shared objects: safe to read, except that the changes of a spilled
+ * transaction are iterated from one thread at a time (a failed read records its error in it).
  */
 class transaction {
  public:

@@ -127,9 +127,9 @@ class failing_part final : public replicant::spill_part {
 // One transaction: rows 1..n of orders, a row of another table after every tenth, then an update of
 // row 2, a delete of row 3 and a truncate of the other table.
 auto mixed_transaction(int n) -> std::vector<pg::bytes> {
-  std::vector<pg::bytes> in{pg::begin(lsn{0x900}, 0, 7), pg::orders_relation(),
-                            pg::relation(std::nullopt, items_oid, "public", "items", 'd',
-                                         {{"id", 23, -1, true}, {"label", 25, -1, false}})};
+  std::vector<pg::bytes> in{
+      pg::begin(lsn{0x900}, 0, 7), pg::orders_relation(),
+      pg::relation(std::nullopt, items_oid, "public", "items", 'd', {{"id", 23, -1, true}, {"label", 25, -1, false}})};
   for (int i = 1; i <= n; ++i) {
     in.push_back(pg::orders_insert(std::nullopt, i));
     if (i % 10 == 0) {
@@ -369,9 +369,8 @@ BOOST_AUTO_TEST_CASE(a_batch_composes_with_both_libraries_and_the_typed_view) {
   BOOST_TEST(from_std == even, boost::test_tools::per_element());
   BOOST_TEST(from_v3 == even, boost::test_tools::per_element());
   std::vector<std::int64_t> typed;
-  for (const auto& o : replicant::rows<order>(batch, batch.table()) | ranges::views::transform([](const auto& r) {
-                         return r.value().id;
-                       })) {
+  for (const auto& o : replicant::rows<order>(batch, batch.table()) |
+                           ranges::views::transform([](const auto& r) { return r.value().id; })) {
     typed.push_back(o);
   }
   BOOST_TEST(typed.size() == 20U);
