@@ -144,9 +144,9 @@ class change_range : public std::ranges::view_base, public ::ranges::view_base {
     auto operator++() -> iterator& {
       if (from_disk_ == nullptr) {
         ++at_;
-      } else if (from_disk_->read_next() != step::read) {
+      } else if (const step next = from_disk_->read_next(); next != step::read) {
         // On to the changes held in memory, or, after a failure, to the end.
-        if (from_disk_->read_error()) at_ = from_disk_->changes_.data() + from_disk_->changes_.size();
+        if (next == step::failed) at_ = from_disk_->changes_.data() + from_disk_->changes_.size();
         from_disk_ = nullptr;
       }
       return *this;
