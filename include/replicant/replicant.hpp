@@ -25,6 +25,7 @@
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/mapping.hpp>
+#include <replicant/model/rows.hpp>
 #include <replicant/model/transaction.hpp>
 
 // Decoding

@@ -25,11 +25,15 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -495,6 +499,138 @@ BOOST_AUTO_TEST_CASE(a_full_spill_disk_halts_and_loses_nothing) {
   replicant::test::temp_dir dir{"replicant-spill-live"};
   spill_fault_halts_and_a_restart_delivers(dir.path(), true);
   BOOST_TEST(std::filesystem::is_empty(dir.path()), "no spill file outlives the halt");
+}
+
+// A spill policy whose parts keep their bytes in memory and stop being readable past the first
+// read (as a disk that fails between spilling and delivery): a sink sees the first changes of the
+// transaction, then the iteration ends with errc::io_failed.
+class unreadable_part final : public replicant::spill_part {
+ public:
+  auto append(std::span<const std::byte> bytes) -> result<void> override {
+    bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+    return {};
+  }
+  auto flush() -> result<void> override { return {}; }
+  auto read(std::uint64_t offset, std::span<std::byte> into) const -> result<std::size_t> override {
+    if (offset > 0) return replicant::fail(replicant::errc::io_failed);
+    const auto n = std::min(into.size(), bytes_.size());
+    std::memcpy(into.data(), bytes_.data(), n);
+    return n;
+  }
+  auto truncate(std::uint64_t size) -> result<void> override {
+    bytes_.resize(static_cast<std::size_t>(size));
+    return {};
+  }
+  [[nodiscard]] auto size() const noexcept -> std::uint64_t override { return bytes_.size(); }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+struct unreadable_spill {
+  [[nodiscard]] auto limits(const replicant::spill_context& ctx) const -> std::optional<replicant::spill_limits> {
+    return replicant::spill_limits{ctx.budget / 4, std::uint64_t{64} * ctx.budget};
+  }
+  auto prepare(const replicant::spill_context& /*ctx*/) -> result<void> { return {}; }
+  auto open(const replicant::spill_context& /*ctx*/) -> result<std::unique_ptr<replicant::spill_part>> {
+    return std::unique_ptr<replicant::spill_part>{std::make_unique<unreadable_part>()};
+  }
+};
+
+// A sink returning result<lsn> that reads every change, notes whether anything was thrown at it and
+// what read_error() said, then returns that error, or (careless) success as if all were well.
+struct read_checking_sink {
+  bool careless = false;
+  std::optional<lsn> stored;
+  int calls = 0;
+  std::uint64_t rows = 0;
+  std::error_code read_error;
+  bool exception_seen = false;
+
+  auto checkpoint() -> result<std::optional<lsn>> { return stored; }
+  auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
+    ++calls;
+    try {
+      for ([[maybe_unused]] const auto& c : t.changes()) ++rows;
+    } catch (...) {
+      exception_seen = true;
+    }
+    read_error = t.read_error();
+    if (read_error && !careless) return replicant::unexpected(read_error);
+    stored = t.commit_lsn();
+    return t.commit_lsn();
+  }
+};
+
+// The same under sink_owned_batches: handle_batch reads every transaction of its batch.
+struct read_checking_batch_sink {
+  bool careless = false;
+  std::optional<lsn> stored;
+  int calls = 0;
+  std::uint64_t rows = 0;
+  std::error_code read_error;
+  bool exception_seen = false;
+
+  auto checkpoint() -> result<std::optional<lsn>> { return stored; }
+  auto handle_batch(std::span<const replicant::transaction> batch) -> result<lsn> {
+    ++calls;
+    for (const auto& t : batch) {
+      try {
+        for ([[maybe_unused]] const auto& c : t.changes()) ++rows;
+      } catch (...) {
+        exception_seen = true;
+      }
+      if (t.read_error()) read_error = t.read_error();
+    }
+    if (read_error && !careless) return replicant::unexpected(read_error);
+    stored = batch.back().commit_lsn();
+    return batch.back().commit_lsn();
+  }
+};
+
+// Runs @p Sink under checkpoint policy @p policy with parts that cannot be read back: a large
+// transaction, then a small one. The sink returns the read error, or (careless) success.
+template <class Sink, class Policy>
+auto unreadable_spill_halts(Policy policy, bool careless) -> void {
+  replicant::test::published_database f;
+  f.options.max_inflight_bytes = 1U << 20U;
+  replicant::test::event_log events;
+  Sink sink;
+  sink.careless = careless;
+  using unreadable_pipeline = replicant::pipeline<replicant::pgoutput_decoder, Policy, unreadable_spill, Sink>;
+  running<unreadable_pipeline> r{sink, std::move(policy), unreadable_spill{}, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  const lsn before = f.confirmed_flush();
+  f.sql("INSERT INTO items SELECT g, '" + std::string{secret} +
+        "-' || repeat('x', 200), 1 FROM generate_series(1, 40000) g");  // about 10 MB
+  f.sql("INSERT INTO items VALUES (90001, 'after', 1)");
+  BOOST_TEST_REQUIRE(r.ends_within(60s), "the pipeline halted by itself");
+  BOOST_TEST(r.join() == halt_reason::spill_io_failed);
+  BOOST_TEST(sink.calls == 1, "nothing after the unreadable transaction was handed over");
+  BOOST_TEST(!sink.exception_seen);
+  BOOST_TEST(sink.read_error == replicant::errc::io_failed);
+  BOOST_TEST(sink.rows > 0U, "the changes of the first read arrived");
+  BOOST_TEST(sink.rows < 40000U, "the iteration ended at the failed read");
+  BOOST_TEST(f.confirmed_flush() == before, "nothing was acknowledged");
+  const auto& h = r.pipeline.last_halt();
+  BOOST_TEST_REQUIRE(h.has_value());
+  BOOST_TEST(h->at.has_value());
+  BOOST_TEST(replicant::describe(*h).find(secret) == std::string::npos);
+  BOOST_TEST(!events.contains(secret));
+}
+
+// A spilled transaction that cannot be read back reaches a result-returning sink as an error it can
+// return, never as an exception; whether the sink returns it or success, the pipeline halts
+// spill_io_failed, value-free, and acknowledges nothing from that transaction on (nor hands over
+// anything after it), per transaction and per batch.
+BOOST_AUTO_TEST_CASE(a_spilled_transaction_that_cannot_be_read_back_halts_without_throwing_and_acknowledges_nothing) {
+  for (const bool careless : {false, true}) {
+    BOOST_TEST_CONTEXT("the sink returns " << (careless ? "success" : "the error")) {
+      unreadable_spill_halts<read_checking_sink>(replicant::sink_owned_checkpoint{}, careless);
+      unreadable_spill_halts<read_checking_batch_sink>(
+          replicant::sink_owned_batches{.max_transactions = 10, .max_delay = 200ms}, careless);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(without_spill_the_same_transaction_halts) {

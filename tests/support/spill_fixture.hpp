@@ -39,7 +39,8 @@ inline auto orders_insert(std::optional<std::uint32_t> xid, int id) -> bytes {
 }
 
 /// Reads each delivered transaction's keys while it is delivered, as a sink must read a spilled
-/// one; a spilled part that cannot be read back is kept in read_error rather than thrown on.
+/// one; a spilled part that cannot be read back ends the iteration, and its error is kept in
+/// read_error.
 struct id_reader : other_events_accepted {
   using other_events_accepted::operator();
 
@@ -49,14 +50,11 @@ struct id_reader : other_events_accepted {
 
   auto operator()(transaction&& t) -> result<void> {
     std::vector<int> seen;
-    try {
-      for (const auto& c : t.changes()) {
-        auto v = c.record().value("id");
-        seen.push_back(v && !v->is_null() ? static_cast<int>(v->get<std::int64_t>()) : -1);
-      }
-    } catch (const spill_error& e) {
-      read_error = e.code();
+    for (const auto& c : t.changes()) {
+      auto v = c.record().value("id");
+      seen.push_back(v && !v->is_null() ? static_cast<int>(v->get<std::int64_t>()) : -1);
     }
+    if (const auto ec = t.read_error()) read_error = ec;
     ids.push_back(std::move(seen));
     spilled.push_back(t.spilled_bytes());
     return {};

@@ -274,7 +274,6 @@ struct recorder final : replicant::detail::delivery_services {
   }
   [[nodiscard]] auto halted() const noexcept -> bool override { return decided.has_value(); }
   auto keep_exception(std::exception_ptr /*e*/) noexcept -> void override {}
-  auto spill_unreadable(std::error_code /*ec*/) noexcept -> void override {}
   [[nodiscard]] auto spill_failure() const noexcept -> std::error_code override { return {}; }
   auto sleep(std::chrono::milliseconds d) noexcept -> void override { std::this_thread::sleep_for(d); }
   [[nodiscard]] auto stopping() const noexcept -> bool override { return stop; }

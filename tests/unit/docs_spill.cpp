@@ -95,10 +95,14 @@ struct counting_sink {
 
   auto handle_transaction(const replicant::transaction& txn) -> replicant::result<replicant::lsn> {
     if (stored && txn.commit_lsn() <= *stored) return txn.commit_lsn();
+    std::uint64_t seen = 0;
     for (const replicant::change& c : txn.changes()) {  // one pass, during the call
       static_cast<void>(c);
-      ++rows;
+      ++seen;
     }
+    // A spilled part that could not be read back ended the loop early: keep nothing of it.
+    if (const auto ec = txn.read_error()) return replicant::unexpected(ec);
+    rows += seen;
     stored = txn.commit_lsn();
     return txn.commit_lsn();
   }

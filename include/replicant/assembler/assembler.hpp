@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -171,6 +172,15 @@ class assembler {
     open_part_ = std::move(open);
   }
 
+  /**
+   * Makes every transaction this assembler delivers from now on also record a failed read-back of
+   * its spilled changes in @p witness (the first one; see `transaction::read_error()`), so that
+   * the caller learns of it whatever the code that iterated the transaction did with it. The
+   * pipeline points it at its session's state; null turns it off. @p witness must outlive the
+   * transactions delivered.
+   */
+  auto report_read_failures_to(std::error_code* witness) noexcept -> void { read_witness_ = witness; }
+
   /// Bytes the transactions in progress have spilled (what their parts hold).
   [[nodiscard]] auto spilled_bytes() const noexcept -> std::uint64_t {
     std::uint64_t n = current_ ? current_->txn.spilled_bytes() : 0;
@@ -189,6 +199,7 @@ class assembler {
   auto recycle(transaction&& t) noexcept -> void {
     t.spill_.reset();  // the part releases what it holds (disk_spill: the file vanishes)
     t.spilled_records_ = 0;
+    t.read_status_ = {};
     t.streamed_ = false;
     t.changes_.clear();
     t.messages_.clear();
@@ -393,6 +404,7 @@ class assembler {
     o.txn.commit_time_ = commit_time;
     if (o.txn.spill_) {
       if (auto f = o.txn.spill_->flush(); !f) return f;  // the reader sees flushed bytes only
+      o.txn.read_status_ = detail::read_status{{}, read_witness_};
     }
     if (o.txn.empty()) {
       const empty_commit e{end_lsn};
@@ -409,6 +421,7 @@ class assembler {
   std::optional<transaction> spare_;
   std::optional<spill_limits> spill_limits_;  // set by enable_spill()
   spill_opener open_part_;
+  std::error_code* read_witness_ = nullptr;  // set by report_read_failures_to()
   std::uint64_t spilled_changes_total_ = 0;
   std::uint64_t spilled_bytes_total_ = 0;
 };

@@ -58,9 +58,8 @@ class delivery_services {
   [[nodiscard]] virtual auto halted() const noexcept -> bool = 0;
   /// Keeps a sink's exception for run() to rethrow.
   virtual auto keep_exception(std::exception_ptr e) noexcept -> void = 0;
-  /// Remembers that a spilled transaction could not be read back (our fault, not the sink's).
-  virtual auto spill_unreadable(std::error_code ec) noexcept -> void = 0;
-  /// The spill read-back failure remembered, if any.
+  /// The first failed read-back of a spilled transaction in this session, if any (our fault, not
+  /// the sink's): recorded by the transaction itself as the sink iterates it.
   [[nodiscard]] virtual auto spill_failure() const noexcept -> std::error_code = 0;
   /// Sleeps for @p d, or until stop().
   virtual auto sleep(std::chrono::milliseconds d) noexcept -> void = 0;
@@ -107,17 +106,17 @@ class checkpoint_context {
 
   /**
    * Calls the sink through @p call: an exception it throws becomes the error `errc::sink_failed`
-   * (and is kept, for run() to rethrow after the pipeline stopped); a spilled transaction that
-   * cannot be read back while the sink iterates it is remembered, so that @ref sink_failed
-   * reports `spill_io_failed` instead of blaming the sink.
+   * (and is kept, for run() to rethrow after the pipeline stopped). A spilled transaction that
+   * could not be read back while the sink iterated it makes the call fail too, even when the sink
+   * returned success (it may have stored part of a transaction), so that nothing from it on is
+   * acknowledged; @ref sink_failed then reports `spill_io_failed` instead of blaming the sink.
    */
   template <class Call>
   auto call_sink(Call&& call) -> decltype(std::forward<Call>(call)()) {
     try {
-      return std::forward<Call>(call)();
-    } catch (const spill_error& e) {
-      services_.spill_unreadable(e.code());
-      return fail(errc::sink_failed);
+      auto r = std::forward<Call>(call)();
+      if (r && services_.spill_failure()) return fail(errc::sink_failed);
+      return r;
     } catch (...) {
       services_.keep_exception(std::current_exception());
       return fail(errc::sink_failed);

@@ -17,11 +17,14 @@
 #include <replicant/model/detail/spilled_records.hpp>
 #include <replicant/model/spill_part.hpp>
 
+#include <range/v3/range_fwd.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string_view>
 #include <system_error>
@@ -57,29 +60,65 @@ struct origin_info {
   lsn origin_lsn{};
 };
 
-/**
- * Thrown while iterating the changes of a spilled transaction (see @ref replicant::spill_policy "spill_policy") when its
- * @ref replicant::spill_part "spill_part" cannot be read back. The pipeline turns it into the halt `spill_io_failed`; a sink
- * that lets it pass (and so does not commit a partial transaction) loses nothing. Value-free.
- */
-class spill_error : public std::system_error {
- public:
-  /// An error for @p code (`errc::io_failed` or `errc::decode_failure`).
-  explicit spill_error(std::error_code code) : std::system_error(code) {}
-};
+namespace detail {
 
 /**
- * The changes of one transaction, in the order they were made.
- *
- * A **single-pass input range**: iterate it once, during the callback. For a transaction held in
- * memory that is all there is to it. For one spilled by the spill policy (`disk_spill`, or a
- * user's) the changes are read back from its @ref spill_part as the iteration goes, each one valid
- * only until the iterator moves on; the in-memory tail follows. Iterating again reads the part
- * again. A failed read throws @ref spill_error.
+ * Where a failed read-back of a spilled transaction is recorded: in the transaction (what
+ * `transaction::read_error()` returns), and in a witness the pipeline installs through the
+ * assembler, so that the engine learns of it even from a sink that ignores it. The first failure
+ * is kept: a transaction that could not be read back whole once is not trusted again.
  */
-class change_range {
+struct read_status {
+  std::error_code error{};
+  std::error_code* witness = nullptr;
+
+  auto fail(std::error_code ec) noexcept -> void {
+    if (!error) error = ec;
+    if (witness != nullptr && !*witness) *witness = ec;
+  }
+};
+
+}  // namespace detail
+
+/**
+ * The changes of one transaction, in the order they were made: a view, in the sense of both
+ * `std::ranges::view` and range-v3's `ranges::view_`, so that it composes with either library's
+ * adaptors.
+ *
+ * @code
+ * auto big = txn.changes()
+ *          | std::views::filter([](const replicant::change& c) { return c.op() == replicant::change_op::insert; })
+ *          | std::views::transform([](const replicant::change& c) { return c.relation().table; });
+ * for (std::string_view table : big) count(table);
+ * if (auto ec = txn.read_error()) return replicant::unexpected(ec);  // a spilled part was unreadable
+ * @endcode
+ *
+ * A **single-pass input range**: iterate it during the callback. For a transaction held in memory
+ * that is all there is to it. For one spilled by the spill policy (`disk_spill`, or a user's) the
+ * changes are read back from its @ref spill_part as the iteration goes, each one valid only until
+ * the iterator moves on; the in-memory tail follows. The reading state lives in the range object
+ * and its iterators point at it, as for `std::ranges::istream_view`: keep the range alive (and in
+ * place) while iterating; a copy or a moved-to range starts afresh. Iterating again reads the part
+ * again.
+ *
+ * **A failed read never throws.** It ends the iteration early (the iterator compares equal to
+ * `end()`), and the error (`errc::io_failed` from the part, `errc::decode_failure` for bytes that
+ * are not the records written) is kept in the transaction: @ref read_error() here and
+ * `transaction::read_error()` return it. A sink returns it (or any error) instead of committing what
+ * it read; the pipeline halts `spill_io_failed` either way, and acknowledges nothing from that
+ * transaction on, even when the sink returned success.
+ *
+ * Not a sized range, on purpose: a failed read ends it short of the count, and adaptors such as
+ * `views::take` trust a sized range's size instead of its end. `transaction::change_count()` is
+ * the number of changes.
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe (iterating changes the range's reading state).
+ */
+class change_range : public std::ranges::view_base, public ::ranges::view_base {
  public:
-  /// An input iterator over the changes.
+  /// An input iterator over the changes. Default-constructible and copyable (semiregular), as
+  /// range-v3 requires; it points at its range.
   class iterator {
    public:
     /// Iterator traits: an input iterator (single pass), because spilled changes are read back from
@@ -95,15 +134,20 @@ class change_range {
     /// A singular iterator.
     iterator() = default;
     /// The current change.
-    [[nodiscard]] auto operator*() const noexcept -> const change& { return from_disk_ ? *from_disk_->current_ : *at_; }
+    [[nodiscard]] auto operator*() const noexcept -> const change& {
+      return from_disk_ != nullptr ? *from_disk_->cursor_.current : *at_;
+    }
     /// Its address.
     [[nodiscard]] auto operator->() const noexcept -> const change* { return &**this; }
-    /// Moves to the next change. @throws spill_error when a spilled part cannot be read back.
+    /// Moves to the next change. A spilled part that cannot be read back ends the iteration: the
+    /// iterator becomes `end()` and the range's read_error() says why. @throws std::bad_alloc only.
     auto operator++() -> iterator& {
-      if (from_disk_ != nullptr) {
-        if (!from_disk_->read_next()) from_disk_ = nullptr;  // on to the changes held in memory
-      } else {
+      if (from_disk_ == nullptr) {
         ++at_;
+      } else if (const step next = from_disk_->read_next(); next != step::read) {
+        // On to the changes held in memory, or, after a failure, to the end.
+        if (next == step::failed) at_ = from_disk_->changes_.data() + from_disk_->changes_.size();
+        from_disk_ = nullptr;
       }
       return *this;
     }
@@ -121,7 +165,7 @@ class change_range {
       explicit moved_past(const change& c) noexcept : change_(c) {}
       change change_;
     };
-    /// Moves to the next change, returning the one moved past. @throws spill_error as the prefix form.
+    /// Moves to the next change, returning the one moved past. Fails as the prefix form.
     auto operator++(int) -> moved_past {
       moved_past before{**this};
       ++*this;
@@ -139,57 +183,93 @@ class change_range {
     const change_range* from_disk_ = nullptr;
   };
 
+  /// No changes (what a default-constructed view is).
+  change_range() = default;
   /// Changes held in memory.
   explicit change_range(std::span<const change> changes) noexcept : changes_(changes) {}
   /// The @p spilled_records changes spilled to @p spilled (with the relations their records refer
-  /// to), then @p changes. @pre everything appended to @p spilled was flushed.
+  /// to), then @p changes; a failed read is recorded in @p status. @pre everything appended to
+  /// @p spilled was flushed.
   change_range(std::span<const change> changes, const spill_part* spilled, std::size_t spilled_records,
-               std::span<const std::shared_ptr<const relation_info>> relations) noexcept
+               std::span<const std::shared_ptr<const relation_info>> relations, detail::read_status* status) noexcept
       : changes_(changes),
         spilled_(spilled),
         spilled_records_(spilled != nullptr ? spilled_records : 0U),
-        relations_(relations) {}
+        relations_(relations),
+        status_(status) {}
 
-  /// The first change. @throws spill_error when a spilled part cannot be read back.
+  /// The first change: reads the first spilled one, if any. A failed read gives `end()` (see
+  /// read_error()). @throws std::bad_alloc only.
   [[nodiscard]] auto begin() const -> iterator {
     if (spilled_records_ > 0) {
-      reader_ = detail::spill_reader{spilled_, spilled_records_};
-      if (read_next()) return iterator{changes_.data(), this};
+      cursor_.reader = detail::spill_reader{spilled_, spilled_records_};
+      switch (read_next()) {
+        case step::read: return iterator{changes_.data(), this};
+        case step::failed: return end();
+        case step::done: break;
+      }
     }
     return iterator{changes_.data(), nullptr};
   }
   /// Past the last change.
   [[nodiscard]] auto end() const noexcept -> iterator { return iterator{changes_.data() + changes_.size(), nullptr}; }
-  /// Number of changes (known up front, also for a spilled transaction).
-  [[nodiscard]] auto size() const noexcept -> std::size_t { return changes_.size() + spilled_records_; }
-  /// True when there are none.
-  [[nodiscard]] auto empty() const noexcept -> bool { return size() == 0; }
-
- private:
-  // Reads the next spilled change into current_; false after the last one.
-  auto read_next() const -> bool {
-    auto more = reader_.next(record_);
-    if (!more) throw spill_error(more.error());
-    if (!*more) return false;
-    if (record_.relation_index >= relations_.size() || !relations_[record_.relation_index]) {
-      throw spill_error(make_error_code(errc::decode_failure));
-    }
-    const relation_info& relation = *relations_[record_.relation_index];
-    if (record_.op == change_op::truncate) {
-      current_.emplace(change::truncation(relation, record_.cascade, record_.restart_identity));
-    } else {
-      current_.emplace(record_.op, relation, record_.new_tuple, record_.old_kind, record_.old_tuple);
-    }
-    return true;
+  /// True when the transaction has no change (known up front, also for a spilled transaction).
+  [[nodiscard]] auto empty() const noexcept -> bool { return changes_.empty() && spilled_records_ == 0; }
+  /// Why an iteration of these changes ended early: a spilled part that could not be read back
+  /// (`errc::io_failed`, `errc::decode_failure`); empty when none did. The same as the transaction's
+  /// `read_error()`: once set, it stays set.
+  [[nodiscard]] auto read_error() const noexcept -> std::error_code {
+    return status_ != nullptr ? status_->error : std::error_code{};
   }
 
-  std::span<const change> changes_;
+ private:
+  enum class step { read, done, failed };
+
+  // Reads the next spilled change into the cursor: read, done after the last one, or failed (then
+  // recorded in the status).
+  auto read_next() const -> step {
+    auto& c = cursor_;
+    auto more = c.reader.next(c.record);
+    if (!more) return failed(more.error());
+    if (!*more) return step::done;
+    if (c.record.relation_index >= relations_.size() || !relations_[c.record.relation_index]) {
+      return failed(make_error_code(errc::decode_failure));
+    }
+    const relation_info& relation = *relations_[c.record.relation_index];
+    if (c.record.op == change_op::truncate) {
+      c.current.emplace(change::truncation(relation, c.record.cascade, c.record.restart_identity));
+    } else {
+      c.current.emplace(c.record.op, relation, c.record.new_tuple, c.record.old_kind, c.record.old_tuple);
+    }
+    return step::read;
+  }
+  auto failed(std::error_code ec) const noexcept -> step {
+    if (status_ != nullptr) status_->fail(ec);
+    return step::failed;
+  }
+
+  // The reading state of a spilled transaction. Copying or moving a range does not carry it (a
+  // copy starts afresh at begin()), so that a copy costs no buffer and no iterator of another
+  // range ends up pointing at it.
+  struct cursor {
+    detail::spill_reader reader{};
+    detail::spill_reader::record record{};
+    std::optional<change> current{};
+
+    cursor() = default;
+    cursor(const cursor& /*other*/) noexcept {}
+    cursor(cursor&& /*other*/) noexcept {}
+    auto operator=(const cursor& /*other*/) noexcept -> cursor& { return *this; }
+    auto operator=(cursor&& /*other*/) noexcept -> cursor& { return *this; }
+    ~cursor() = default;
+  };
+
+  std::span<const change> changes_{};
   const spill_part* spilled_ = nullptr;
   std::size_t spilled_records_ = 0;
   std::span<const std::shared_ptr<const relation_info>> relations_{};
-  mutable detail::spill_reader reader_{};
-  mutable detail::spill_reader::record record_{};
-  mutable std::optional<change> current_{};
+  detail::read_status* status_ = nullptr;
+  mutable cursor cursor_{};
 };
 
 /**
@@ -202,7 +282,8 @@ class change_range {
  * valid while the transaction is alive, which for a sink means during the callback.
  *
  * @par Thread safety
- * Distinct objects: safe. Shared objects: safe to read.
+ * Distinct objects: safe. Shared objects: safe to read, except that the changes of a spilled
+ * transaction are iterated from one thread at a time (a failed read records its error in it).
  */
 class transaction {
  public:
@@ -227,11 +308,22 @@ class transaction {
   [[nodiscard]] auto commit_time() const noexcept -> sys_microseconds { return commit_time_; }
   /// Where it came from, when the source server received it through replication itself.
   [[nodiscard]] auto origin() const noexcept -> const std::optional<origin_info>& { return origin_; }
-  /// The changes, in order (see @ref change_range for the single-pass rule).
+  /// The changes, in order: a view (see @ref change_range for the single-pass rule and read errors).
   [[nodiscard]] auto changes() const noexcept -> change_range {
-    if (spill_) return change_range{changes_, spill_.get(), spilled_records_, relations_};
+    if (spill_) return change_range{changes_, spill_.get(), spilled_records_, relations_, &read_status_};
     return change_range{changes_};
   }
+  /**
+   * Why an iteration of changes() ended early: a spilled part that could not be read back
+   * (`errc::io_failed`, or `errc::decode_failure` for bytes that are not the records written);
+   * empty when none did, and always for a transaction held in memory. Once set it stays set.
+   *
+   * A sink that iterates a spilled transaction checks it before committing what it read, and
+   * returns it: the pipeline then halts `spill_io_failed` (it would halt even if the sink returned
+   * success, and acknowledges nothing from this transaction on), and the next run delivers the
+   * transaction again.
+   */
+  [[nodiscard]] auto read_error() const noexcept -> std::error_code { return read_status_.error; }
   /// The transactional logical messages (with the `messages` option), in order.
   [[nodiscard]] auto messages() const noexcept -> std::span<const logical_message> { return messages_; }
   /// Number of changes.
@@ -264,6 +356,8 @@ class transaction {
   // the spill policy; destroyed with the transaction or when it is recycled.
   std::unique_ptr<spill_part> spill_;
   std::size_t spilled_records_ = 0;
+  // What a failed read-back of the part recorded (mutable: iterating a const transaction records it).
+  mutable detail::read_status read_status_{};
   bool streamed_ = false;
 };
 

@@ -207,9 +207,16 @@ inline constexpr bool enable_incremental_snapshot = false;
  *
  * where `s` is an lvalue of `S` and `txn` a `const transaction&`.
  *
+ * Nothing the pipeline hands a sink throws at it. In particular, iterating the changes of a
+ * transaction spilled to disk never throws when its part cannot be read back: the iteration ends
+ * early and `txn.read_error()` says why. The sink checks it before persisting what it read and
+ * returns it; the pipeline halts `spill_io_failed` whatever the sink returns, acknowledging nothing
+ * from `txn` on (docs/ranges.md). The same holds for every checkpoint policy's sink members.
+ *
  * @par Laws
  * The checkpoint never moves backwards; an LSN is acknowledged to the server only after
- * `handle_transaction` returned it.
+ * `handle_transaction` returned it, and never for a transaction whose changes could not be read
+ * back whole.
  *
  * @par Exemplar
  * @code

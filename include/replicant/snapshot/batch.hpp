@@ -15,10 +15,13 @@
 #include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
 
+#include <range/v3/range_fwd.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <ranges>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -32,6 +35,11 @@ namespace replicant {
  * The rows are typed exactly like streamed rows: the same @ref relation_info shape (columns, type
  * OIDs, type modifiers, key flags) and the same text the server would have streamed, so
  * `field::value()` gives equal values for equal data whichever way a row arrived.
+ *
+ * A batch is a view over its rows (`std::ranges::view`, range-v3's `ranges::view_`, random access
+ * and sized): `batch | std::views::filter(f)`, `batch | ranges::views::transform(g)` and
+ * `replicant::rows<T>(batch, batch.table())` (replicant/model/rows.hpp) work on it, and copying it
+ * copies two pointers, never a row.
  *
  * A batch can be empty: a table with no rows is still announced once, with
  * `first_for_table` and `last_for_table` both set, so that a sink clears it (see
@@ -51,8 +59,11 @@ namespace replicant {
  * A view, valid during the callback that received it: the rows point into the reader's buffer,
  * which the next batch reuses. Copy what you keep (`value::own()`).
  */
-class snapshot_batch {
+class snapshot_batch : public std::ranges::view_base, public ::ranges::view_base {
  public:
+  /// No rows of no table: what a default-constructed view is (range-v3 asks views to be
+  /// semiregular). @pre relation() and table() are not called on it.
+  snapshot_batch() = default;
   /// The rows @p rows of the table described by @p relation. @pre every row's relation is
   /// @p relation.
   snapshot_batch(const relation_info& relation, std::span<const change> rows) noexcept
@@ -74,8 +85,8 @@ class snapshot_batch {
   [[nodiscard]] auto end() const noexcept -> std::span<const change>::iterator { return rows_.end(); }
 
  private:
-  const relation_info* relation_;
-  std::span<const change> rows_;
+  const relation_info* relation_ = nullptr;
+  std::span<const change> rows_{};
 };
 
 /**

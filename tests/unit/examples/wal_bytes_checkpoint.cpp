@@ -101,7 +101,6 @@ struct fake_engine final : replicant::detail::delivery_services {
   auto halt_with(replicant::halt h) -> void override { halts.push_back(std::move(h)); }
   [[nodiscard]] auto halted() const noexcept -> bool override { return !halts.empty(); }
   auto keep_exception(std::exception_ptr) noexcept -> void override {}
-  auto spill_unreadable(std::error_code) noexcept -> void override {}
   [[nodiscard]] auto spill_failure() const noexcept -> std::error_code override { return {}; }
   auto sleep(std::chrono::milliseconds) noexcept -> void override {}
   [[nodiscard]] auto stopping() const noexcept -> bool override { return stop; }

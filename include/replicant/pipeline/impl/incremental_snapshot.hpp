@@ -218,11 +218,9 @@ auto pipeline<D, C, S, Sink>::incremental_transaction(applier& a, transaction& t
     static_cast<void>(t);
     return std::nullopt;  // never started for this sink: prepare_incremental() refuses it
   } else {
-    detail::incremental_reconciler::observation seen;
-    try {
-      seen = incremental_.reconciler->observe(t);
-    } catch (const spill_error& e) {
-      halt h = detail::to_halt(halt_reason::spill_io_failed, e.code());
+    const auto seen = incremental_.reconciler->observe(t);
+    if (const auto unreadable = t.read_error()) {
+      halt h = detail::to_halt(halt_reason::spill_io_failed, unreadable);
       h.at = t.commit_lsn();
       return a.stop_with(std::move(h));
     }

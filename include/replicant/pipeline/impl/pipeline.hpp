@@ -144,7 +144,8 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
   delivery_type delivery;                // the checkpoint policy's behaviour for this connection
   assembler* assembled = nullptr;        // the applier's, while it runs
   std::optional<halt> failed;            // why this session halts, once decided
-  std::error_code spill_failed;          // a spilled transaction could not be read back
+  std::error_code spill_failed;          // a spilled transaction could not be read back (the assembler's
+                                         // transactions record it here)
 
   [[nodiscard]] auto context() noexcept -> checkpoint_context<Sink> { return {*this, p.sink_}; }
 
@@ -158,6 +159,14 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
   }
 
   auto persisted(lsn commit, lsn end) -> void override {
+    // A transaction that could not be read back whole is never acknowledged, whatever the policy
+    // concluded from the sink's answer.
+    if (spill_failed) {
+      halt h = detail::to_halt(halt_reason::spill_io_failed, spill_failed);
+      h.at = commit;
+      halt_with(std::move(h));
+      return;
+    }
     if (!p.checkpoint_ || *p.checkpoint_ < commit) p.checkpoint_ = commit;
     advance(end);
     p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
@@ -170,7 +179,6 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
   }
   [[nodiscard]] auto halted() const noexcept -> bool override { return failed.has_value() || p.halt_.has_value(); }
   auto keep_exception(std::exception_ptr e) noexcept -> void override { p.sink_exception_ = std::move(e); }
-  auto spill_unreadable(std::error_code ec) noexcept -> void override { spill_failed = ec; }
   [[nodiscard]] auto spill_failure() const noexcept -> std::error_code override { return spill_failed; }
   auto sleep(std::chrono::milliseconds d) noexcept -> void override { p.sleep_interruptible(d); }
   [[nodiscard]] auto stopping() const noexcept -> bool override { return p.stopping_.load(); }

@@ -31,6 +31,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
+  a.asm_.report_read_failures_to(&s.spill_failed);  // a sink's success cannot hide a failed read-back
   {
     // The spill policy readies its storage for this session (a failure halts at once, before any
     // frame is applied), then says whether and when the assembler spills, into parts it makes.

@@ -107,8 +107,8 @@ class incremental_reconciler {
   };
 
   /**
-   * Looks at the next committed transaction of the stream. Throws @ref spill_error when the changes
-   * of a spilled transaction cannot be read back.
+   * Looks at the next committed transaction of the stream. When the changes of a spilled
+   * transaction cannot be read back, what it found is incomplete and `t.read_error()` says why.
    */
   auto observe(const transaction& t) -> observation {
     observation seen;
