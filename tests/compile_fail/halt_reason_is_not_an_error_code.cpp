@@ -22,6 +22,8 @@ auto failed_to_decode(std::error_code ec) -> bool {
 #endif
 }
 
-auto halted_on_bad_input(const replicant::halt& h) -> bool { return h.reason == replicant::halt_reason::decode_failure; }
+auto halted_on_bad_input(const replicant::halt& h) -> bool {
+  return h.reason == replicant::halt_reason::decode_failure;
+}
 
 }  // namespace compile_fail

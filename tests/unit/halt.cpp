@@ -141,7 +141,10 @@ BOOST_AUTO_TEST_CASE(every_reason_has_a_fixed_distinct_message) {
 }
 
 BOOST_AUTO_TEST_CASE(halt_or_carries_a_refusal_with_its_exact_reason) {
-  const auto refused = []() -> replicant::halt_or<int> { return replicant::refuse(halt_reason::conflicting_start_mode); }();
+  const auto refuser = []() -> replicant::halt_or<int> {
+    return replicant::refuse(halt_reason::conflicting_start_mode);
+  };
+  const auto refused = refuser();
   BOOST_TEST(!refused);
   BOOST_TEST(refused.error().reason == halt_reason::conflicting_start_mode);
   BOOST_TEST(!refused.error().cause);

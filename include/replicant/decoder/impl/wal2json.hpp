@@ -74,7 +74,9 @@ inline auto wal2json_decoder::validate(const plugin_settings& o) const noexcept 
   // The pipeline's own switch decides; a second one here could only disagree with it.
   if (options_.messages && !o.messages) return refuse(halt_reason::config_invalid);
   for (const table_name& t : options_.tables) {
-    if (!identifier::validate(t.schema) || !identifier::validate(t.name)) return refuse(halt_reason::invalid_identifier);
+    if (!identifier::validate(t.schema) || !identifier::validate(t.name)) {
+      return refuse(halt_reason::invalid_identifier);
+    }
   }
   return {};
 }
