@@ -117,7 +117,7 @@ auto run(const custom_policies::options& o) -> int {
   }
 
   const auto& halted = pipeline.last_halt();
-  if (!ec || !halted) {
+  if (ec != replicant::errc::halted || !halted) {
     say(summary("stopped", *sink, pipeline));
     return exit_ok;
   }

@@ -108,7 +108,7 @@ auto run(const options& o) -> int {
   ::close(opened->fd);
 
   const auto& halted = pipeline.last_halt();
-  if (!ec || !halted) {
+  if (ec != replicant::errc::halted || !halted) {
     say(summary("stopped", sink, pipeline));
     return exit_ok;
   }

@@ -93,8 +93,8 @@ auto stream(const Target& target, Sink& sink, const options& o, Policies... poli
     const auto before = target.counts().applied + target.counts().skipped;
     std::error_code ec;
     pipeline.run(ec);
-    if (!ec || stop_signal::requested()) break;
-    const auto& h = *pipeline.last_halt();
+    if (ec != replicant::errc::halted || stop_signal::requested()) break;
+    const auto& h = *pipeline.last_halt();  // errc::halted says that it stopped, the halt says why
     // The target went away (or was briefly unable to serve): nothing was acknowledged past what
     // its checkpoint (or the store's) covers, so running again resumes exactly there. A store that
     // stays away halts `checkpoint_store_failed` once its retry budget is spent: that is final.

@@ -105,7 +105,7 @@ auto run(const options& o) -> int {
       pipeline.run(ec);
     }
     metrics.set_running(false);
-    if (ec && pipeline.last_halt()) {
+    if (ec == replicant::errc::halted && pipeline.last_halt()) {  // last_halt() says why it stopped
       halted = pipeline.last_halt();
       halted->table.reset();  // a table name is the user's identifier: not printed
       metrics.record_halt(halted->reason);

@@ -32,16 +32,19 @@ using examples::exit_refused;
 
 /**
  * Something that stopped replicant-tail, reduced to what is safe to print: which step failed, an
- * error code (a @ref replicant::errc, a @ref replicant::halt_reason, an
- * @ref replicant::identifier_error or an OS error), the server's SQLSTATE when the server refused
- * something, and a fixed hint. There is deliberately no field for free text: no row value,
+ * error code (a @ref replicant::errc, an @ref replicant::identifier_error or an OS error) or, for a
+ * halt, its @ref replicant::halt_reason, the server's SQLSTATE when the server refused something,
+ * and a fixed hint. There is deliberately no field for free text: no row value,
  * connection string, name or server message can end up in it.
  */
 struct failure {
   /// What was being done, e.g. `"creating the slot"` (fixed text).
   std::string_view step;
-  /// Why it failed.
+  /// Why it failed: `errc::halted` when `reason` says why.
   std::error_code code;
+  /// Why the pipeline halted or refused to start, or why replicant-tail's own check of the command
+  /// line refused what the pipeline would refuse (e.g. `conflicting_start_mode`); empty otherwise.
+  std::optional<halt_reason> reason{};
   /// What to do about it (fixed text; may be empty).
   std::string_view hint{};
   /// The server's SQLSTATE, when a server error caused it (five characters, or empty).
@@ -66,10 +69,9 @@ struct failure {
  * also reports before anything starts, and which needs the slot dropped first. Never throws.
  */
 [[nodiscard]] inline auto is_refusal(const failure& f) noexcept -> bool {
-  if (f.code.category() == halt_category()) {
-    const auto reason = static_cast<halt_reason>(f.code.value());
-    return is_start_rejection(reason) || reason == halt_reason::slot_missing ||
-           reason == halt_reason::snapshot_incomplete;
+  if (f.reason) {
+    return is_start_rejection(*f.reason) || *f.reason == halt_reason::slot_missing ||
+           *f.reason == halt_reason::snapshot_incomplete;
   }
   return f.code.category() == identifier_category() || f.code == errc::invalid_options;
 }
@@ -88,10 +90,14 @@ struct failure {
     out += f.option;
   }
   out += is_refusal(f) ? " refused: " : " failed: ";
-  out += f.code.message();
+  if (f.reason) {
+    out += message(*f.reason);
+  } else {
+    out += f.code.message();
+  }
   out += " [";
-  if (f.code.category() == halt_category()) {
-    out += to_string(static_cast<halt_reason>(f.code.value()));
+  if (f.reason) {
+    out += to_string(*f.reason);
   } else if (f.code.category() == error_category()) {
     out += to_string(static_cast<errc>(f.code.value()));
   } else {
@@ -120,9 +126,9 @@ struct failure {
   if (!f.hint.empty()) {
     out += "; ";
     out += f.hint;
-  } else if (f.code.category() == halt_category()) {
+  } else if (f.reason) {
     out += "; action: ";
-    out += operator_action(static_cast<halt_reason>(f.code.value()));
+    out += operator_action(*f.reason);
   }
   return out;
 }
@@ -206,13 +212,14 @@ namespace detail {
 
 /**
  * The @ref failure that reports the halt @p h of replicant-tail's replication pipeline: the step,
- * the halt reason as the code, its cause, position, SQLSTATE and attempts, and a hint in terms of
+ * the halt reason, its cause, position, SQLSTATE and attempts, and a hint in terms of
  * replicant-tail's options. Value-free, as the halt is: no table name is carried over.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto from_halt(const halt& h) -> failure {
   failure f{.step = detail::halt_step(h.reason),
-            .code = make_error_code(h.reason),
+            .code = make_error_code(errc::halted),
+            .reason = h.reason,
             .hint = detail::halt_hint(h),
             .sqlstate = h.sqlstate.value_or(std::string{}),
             .cause = h.cause,

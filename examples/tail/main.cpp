@@ -128,7 +128,7 @@ auto stream(const options& o, Store store, int server_version, bool has_checkpoi
   const auto incomplete = [&](std::string_view how) {
     say(incomplete_snapshot_line(how, sink.snapshot_rows(), progress->estimated_rows()));
   };
-  if (!ec || !halted) {
+  if (ec != replicant::errc::halted || !halted) {
     if (snapshot_cut) {
       incomplete("stopped during the snapshot");
     } else {

@@ -163,7 +163,8 @@ using parsed_options = outcome<options>;
       if (!v) return detail::bad_value("parsing --slot", "--slot needs a name");
       if (auto ok = identifier::validate_slot_name(*v); !ok) {
         return failure{.step = "checking --slot",
-                       .code = make_error_code(halt_reason::invalid_identifier),
+                       .code = make_error_code(errc::halted),
+                       .reason = halt_reason::invalid_identifier,
                        .hint = "a slot name is 1 to 63 characters of a-z, 0-9 and _",
                        .cause = ok.error()};
       }
@@ -174,7 +175,8 @@ using parsed_options = outcome<options>;
       if (!v) return detail::bad_value("parsing --publication", "--publication needs a name");
       if (auto ok = identifier::validate(*v); !ok) {
         return failure{.step = "checking --publication",
-                       .code = make_error_code(halt_reason::invalid_identifier),
+                       .code = make_error_code(errc::halted),
+                       .reason = halt_reason::invalid_identifier,
                        .hint =
                            "a publication name is a plain identifier: a letter or _, then letters, digits, _ "
                            "or $, at most 63 bytes",
@@ -216,14 +218,16 @@ using parsed_options = outcome<options>;
   }
   if (o.snapshot && o.go_forward_only) {
     return failure{.step = "checking --snapshot",
-                   .code = make_error_code(halt_reason::conflicting_start_mode),
+                   .code = make_error_code(errc::halted),
+                   .reason = halt_reason::conflicting_start_mode,
                    .hint =
                        "--snapshot (print the existing rows first) and --go-forward-only (show only what commits "
                        "from now on) are two ways to start: pass one of them"};
   }
   if (o.create_slot && !o.go_forward_only && !o.snapshot) {
     return failure{.step = "checking --create-slot",
-                   .code = make_error_code(halt_reason::go_forward_required),
+                   .code = make_error_code(errc::halted),
+                   .reason = halt_reason::go_forward_required,
                    .hint =
                        "a slot it creates starts now and never shows earlier changes: pass --go-forward-only "
                        "to accept that, or --snapshot to print the existing rows first"};

@@ -100,7 +100,7 @@ auto make_catalog() -> relation_catalog {
 
 // The documented errors of translate(), each with a message that is a function of the code alone.
 auto check_translation_error(std::error_code ec) -> void {
-  const std::error_code unsupported = make_error_code(halt_reason::decoder_protocol_unsupported);
+  const std::error_code unsupported = make_error_code(errc::protocol_unsupported);
   if (ec.category() == unsupported.category()) {
     REPLICANT_FUZZ_CHECK(ec == unsupported && ec.message() == unsupported.message());
     return;

@@ -84,7 +84,7 @@ auto make_catalog() -> relation_catalog {
 
 // The documented errors of translate(), each with a message that is a function of the code alone.
 auto check_translation_error(std::error_code ec) -> void {
-  const std::error_code lsn_missing = make_error_code(halt_reason::decoder_lsn_missing);
+  const std::error_code lsn_missing = make_error_code(errc::lsn_missing);
   if (ec.category() == lsn_missing.category()) {
     REPLICANT_FUZZ_CHECK(ec == lsn_missing && ec.message() == lsn_missing.message());
     return;

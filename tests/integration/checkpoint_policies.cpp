@@ -282,7 +282,7 @@ BOOST_AUTO_TEST_CASE(a_store_outage_beyond_the_budget_halts_and_loses_nothing) {
       state.failing_writes = 1000;
     }
     insert_each(f, 2, 1);
-    BOOST_TEST(r.join() == halt_reason::checkpoint_store_failed);
+    BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
     const auto& h = r.pipeline.last_halt();
     BOOST_TEST_REQUIRE(h.has_value());
     BOOST_TEST(h->attempts.value_or(0) == 3U);  // the first try and two retries
@@ -315,7 +315,7 @@ BOOST_AUTO_TEST_CASE(a_permanent_store_fault_halts_at_once) {
   lib_sink sink{&rec};
   event_log events;
   running<lib_pipeline> r{sink, lib(state), f.options, &events.dispatcher};
-  BOOST_TEST(r.join() == halt_reason::checkpoint_store_failed);
+  BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
   BOOST_TEST(r.pipeline.last_halt()->attempts.value_or(0) == 1U);
   BOOST_TEST(r.pipeline.last_halt()->cause == replicant::errc::store_mismatch);
   BOOST_TEST(!events.contains("replicant.checkpoint_store.retrying"));
@@ -331,7 +331,7 @@ BOOST_AUTO_TEST_CASE(no_retries_halts_on_the_first_fault) {
   auto policy = lib(state);
   policy.max_retries = 0;
   running<lib_pipeline> r{sink, std::move(policy), f.options};
-  BOOST_TEST(r.join() == halt_reason::checkpoint_store_failed);
+  BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
   BOOST_TEST(r.pipeline.last_halt()->attempts.value_or(0) == 1U);
 }
 
@@ -351,7 +351,7 @@ BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_its_transaction_is_delivered_again) 
       rec.failing = true;
     }
     insert_each(f, 2, 1);
-    BOOST_TEST(r.join() == halt_reason::sink_failed);
+    BOOST_TEST(r.halted() == halt_reason::sink_failed);
   }
   rec.failing = false;
   running<lib_pipeline> r{sink, lib(state), f.options};
@@ -366,10 +366,10 @@ BOOST_AUTO_TEST_CASE(invalid_policy_settings_are_refused_before_connecting) {
   recorder rec;
   lib_sink lsink{&rec};
   running<lib_pipeline> r{lsink, lib(state, replicant::checkpoint_batching{.max_transactions = 0}), f.options};
-  BOOST_TEST(r.join() == halt_reason::config_invalid);
+  BOOST_TEST(r.halted() == halt_reason::config_invalid);
   batch_sink bsink{&rec, {}};
   running<batch_pipeline> b{bsink, replicant::sink_owned_batches{.max_transactions = 10, .max_delay = 0ms}, f.options};
-  BOOST_TEST(b.join() == halt_reason::config_invalid);
+  BOOST_TEST(b.halted() == halt_reason::config_invalid);
   BOOST_TEST(!f.slot_exists());
 }
 
@@ -428,7 +428,7 @@ BOOST_AUTO_TEST_CASE(a_failed_batch_halts_and_none_of_it_is_acknowledged) {
       rec.failing = true;
     }
     insert_each(f, 3, 2);
-    BOOST_TEST(r.join() == halt_reason::sink_failed);
+    BOOST_TEST(r.halted() == halt_reason::sink_failed);
     BOOST_TEST_REQUIRE(r.pipeline.last_halt()->at.has_value());
     failed_at = *r.pipeline.last_halt()->at;  // the batch's first commit
   }
@@ -550,7 +550,7 @@ BOOST_AUTO_TEST_CASE(a_failure_after_later_confirmations_halts_and_acknowledges_
   rec.confirmation(2).confirm();
   rec.confirmation(1).fail(std::make_error_code(std::errc::connection_refused));
   rec.confirmation(1).confirm();  // too late: the first call counts
-  BOOST_TEST(r.join() == halt_reason::sink_failed);
+  BOOST_TEST(r.halted() == halt_reason::sink_failed);
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->at == rec.at(1)));
@@ -569,7 +569,7 @@ BOOST_AUTO_TEST_CASE(a_lost_confirmation_halts_after_the_timeout) {
   insert_each(f, 1, 2);
   BOOST_TEST_REQUIRE(rec.wait_for(2));
   rec.confirmation(1).confirm();  // the first one's confirmation never comes
-  BOOST_TEST(r.join() == halt_reason::sink_failed);
+  BOOST_TEST(r.halted() == halt_reason::sink_failed);
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->at == rec.at(0)));

@@ -82,7 +82,7 @@ auto halts_with(fixture& f, const replicant::pipeline_options& o, halt_reason re
   event_log events;
   running r{sink, o, &events.dispatcher};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "it kept retrying");
-  BOOST_TEST(r.join() == reason);
+  BOOST_TEST(r.halted() == reason);
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->sqlstate == sqlstate));

@@ -453,7 +453,7 @@ BOOST_AUTO_TEST_CASE(a_failing_store_halts_checkpoint_store_failed_and_acknowled
   }
   f.sql("INSERT INTO items VALUES (3, '" + std::string{secret} + "', 1)");
   f.sql("INSERT INTO items VALUES (4, '" + std::string{secret} + "', 1)");
-  BOOST_TEST(r.join() == halt_reason::checkpoint_store_failed);
+  BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST(h->cause == replicant::errc::io_failed);

@@ -641,8 +641,9 @@ BOOST_AUTO_TEST_CASE(a_table_kept_hot_halts_after_three_contended_attempts) {
   }
   writing.store(false);
   w.join();
-  BOOST_TEST((ec == halt_reason::snapshot_table_contended));
+  BOOST_TEST(ec == replicant::errc::halted);
   BOOST_TEST_REQUIRE(halted.has_value());
+  BOOST_TEST((halted->reason == halt_reason::snapshot_table_contended));
   BOOST_TEST_REQUIRE(halted->table.has_value());
   BOOST_TEST(halted->table->name == "hot");
   BOOST_TEST((halted->attempts == std::optional<std::uint32_t>{3U}));
@@ -674,18 +675,19 @@ BOOST_AUTO_TEST_CASE(a_keyed_chunk_whose_rows_the_stream_keeps_rewriting_is_cont
       std::this_thread::sleep_for(2ms);
     }
   }};
-  std::error_code ec;
+  auto why = halt_reason{};
   {
     running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
     BOOST_TEST(wait_until([&] { return events.contains("replicant.snapshot.failed") || sink.done(); }, 60s));
     // The failure event comes from the reader before the pipeline halts on it: let it halt by
     // itself, rather than race a stop against the halt.
     if (!sink.done()) static_cast<void>(r.ends_within(30s));
-    ec = r.stop();
+    r.pipeline.stop();
+    why = r.halted();
   }
   writing.store(false);
   w.join();
-  BOOST_TEST((ec == halt_reason::snapshot_table_contended));
+  BOOST_TEST((why == halt_reason::snapshot_table_contended));
   BOOST_TEST(events.count("replicant.snapshot.chunk_retried") == 2U);
 }
 
@@ -761,7 +763,7 @@ BOOST_AUTO_TEST_CASE(a_sink_that_cannot_keep_progress_is_refused_at_start) {
   running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill,
                               replicant::test::memory_sink>>
       r{sink, f.options};
-  BOOST_TEST((r.join() == halt_reason::snapshot_unsupported));
+  BOOST_TEST((r.halted() == halt_reason::snapshot_unsupported));
   BOOST_TEST(!f.slot_exists());
 }
 

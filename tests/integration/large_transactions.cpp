@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(too_many_transactions_in_progress_halts) {
   a.exec(insert_range(1, 400));
   b.exec(insert_range(1001, 1400));
   a.exec(insert_range(401, 800));  // makes sure the first is streamed again while the second is open
-  BOOST_TEST(r.join() == halt_reason::transaction_too_large);
+  BOOST_TEST(r.halted() == halt_reason::transaction_too_large);
   a.exec("ROLLBACK");
   b.exec("ROLLBACK");
   BOOST_TEST(sink.snapshot().empty());
@@ -270,9 +270,9 @@ BOOST_AUTO_TEST_CASE(two_phase_with_failover_halts_below_18_leaving_no_slot_and_
   memory_sink sink;
   running<plain_pipeline> r{sink, f.options};
   if (f.pg.major() < 17) {
-    BOOST_TEST(r.join() == halt_reason::failover_unsupported);
+    BOOST_TEST(r.halted() == halt_reason::failover_unsupported);
   } else if (f.pg.major() == 17) {
-    BOOST_TEST(r.join() == halt_reason::two_phase_failover_conflict);
+    BOOST_TEST(r.halted() == halt_reason::two_phase_failover_conflict);
   } else {
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     BOOST_TEST(!r.stop());
@@ -424,7 +424,7 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
                             &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));  // about 10 MB
-  BOOST_TEST(r.join() == halt_reason::spill_exhausted);
+  BOOST_TEST(r.halted() == halt_reason::spill_exhausted);
   BOOST_TEST(events.contains("replicant.stream.spill_exhausted"));
   BOOST_TEST(sink.count() == 0U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()));
@@ -460,7 +460,7 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
       before = f.confirmed_flush();
       f.sql(rows);
     }
-    BOOST_TEST(r.join() == halt_reason::spill_io_failed);
+    BOOST_TEST(r.halted() == halt_reason::spill_io_failed);
     ::setrlimit(RLIMIT_FSIZE, &saved);
     const auto& h = r.pipeline.last_halt();
     BOOST_TEST_REQUIRE(h.has_value());
@@ -642,7 +642,7 @@ BOOST_AUTO_TEST_CASE(without_spill_the_same_transaction_halts) {
   running<plain> r{sink, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));
-  BOOST_TEST(r.join() == halt_reason::transaction_too_large);
+  BOOST_TEST(r.halted() == halt_reason::transaction_too_large);
   BOOST_TEST(sink.count() == 0U);
 }
 

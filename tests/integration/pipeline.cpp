@@ -174,7 +174,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
   event_log events;
   {
     running r{sink, f.options, &events.dispatcher};
-    BOOST_TEST(r.join() == halt_reason::slot_dropped);
+    BOOST_TEST(r.halted() == halt_reason::slot_dropped);
   }
   BOOST_TEST(!f.slot_exists());
   BOOST_TEST(events.contains("reason=slot_dropped"));
@@ -327,7 +327,7 @@ BOOST_AUTO_TEST_CASE(a_new_slot_needs_a_start_mode) {
   memory_sink sink;
   f.options.go_forward_only = false;
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::go_forward_required);
+  BOOST_TEST(r.halted() == halt_reason::go_forward_required);
   BOOST_TEST(!f.slot_exists(), "a refused start leaves no slot behind");
 }
 
@@ -338,7 +338,7 @@ BOOST_AUTO_TEST_CASE(a_missing_slot_halts_when_creating_it_is_not_allowed) {
   f.options.create_slot = false;
   {
     running r{sink, f.options, &events.dispatcher};
-    BOOST_TEST(r.join() == halt_reason::slot_missing);
+    BOOST_TEST(r.halted() == halt_reason::slot_missing);
   }
   BOOST_TEST(!f.slot_exists());
   BOOST_TEST(events.contains("reason=slot_missing"));
@@ -356,12 +356,12 @@ BOOST_AUTO_TEST_CASE(start_time_rejections_happen_before_connecting) {
   memory_sink sink;
   auto o = f.options;
   o.slot = "Bad-Slot";
-  BOOST_TEST(running(sink, o).join() == halt_reason::invalid_identifier);
+  BOOST_TEST(running(sink, o).halted() == halt_reason::invalid_identifier);
   o = f.options;
   o.snapshot = true;
-  BOOST_TEST(running(sink, o).join() == halt_reason::conflicting_start_mode);
+  BOOST_TEST(running(sink, o).halted() == halt_reason::conflicting_start_mode);
   o.go_forward_only = false;
-  BOOST_TEST(running(sink, o).join() == halt_reason::snapshot_unsupported);
+  BOOST_TEST(running(sink, o).halted() == halt_reason::snapshot_unsupported);
   BOOST_TEST(!f.slot_exists());
 }
 
@@ -370,7 +370,7 @@ BOOST_AUTO_TEST_CASE(a_missing_publication_halts) {
   memory_sink sink;
   f.options.publications = {"pub", "nope"};
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::publication_missing);
+  BOOST_TEST(r.halted() == halt_reason::publication_missing);
 }
 
 BOOST_AUTO_TEST_CASE(a_dropped_publication_halts_on_reconnect) {
@@ -381,7 +381,7 @@ BOOST_AUTO_TEST_CASE(a_dropped_publication_halts_on_reconnect) {
   f.sql("DROP PUBLICATION pub");
   // Make the walsender go away; the reconnect's checks find the publication gone.
   f.pg.sql("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'");
-  BOOST_TEST(r.join() == halt_reason::publication_missing);
+  BOOST_TEST(r.halted() == halt_reason::publication_missing);
 }
 
 BOOST_AUTO_TEST_CASE(a_publication_dropped_while_streaming_halts_without_a_reconnect) {
@@ -395,7 +395,7 @@ BOOST_AUTO_TEST_CASE(a_publication_dropped_while_streaming_halts_without_a_recon
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("DROP PUBLICATION pub");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
-  BOOST_TEST(r.join() == halt_reason::publication_missing);
+  BOOST_TEST(r.halted() == halt_reason::publication_missing);
   BOOST_TEST(events.contains("reason=publication_missing"));
   BOOST_TEST(sink.snapshot().size() == 1U);
 }
@@ -409,7 +409,7 @@ BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_nothing_past_it_is_acknowledged) {
     return replicant::fail(replicant::errc::sink_failed);
   };
   f.sql("INSERT INTO items VALUES (2, '" + std::string{secret} + "', 2)");
-  BOOST_TEST(r.join() == halt_reason::sink_failed);
+  BOOST_TEST(r.halted() == halt_reason::sink_failed);
   const auto h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST(replicant::describe(*h).find(secret) == std::string::npos);
@@ -439,7 +439,7 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_unless_the_sink_accepts_i
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("ALTER TABLE items DROP COLUMN qty");
   f.sql("INSERT INTO items VALUES (2, 'b')");
-  BOOST_TEST(r.join() == halt_reason::schema_change_rejected);
+  BOOST_TEST(r.halted() == halt_reason::schema_change_rejected);
   BOOST_TEST(r.pipeline.last_halt()->table.value().name == "items");
   BOOST_TEST(events.contains("replicant.schema_change.halted"));
 
@@ -468,7 +468,9 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_a_sink_without_the_hook) 
   f.sql("ALTER TABLE items ALTER COLUMN qty TYPE bigint");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
   t.join();
-  BOOST_TEST(ec == halt_reason::schema_change_destructive);
+  BOOST_TEST(ec == replicant::errc::halted);
+  BOOST_TEST_REQUIRE(p.last_halt().has_value());
+  BOOST_TEST(p.last_halt()->reason == halt_reason::schema_change_destructive);
   BOOST_TEST(p.last_halt()->table.value().name == "items");
   BOOST_TEST(sink.stored.has_value());  // the transaction before the change was delivered
 }
@@ -492,12 +494,16 @@ BOOST_AUTO_TEST_CASE(the_sink_can_veto_the_session_and_the_origin) {
   vetoing_sink sink;
   using vetoing_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                                replicant::no_spill, vetoing_sink>;
-  std::error_code ec;
-  vetoing_pipeline{sink, f.options}.run(ec);
-  BOOST_TEST(ec == halt_reason::session_identity_rejected);
+  // run(ec) says that it stopped (errc::halted), the halt says why.
+  const auto halt_of = [&] {
+    vetoing_pipeline p{sink, f.options};
+    std::error_code ec;
+    p.run(ec);
+    return ec == replicant::errc::halted && p.last_halt() ? p.last_halt()->reason : halt_reason{};
+  };
+  BOOST_TEST(halt_of() == halt_reason::session_identity_rejected);
   sink.veto_identity = false;
-  vetoing_pipeline{sink, f.options}.run(ec);
-  BOOST_TEST(ec == halt_reason::slot_origin_rejected);
+  BOOST_TEST(halt_of() == halt_reason::slot_origin_rejected);
 }
 
 BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budget) {
@@ -510,7 +516,7 @@ BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budge
   auto o = f.options;
   o.max_command_retries = 2;
   running second{other, o, &events.dispatcher};
-  BOOST_TEST(second.join() == halt_reason::command_error_limit);
+  BOOST_TEST(second.halted() == halt_reason::command_error_limit);
   BOOST_TEST(second.pipeline.last_halt()->attempts.value() == 3U);
   BOOST_TEST(events.contains("replicant.connection.command_error_halt"));
 }
@@ -564,7 +570,7 @@ BOOST_AUTO_TEST_CASE(transactions_can_be_filtered_by_origin) {
       o.slot = f.slot + (filter == replicant::origin_filter::none ? "_n" : "_a");
       running r{sink, o, &events.dispatcher};
       if (f.pg.major() < 16) {
-        BOOST_TEST(r.join() == halt_reason::origin_unsupported);
+        BOOST_TEST(r.halted() == halt_reason::origin_unsupported);
         BOOST_TEST(events.contains("reason=origin_unsupported"));
         continue;
       }
@@ -643,7 +649,7 @@ BOOST_AUTO_TEST_CASE(failover_is_refused_below_postgresql_17) {
   f.options.failover = true;
   running r{sink, f.options};
   if (f.pg.major() < 17) {
-    BOOST_TEST(r.join() == halt_reason::failover_unsupported);
+    BOOST_TEST(r.halted() == halt_reason::failover_unsupported);
     BOOST_TEST(!f.slot_exists());
   } else {
     BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
@@ -670,7 +676,7 @@ BOOST_AUTO_TEST_CASE(an_invalidated_slot_halts) {
                                    "'") == "lost");
   }
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::slot_invalidated);
+  BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
 }
 
 BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_halts) {
@@ -680,7 +686,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_halts) {
   running r{sink, f.options};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items SELECT g, repeat('x', 100), g FROM generate_series(1, 5000) g");
-  BOOST_TEST(r.join() == halt_reason::transaction_too_large);
+  BOOST_TEST(r.halted() == halt_reason::transaction_too_large);
   BOOST_TEST(sink.snapshot().empty());
 }
 
@@ -707,7 +713,7 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_is_paced_or_halts_as_configured) {
       "DO $$ BEGIN FOR i IN 1501..3000 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
       "$$");
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::sink_too_slow);
+  BOOST_TEST(r.halted() == halt_reason::sink_too_slow);
   BOOST_TEST(r.pipeline.last_halt()->lag_bytes.value() > 0);
 }
 
@@ -720,10 +726,12 @@ BOOST_AUTO_TEST_CASE(messages_need_a_sink_that_takes_them) {
   plain_sink sink;
   f.options.messages = true;
   std::error_code ec;
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink>{
-      sink, f.options}
-      .run(ec);
-  BOOST_TEST(ec == halt_reason::messages_unsupported);
+  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink> p{
+      sink, f.options};
+  p.run(ec);
+  BOOST_TEST(ec == replicant::errc::halted);
+  BOOST_TEST_REQUIRE(p.last_halt().has_value());
+  BOOST_TEST(p.last_halt()->reason == halt_reason::messages_unsupported);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -241,7 +241,7 @@ struct checked {
     const auto started = std::chrono::steady_clock::now();
     BOOST_TEST_REQUIRE(r->ends_within(10s), "no halt after: " << ddl);
     BOOST_TEST((std::chrono::steady_clock::now() - started < 3s), "the halt came after more than 3 s");
-    BOOST_TEST(r->join() == halt_reason::publication_changed);
+    BOOST_TEST(r->halted() == halt_reason::publication_changed);
     const auto& h = r->pipeline.last_halt();
     BOOST_TEST_REQUIRE(h.has_value());
     if (table.empty()) {
@@ -335,7 +335,7 @@ BOOST_AUTO_TEST_CASE(additions_do_not_halt_and_become_what_is_checked) {
   // What was added is checked from now on.
   c.x.f.sql("ALTER PUBLICATION pub DROP TABLE third");
   BOOST_TEST_REQUIRE(c.r->ends_within(10s));
-  BOOST_TEST(c.r->join() == halt_reason::publication_changed);
+  BOOST_TEST(c.r->halted() == halt_reason::publication_changed);
   BOOST_TEST(c.r->pipeline.last_halt()->table.value_or(replicant::table_name{}).name == "third");
 }
 
@@ -366,7 +366,7 @@ BOOST_AUTO_TEST_CASE(a_table_still_published_through_its_schema_is_not_removed) 
   // The schema leaving the publication is a removal.
   c.x.f.sql("ALTER PUBLICATION pub DROP TABLES IN SCHEMA sales");
   BOOST_TEST_REQUIRE(c.r->ends_within(10s));
-  BOOST_TEST(c.r->join() == halt_reason::publication_changed);
+  BOOST_TEST(c.r->halted() == halt_reason::publication_changed);
 }
 
 // A reconnect compares with what the first session began with: a change made while the connection
@@ -383,7 +383,7 @@ BOOST_AUTO_TEST_CASE(a_change_made_while_reconnecting_halts_at_the_reconnect) {
                              "WHERE slot_name = '" +
                              c.x.f.slot + "'") == "1");
   BOOST_TEST_REQUIRE(c.r->ends_within(30s), "the reconnect did not halt");
-  BOOST_TEST(c.r->join() == halt_reason::publication_changed);
+  BOOST_TEST(c.r->halted() == halt_reason::publication_changed);
   BOOST_TEST(c.r->pipeline.last_halt()->table.value_or(replicant::table_name{}).name == "other");
   BOOST_TEST(c.events.contains("replicant.connection.slot_invalidated slot_name=" + c.x.f.slot +
                                " reason=publication_changed"));

@@ -709,7 +709,7 @@ BOOST_AUTO_TEST_CASE(failures_are_value_free_and_leave_the_connection_usable) {
     capture got;
     const auto missing = read_snapshot(conn, exported.snapshot, {"pub", std::string{secret}}, got);
     BOOST_TEST_REQUIRE(!missing.has_value());
-    BOOST_TEST((missing.error() == replicant::halt_reason::publication_missing));
+    BOOST_TEST((missing.error() == replicant::errc::publication_missing));
     BOOST_TEST(value_free(missing.error()));
     BOOST_TEST(isolation(conn) == "read committed");
     const auto none = read_snapshot(conn, exported.snapshot, {}, got);

@@ -167,14 +167,14 @@ BOOST_AUTO_TEST_CASE(an_interrupted_snapshot_is_reported_on_the_next_start) {
   event_log events;
   {
     running<snapshot_pipeline> r{sink, f.options, &events.dispatcher};
-    BOOST_TEST(r.join() == halt_reason::sink_failed);
+    BOOST_TEST(r.halted() == halt_reason::sink_failed);
   }
   BOOST_TEST(events.contains("replicant.snapshot.failed"));
   BOOST_TEST(f.slot_exists());
   sink.fail_snapshot_batch = -1;
   {
     running<snapshot_pipeline> r{sink, f.options};
-    BOOST_TEST(r.join() == halt_reason::snapshot_incomplete);
+    BOOST_TEST(r.halted() == halt_reason::snapshot_incomplete);
   }
   // The operator's way out: drop the slot and take the snapshot again.
   f.pg.sql("SELECT pg_drop_replication_slot('" + f.slot + "')");

@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(a_locked_checkpoint_row_halts_after_the_budget_and_a_restar
     const auto started = std::chrono::steady_clock::now();
     x.insert(2);
     BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
-    BOOST_TEST(r.join() == halt_reason::checkpoint_store_failed);
+    BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
     BOOST_TEST(since(started) < 10s, "three attempts of about 300 ms each");
     const auto& h = r.pipeline.last_halt();
     BOOST_TEST_REQUIRE(h.has_value());
@@ -414,7 +414,7 @@ BOOST_AUTO_TEST_CASE(a_file_store_that_blocks_halts_after_the_budget_and_a_resta
       const auto started = std::chrono::steady_clock::now();
       x.insert(2);
       BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
-      BOOST_TEST(r.join() == halt_reason::checkpoint_store_failed);
+      BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
       BOOST_TEST(since(started) < 10s);
       const auto& h = r.pipeline.last_halt();
       BOOST_TEST_REQUIRE(h.has_value());
@@ -612,7 +612,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_past_the_end_of_the_wal_halts) {
   event_log events;
   running<pg_pipeline> r{sink, x.policy(2s, 2, 100ms), x.f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
-  BOOST_TEST(r.join() == halt_reason::checkpoint_ahead_of_server);
+  BOOST_TEST(r.halted() == halt_reason::checkpoint_ahead_of_server);
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->at == elsewhere));
@@ -640,7 +640,7 @@ BOOST_AUTO_TEST_CASE(a_sink_checkpoint_past_the_end_of_the_wal_halts_too) {
   }
   running<sink_owned_pipeline> r{sink, f.options};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
-  BOOST_TEST(r.join() == halt_reason::checkpoint_ahead_of_server);
+  BOOST_TEST(r.halted() == halt_reason::checkpoint_ahead_of_server);
   BOOST_TEST((f.confirmed_flush() == flushed), "the slot was not touched");
 }
 

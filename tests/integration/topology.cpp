@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(a_pipeline_streams_from_a_standby_from_postgresql_16) {
   if (f.pg.major() < 16) {
     // 15 cannot decode on a standby at all: refused before any slot is made.
     running r{sink, f.options, &events.dispatcher};
-    BOOST_TEST(r.join() == halt_reason::standby_unsupported);
+    BOOST_TEST(r.halted() == halt_reason::standby_unsupported);
     BOOST_TEST(f.standby_slots() == 0);
     BOOST_TEST(
         events.contains("replicant.connection.slot_invalidated slot_name=" + f.slot + " reason=standby_unsupported"));
@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(an_unpromoted_standbys_synced_slot_halts) {
       o.failover = failover;
       event_log events;
       running r{sink, o, &events.dispatcher};
-      BOOST_TEST(r.join() == halt_reason::slot_synced_unpromoted);
+      BOOST_TEST(r.halted() == halt_reason::slot_synced_unpromoted);
       BOOST_TEST(events.contains("replicant.connection.slot_invalidated slot_name=" + f.slot +
                                  " reason=slot_synced_unpromoted"));
     }
@@ -267,7 +267,7 @@ BOOST_AUTO_TEST_CASE(a_failover_slot_cannot_be_made_on_a_standby) {
   memory_sink sink;
   f.options.failover = true;
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::slot_not_failover);
+  BOOST_TEST(r.halted() == halt_reason::slot_not_failover);
   BOOST_TEST(f.standby_slots() == 0);
 }
 
@@ -327,7 +327,7 @@ BOOST_AUTO_TEST_CASE(a_standby_without_hot_standby_feedback_halts) {
   f.standby.reload();
   memory_sink sink;
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::standby_feedback_off);
+  BOOST_TEST(r.halted() == halt_reason::standby_feedback_off);
   BOOST_TEST(f.standby_slots() == 0);
 }
 
@@ -392,7 +392,7 @@ BOOST_AUTO_TEST_CASE(failover_is_refused_before_postgresql_17_without_making_a_s
     BOOST_TEST(!r.stop());
     return;
   }
-  BOOST_TEST(r.join() == halt_reason::failover_unsupported);
+  BOOST_TEST(r.halted() == halt_reason::failover_unsupported);
   BOOST_TEST(!f.slot_exists());
   BOOST_TEST(events.contains("reason=failover_unsupported"));
 }
@@ -410,7 +410,7 @@ BOOST_AUTO_TEST_CASE(an_existing_slot_must_be_a_failover_slot_when_failover_is_a
   f.options.failover = true;
   {
     running r{sink, f.options};
-    BOOST_TEST(r.join() == halt_reason::slot_not_failover);
+    BOOST_TEST(r.halted() == halt_reason::slot_not_failover);
   }
   // The documented remedy, on a replication connection to the primary.
   f.pg.connect_replication(f.db).exec("ALTER_REPLICATION_SLOT " + f.slot + " (FAILOVER true)");
@@ -448,7 +448,7 @@ BOOST_AUTO_TEST_CASE(a_missing_failover_slot_with_a_checkpoint_halts_instead_of_
   f.pg.sql("SELECT pg_drop_replication_slot(" + literal(f.slot) + ")");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
   running r{sink, f.options};
-  BOOST_TEST(r.join() == halt_reason::failover_slot_missing);
+  BOOST_TEST(r.halted() == halt_reason::failover_slot_missing);
   BOOST_TEST(!f.slot_exists());
 }
 
@@ -469,7 +469,7 @@ BOOST_AUTO_TEST_CASE(failover_with_two_phase_is_refused_on_17_and_streams_on_18)
                    .ok());
     static_cast<void>(repl.try_exec("DROP_REPLICATION_SLOT " + probe));
     running r{sink, f.options};
-    BOOST_TEST(r.join() == halt_reason::two_phase_failover_conflict);
+    BOOST_TEST(r.halted() == halt_reason::two_phase_failover_conflict);
     BOOST_TEST(!f.slot_exists());
     return;
   }

@@ -238,6 +238,14 @@ struct running {
     }
     return ec;
   }
+  /// Waits for the pipeline to halt by itself and returns why: the reason of its last_halt() when
+  /// run() reported `errc::halted`, else `halt_reason{}` (which names no reason, so that comparing
+  /// it with any reason fails and prints `unknown`).
+  auto halted() -> replicant::halt_reason {
+    const auto code = join();
+    const auto& h = pipeline.last_halt();
+    return code == replicant::errc::halted && h ? h->reason : replicant::halt_reason{};
+  }
   ~running() { stop(); }
   running(const running&) = delete;
   auto operator=(const running&) -> running& = delete;

@@ -26,7 +26,6 @@
 
 namespace pg = replicant::test;
 using replicant::errc;
-using replicant::halt_reason;
 using replicant::lsn;
 using replicant::result;
 
@@ -165,7 +164,7 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_is_an_error_and_nothing_is_left_behind) {
   for (int i = 1; i <= 1000; ++i) in.push_back(orders_insert(std::nullopt, i));
   const auto fed = feed(a, r, in);
   BOOST_TEST_REQUIRE(!fed.has_value());
-  BOOST_TEST(fed.error() == halt_reason::spill_exhausted);
+  BOOST_TEST(fed.error() == replicant::errc::spill_exhausted);
   a.reset();
   BOOST_TEST(a.spilled_bytes() == 0U);
   BOOST_TEST(files_in(dir.path()) == 0U);

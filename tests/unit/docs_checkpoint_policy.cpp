@@ -450,7 +450,9 @@ BOOST_AUTO_TEST_CASE(the_exemplar_policy_makes_a_pipeline_that_checks_its_settin
   auto invalid = grouped{sink, grouped_commit_checkpoint{.every = 0}, o};
   std::error_code ec;
   invalid.run(ec);
-  BOOST_TEST((ec == replicant::halt_reason::config_invalid));
+  BOOST_TEST(ec == replicant::errc::halted);
+  BOOST_TEST_REQUIRE(invalid.last_halt().has_value());
+  BOOST_TEST((invalid.last_halt()->reason == replicant::halt_reason::config_invalid));
   BOOST_TEST(sink.committed.empty());
 }
 

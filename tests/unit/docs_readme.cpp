@@ -94,7 +94,9 @@ BOOST_AUTO_TEST_CASE(the_readme_sink_refuses_bad_options_before_connecting) {
       sink, options};
   std::error_code ec;
   p.run(ec);
-  BOOST_TEST(ec == replicant::halt_reason::invalid_identifier);
+  BOOST_TEST(ec == replicant::errc::halted);
+  BOOST_TEST_REQUIRE(p.last_halt().has_value());
+  BOOST_TEST(p.last_halt()->reason == replicant::halt_reason::invalid_identifier);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

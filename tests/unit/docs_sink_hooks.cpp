@@ -149,11 +149,12 @@ auto options() -> replicant::pipeline_options {
 }
 
 template <class Sink>
-auto run_once(Sink& sink, const replicant::pipeline_options& o) -> std::error_code {
+auto run_once(Sink& sink, const replicant::pipeline_options& o) -> replicant::halt_reason {
   pipeline_of<Sink> p{sink, o};
   std::error_code ec;
   p.run(ec);
-  return ec;
+  // run(ec) says that it stopped, the halt says why (no reason when it did not halt).
+  return ec == replicant::errc::halted && p.last_halt() ? p.last_halt()->reason : replicant::halt_reason{};
 }
 
 }  // namespace

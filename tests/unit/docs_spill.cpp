@@ -207,7 +207,9 @@ BOOST_AUTO_TEST_CASE(the_exemplar_builds_a_pipeline_that_refuses_bad_options_bef
   auto p = make_spilling(sink, o);
   std::error_code ec;
   p->run(ec);
-  BOOST_TEST(ec == replicant::halt_reason::config_invalid);
+  BOOST_TEST(ec == replicant::errc::halted);
+  BOOST_TEST_REQUIRE(p->last_halt().has_value());
+  BOOST_TEST(p->last_halt()->reason == replicant::halt_reason::config_invalid);
   BOOST_TEST(!std::filesystem::exists("/var/lib/orders-cdc/spill"));
 }
 

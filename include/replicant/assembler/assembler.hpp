@@ -9,7 +9,6 @@
 #include <replicant/model/change.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/error.hpp>
-#include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/model/schema_change.hpp>
@@ -155,7 +154,7 @@ class assembler {
    * Turns on spilling (for a spill policy whose `limits` returned @p limits): after each push, while
    * the transactions in progress hold more than `limits.threshold_bytes`, the largest one moves the
    * changes it holds to its @ref spill_part, made by @p open when it first spills. push() then
-   * fails with `halt_reason::spill_exhausted` once the parts together would hold more than
+   * fails with `errc::spill_exhausted` once the parts together would hold more than
    * `limits.max_bytes`, and with `errc::io_failed` when a part cannot be made (an error, or a null
    * part) or written.
    *
@@ -335,7 +334,7 @@ class assembler {
       t.origin_->name = detail::as_chars(name);
     }
     t.arena_ = std::move(fresh);
-    if (spilled_bytes() > spill_limits_->max_bytes) return fail(halt_reason::spill_exhausted);
+    if (spilled_bytes() > spill_limits_->max_bytes) return fail(errc::spill_exhausted);
     return {};
   }
 

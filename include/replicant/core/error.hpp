@@ -46,7 +46,10 @@ enum class errc {
   checkpoint_store_failed,
   /// A local file operation failed (checkpoint file, spill file).
   io_failed,
-  /// The pipeline halted fail-closed; the accompanying @ref replicant::halt says why.
+  /// The pipeline halted fail-closed or refused to start. This code says only *that* it stopped:
+  /// *why* is the @ref replicant::halt it keeps (`pipeline::last_halt()`, or `replicant::error::details()`
+  /// from the throwing `run()`), whose `reason` is a @ref replicant::halt_reason. A halt reason is
+  /// deliberately not an error code, so it cannot be compared with one by mistake.
   halted,
   /// A row has no column of the name asked for (mapping a row onto a struct, or looking a value up).
   column_missing,
@@ -64,6 +67,15 @@ enum class errc {
   /// the `pg_hba.conf` rules, a missing database, or TLS that the connection string requires and
   /// that could not be established. Permanent: the pipeline halts.
   connection_refused,
+  /// A publication named in the options does not exist on the server (reading a snapshot of it).
+  publication_missing,
+  /// Spilling a transaction to disk would exceed the spill budget (`spill_limits::max_bytes`).
+  spill_exhausted,
+  /// The output plugin announced a protocol version the decoder does not speak.
+  protocol_unsupported,
+  /// A message that must carry an LSN (a Begin or a Commit) arrived without one, so it cannot be
+  /// acknowledged exactly once.
+  lsn_missing,
 };
 
 namespace detail {
@@ -92,6 +104,10 @@ class error_category final : public std::error_category {
       case errc::cancelled: return "stopped on request";
       case errc::store_mismatch: return "the checkpoint store holds data of another shape or slot";
       case errc::connection_refused: return "the server refused the connection for good";
+      case errc::publication_missing: return "a requested publication does not exist";
+      case errc::spill_exhausted: return "spilling would exceed the disk budget";
+      case errc::protocol_unsupported: return "the output plugin speaks an unsupported protocol version";
+      case errc::lsn_missing: return "a message arrived without the LSN it must carry";
     }
     return "unknown replicant error";
   }
@@ -126,6 +142,10 @@ class error_category final : public std::error_category {
     case errc::cancelled: return "cancelled";
     case errc::store_mismatch: return "store_mismatch";
     case errc::connection_refused: return "connection_refused";
+    case errc::publication_missing: return "publication_missing";
+    case errc::spill_exhausted: return "spill_exhausted";
+    case errc::protocol_unsupported: return "protocol_unsupported";
+    case errc::lsn_missing: return "lsn_missing";
   }
   return "unknown";
 }

@@ -4,9 +4,15 @@
 #define REPLICANT_CORE_HALT_HPP
 
 /// @file
-/// Why a replication pipeline stopped, or refused to start: `replicant::halt_reason` (a
-/// `std::error_code` enum of category "replicant.halt"), the value-free `replicant::halt` record
-/// and `replicant::error`, the exception the throwing `run()` raises.
+/// Why a replication pipeline stopped, or refused to start: `replicant::halt_reason`, the value-free
+/// `replicant::halt` record that carries it, `replicant::halt_or<T>` (a value or a halt: what the
+/// checks made before starting return) and `replicant::error`, the exception the throwing `run()`
+/// raises.
+///
+/// There is one error model: an operation reports a `std::error_code` (a @ref replicant::errc), and
+/// a pipeline that stops reports `errc::halted` plus a halt. A halt reason is not an error code (it
+/// has no category and no `make_error_code`), so `ec == halt_reason::decode_failure` does not
+/// compile instead of being silently false; the reason is read from the halt.
 ///
 /// Every failure mode of the pipeline is *fail-closed*: it stops and stays stopped instead of
 /// dropping data or retrying forever, and nothing past the failure is acknowledged to the server.
@@ -14,6 +20,7 @@
 /// "which halt, and what do I do about it?", which is what this header answers (see also
 /// docs/errors.md).
 
+#include <replicant/core/detail/expected.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
@@ -28,7 +35,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <type_traits>
 #include <utility>
 
 namespace replicant {
@@ -44,7 +50,12 @@ namespace replicant {
  *
  * The snake_case name of each enumerator (@ref to_string(halt_reason)) is stable: it is the
  * `reason` of telemetry events and the word to alert on. Each has a fixed, value-free message
- * (`make_error_code(r).message()`) and an operator action (@ref operator_action).
+ * (@ref message(halt_reason)) and an operator action (@ref operator_action).
+ *
+ * It is a plain enumeration, not an error-code enum: a reason lives inside a @ref replicant::halt
+ * only, and the `std::error_code` of a halted `run(ec)` is `errc::halted`. Several reasons share a
+ * name with an @ref replicant::errc (`decode_failure`, `sink_failed`, ...) because an operation's
+ * failure of that kind is what led to the halt; comparing the two does not compile.
  */
 enum class halt_reason {
   // --- halts: delivery --------------------------------------------------------------------------
@@ -288,14 +299,6 @@ enum class halt_reason {
   /// (`sslrootcert`) and host name; never lower `sslmode` to get past it.
   tls_unavailable,
 };
-
-}  // namespace replicant
-
-// Declared before any use, so that `fail(halt_reason::...)` and `std::error_code{reason}` see it.
-template <>
-struct std::is_error_code_enum<replicant::halt_reason> : std::true_type {};
-
-namespace replicant {
 
 /// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
 inline constexpr std::array halt_reasons = {
@@ -543,85 +546,68 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
   return "consult docs/errors.md";
 }
 
-namespace detail {
-
-class halt_category_impl final : public std::error_category {
- public:
-  [[nodiscard]] auto name() const noexcept -> const char* override { return "replicant.halt"; }
-
-  [[nodiscard]] auto message(int code) const -> std::string override {
-    switch (static_cast<halt_reason>(code)) {
-      case halt_reason::sink_failed: return "the sink reported a failure";
-      case halt_reason::sink_too_slow: return "received WAL ran too far ahead of the durable checkpoint";
-      case halt_reason::transaction_too_large: return "a transaction exceeds the resident memory budget";
-      case halt_reason::spill_exhausted: return "spilled transactions would exceed the disk budget";
-      case halt_reason::spill_io_failed: return "writing or reading a spill file failed";
-      case halt_reason::slot_invalidated: return "the server invalidated the replication slot";
-      case halt_reason::publication_missing: return "a requested publication does not exist";
-      case halt_reason::slot_missing: return "the slot does not exist and may not be created";
-      case halt_reason::command_error_limit: return "replication commands kept failing before streaming began";
-      case halt_reason::session_identity_rejected: return "the sink rejected the replication session's identity";
-      case halt_reason::slot_origin_rejected: return "the sink rejected the slot's start position";
-      case halt_reason::slot_origin_unavailable: return "the slot's start position is missing or malformed";
-      case halt_reason::slot_synced_unpromoted: return "the slot is a synced copy on an unpromoted standby";
-      case halt_reason::failover_unsupported: return "failover slots need PostgreSQL 17 or later";
-      case halt_reason::two_phase_failover_conflict:
-        return "this server version cannot keep a two-phase slot safe across a failover";
-      case halt_reason::slot_not_failover: return "failover was requested but the slot is not a failover slot";
-      case halt_reason::failover_slot_missing: return "the failover slot is missing although the sink has a checkpoint";
-      case halt_reason::standby_unsupported: return "logical decoding is not possible on this standby";
-      case halt_reason::standby_feedback_off: return "the standby does not send hot standby feedback";
-      case halt_reason::origin_unsupported: return "origin filtering needs PostgreSQL 16 or later";
-      case halt_reason::checkpoint_store_failed: return "the checkpoint store failed beyond its retry budget";
-      case halt_reason::schema_change_destructive: return "a destructive schema change reached a published table";
-      case halt_reason::schema_change_rejected: return "the sink rejected a schema change";
-      case halt_reason::snapshot_incomplete: return "an earlier snapshot was interrupted before it finished";
-      case halt_reason::snapshot_failed: return "the snapshot reader failed";
-      case halt_reason::snapshot_table_contended: return "a table being backfilled stayed too busy to copy";
-      case halt_reason::decode_failure: return "the replication stream contained malformed data";
-      case halt_reason::decoder_protocol_unsupported: return "the output plugin speaks an unsupported protocol version";
-      case halt_reason::decoder_lsn_missing: return "a commit arrived without its LSN";
-      case halt_reason::decoder_option_unsupported: return "the output plugin refused a requested option";
-      case halt_reason::decoder_unsupported_on_server: return "the server cannot run the chosen decoder";
-      case halt_reason::decoder_table_missing: return "a configured table does not exist on the server";
-      case halt_reason::table_keyless: return "a configured table has no replica identity";
-      case halt_reason::slot_plugin_mismatch: return "the slot was created for another output plugin";
-      case halt_reason::invalid_identifier: return "a name in the options is not of an allowed shape";
-      case halt_reason::invalid_sink: return "the sink cannot serve these options";
-      case halt_reason::config_invalid: return "the options are invalid";
-      case halt_reason::conflicting_start_mode: return "go-forward and snapshot start modes were both requested";
-      case halt_reason::go_forward_required: return "no checkpoint exists and no start mode was chosen";
-      case halt_reason::snapshot_unsupported: return "a snapshot was requested but cannot be taken";
-      case halt_reason::batch_unsupported: return "batch delivery is not possible with these options";
-      case halt_reason::messages_unsupported: return "logical messages were requested but the sink cannot take them";
-      case halt_reason::decoder_capability_unsupported: return "the chosen decoder lacks a requested capability";
-      case halt_reason::invalid_start_lsn: return "the requested start position is not a valid LSN";
-      case halt_reason::publication_changed: return "a publication was altered to send less while streaming";
-      case halt_reason::checkpoint_ahead_of_server: return "the checkpoint lies past the end of the server's WAL";
-      case halt_reason::slot_dropped: return "the slot does not exist although the sink has a checkpoint";
-      case halt_reason::authentication_failed: return "the server refused the credentials";
-      case halt_reason::role_rejected: return "the server refused the role";
-      case halt_reason::host_rejected: return "a pg_hba.conf rule rejects the connection";
-      case halt_reason::database_missing: return "the database does not exist";
-      case halt_reason::tls_unavailable: return "TLS is required and could not be set up";
-    }
-    return "unknown halt reason";
+/**
+ * The fixed, value-free message of @p reason, e.g. `"received WAL ran too far ahead of the durable
+ * checkpoint"` for `sink_too_slow`: the text @ref describe puts after the reason's name.
+ * `"unknown halt reason"` for a value that names no reason. Never throws.
+ */
+[[nodiscard]] constexpr auto message(halt_reason reason) noexcept -> std::string_view {
+  switch (reason) {
+    case halt_reason::sink_failed: return "the sink reported a failure";
+    case halt_reason::sink_too_slow: return "received WAL ran too far ahead of the durable checkpoint";
+    case halt_reason::transaction_too_large: return "a transaction exceeds the resident memory budget";
+    case halt_reason::spill_exhausted: return "spilled transactions would exceed the disk budget";
+    case halt_reason::spill_io_failed: return "writing or reading a spill file failed";
+    case halt_reason::slot_invalidated: return "the server invalidated the replication slot";
+    case halt_reason::publication_missing: return "a requested publication does not exist";
+    case halt_reason::slot_missing: return "the slot does not exist and may not be created";
+    case halt_reason::command_error_limit: return "replication commands kept failing before streaming began";
+    case halt_reason::session_identity_rejected: return "the sink rejected the replication session's identity";
+    case halt_reason::slot_origin_rejected: return "the sink rejected the slot's start position";
+    case halt_reason::slot_origin_unavailable: return "the slot's start position is missing or malformed";
+    case halt_reason::slot_synced_unpromoted: return "the slot is a synced copy on an unpromoted standby";
+    case halt_reason::failover_unsupported: return "failover slots need PostgreSQL 17 or later";
+    case halt_reason::two_phase_failover_conflict:
+      return "this server version cannot keep a two-phase slot safe across a failover";
+    case halt_reason::slot_not_failover: return "failover was requested but the slot is not a failover slot";
+    case halt_reason::failover_slot_missing: return "the failover slot is missing although the sink has a checkpoint";
+    case halt_reason::standby_unsupported: return "logical decoding is not possible on this standby";
+    case halt_reason::standby_feedback_off: return "the standby does not send hot standby feedback";
+    case halt_reason::origin_unsupported: return "origin filtering needs PostgreSQL 16 or later";
+    case halt_reason::checkpoint_store_failed: return "the checkpoint store failed beyond its retry budget";
+    case halt_reason::schema_change_destructive: return "a destructive schema change reached a published table";
+    case halt_reason::schema_change_rejected: return "the sink rejected a schema change";
+    case halt_reason::snapshot_incomplete: return "an earlier snapshot was interrupted before it finished";
+    case halt_reason::snapshot_failed: return "the snapshot reader failed";
+    case halt_reason::snapshot_table_contended: return "a table being backfilled stayed too busy to copy";
+    case halt_reason::decode_failure: return "the replication stream contained malformed data";
+    case halt_reason::decoder_protocol_unsupported: return "the output plugin speaks an unsupported protocol version";
+    case halt_reason::decoder_lsn_missing: return "a commit arrived without its LSN";
+    case halt_reason::decoder_option_unsupported: return "the output plugin refused a requested option";
+    case halt_reason::decoder_unsupported_on_server: return "the server cannot run the chosen decoder";
+    case halt_reason::decoder_table_missing: return "a configured table does not exist on the server";
+    case halt_reason::table_keyless: return "a configured table has no replica identity";
+    case halt_reason::slot_plugin_mismatch: return "the slot was created for another output plugin";
+    case halt_reason::invalid_identifier: return "a name in the options is not of an allowed shape";
+    case halt_reason::invalid_sink: return "the sink cannot serve these options";
+    case halt_reason::config_invalid: return "the options are invalid";
+    case halt_reason::conflicting_start_mode: return "go-forward and snapshot start modes were both requested";
+    case halt_reason::go_forward_required: return "no checkpoint exists and no start mode was chosen";
+    case halt_reason::snapshot_unsupported: return "a snapshot was requested but cannot be taken";
+    case halt_reason::batch_unsupported: return "batch delivery is not possible with these options";
+    case halt_reason::messages_unsupported: return "logical messages were requested but the sink cannot take them";
+    case halt_reason::decoder_capability_unsupported: return "the chosen decoder lacks a requested capability";
+    case halt_reason::invalid_start_lsn: return "the requested start position is not a valid LSN";
+    case halt_reason::publication_changed: return "a publication was altered to send less while streaming";
+    case halt_reason::checkpoint_ahead_of_server: return "the checkpoint lies past the end of the server's WAL";
+    case halt_reason::slot_dropped: return "the slot does not exist although the sink has a checkpoint";
+    case halt_reason::authentication_failed: return "the server refused the credentials";
+    case halt_reason::role_rejected: return "the server refused the role";
+    case halt_reason::host_rejected: return "a pg_hba.conf rule rejects the connection";
+    case halt_reason::database_missing: return "the database does not exist";
+    case halt_reason::tls_unavailable: return "TLS is required and could not be set up";
   }
-};
-
-}  // namespace detail
-
-/// The category of @ref replicant::halt_reason; its `name()` is `"replicant.halt"`.
-/// @par Thread safety Safe.
-[[nodiscard]] inline auto halt_category() noexcept -> const std::error_category& {
-  static const detail::halt_category_impl instance;
-  return instance;
-}
-
-/// Makes a `std::error_code` from a @ref replicant::halt_reason (found by ADL). Its `message()` is
-/// the reason's fixed text. Never throws.
-[[nodiscard]] inline auto make_error_code(halt_reason reason) noexcept -> std::error_code {
-  return {static_cast<int>(reason), halt_category()};
+  return "unknown halt reason";
 }
 
 /**
@@ -685,6 +671,34 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
 }  // namespace detail
 
 /**
+ * A value of type `T`, or the @ref replicant::halt saying why there is none: what the checks made
+ * before a pipeline starts return (`replicant::validate(options)`, a decoder's `validate`).
+ *
+ * The same `std::expected`-shaped type as @ref replicant::result, with a halt instead of a
+ * `std::error_code` as its error, so that a start-time rejection keeps its exact
+ * @ref replicant::halt_reason without passing it off as an error code. `if (!v)` means "refused",
+ * and the reason is `v.error().reason`.
+ *
+ * @par Example
+ * @code
+ * if (auto v = replicant::validate(options); !v) {
+ *   std::cerr << replicant::describe(v.error()) << '\n';  // "replicant refused to start: config_invalid (...)"
+ * }
+ * @endcode
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe.
+ */
+template <class T>
+using halt_or = detail::expected<T, halt>;
+
+/// Shorthand for a failed @ref halt_or holding a halt for @p reason (and its @p cause, if any):
+/// `return replicant::refuse(halt_reason::config_invalid);`. Never throws.
+[[nodiscard]] inline auto refuse(halt_reason reason, std::error_code cause = {}) noexcept -> detail::unexpected<halt> {
+  return detail::unexpected<halt>(detail::to_halt(reason, cause));
+}
+
+/**
  * A one-line, value-free description of @p h for logs, e.g.
  * `replicant halted: sink_too_slow (received WAL ran too far ahead of the durable checkpoint);
  * at 16/B374D848; lag 67108864 bytes; action: make the sink faster, ...`.
@@ -699,7 +713,7 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
   std::string out = is_start_rejection(h.reason) ? "replicant refused to start: " : "replicant halted: ";
   out.append(to_string(h.reason));
   out.append(" (");
-  out.append(make_error_code(h.reason).message());
+  out.append(message(h.reason));
   out.push_back(')');
   if (h.table) {
     out.append("; table ");
@@ -740,16 +754,17 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
 /**
  * The exception thrown by the throwing `run()` when the pipeline halts or refuses to start.
  *
- * `code()` is the @ref replicant::halt_reason (category `"replicant.halt"`), `what()` is
- * @ref describe of the halt, and @ref details gives the whole value-free record. The non-throwing
- * `run(std::error_code&)` reports the same code.
+ * It carries the halt: @ref details gives the whole value-free record, @ref reason its
+ * @ref replicant::halt_reason, and `what()` is @ref describe of it. `code()` is `errc::halted`,
+ * the same code the non-throwing `run(std::error_code&)` reports: the code says *that* the pipeline
+ * stopped, the halt says *why*.
  *
  * @par Example
  * @code
  * try {
  *   pipeline.run();
  * } catch (const replicant::error& e) {
- *   if (e.code() == replicant::halt_reason::sink_too_slow) alert(e.details().lag_bytes);
+ *   if (e.reason() == replicant::halt_reason::sink_too_slow) alert(e.details().lag_bytes);
  *   std::cerr << e.what() << '\n';
  * }
  * @endcode
@@ -759,9 +774,10 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
  */
 class error : public std::system_error {
  public:
-  /// Wraps @p h; `what()` becomes `describe(h)`. Throws `std::bad_alloc` only.
+  /// Wraps @p h; `code()` is `errc::halted` and `what()` becomes `describe(h)`. Throws
+  /// `std::bad_alloc` only.
   explicit error(replicant::halt h)
-      : std::system_error(make_error_code(h.reason)), state_(std::make_shared<state>(std::move(h))) {}
+      : std::system_error(make_error_code(errc::halted)), state_(std::make_shared<state>(std::move(h))) {}
 
   /// `describe(details())`. Never throws.
   [[nodiscard]] auto what() const noexcept -> const char* override { return state_->what.c_str(); }
@@ -769,7 +785,7 @@ class error : public std::system_error {
   /// The halt this exception reports. Never throws.
   [[nodiscard]] auto details() const noexcept -> const replicant::halt& { return state_->details; }
 
-  /// The halt's reason (the same as `code()`, as the enum). Never throws.
+  /// Why the pipeline stopped: `details().reason`. Never throws.
   [[nodiscard]] auto reason() const noexcept -> halt_reason { return state_->details.reason; }
 
  private:

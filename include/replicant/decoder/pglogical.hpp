@@ -93,7 +93,7 @@ struct pglogical_startup {
  *
  * **Startup.** Every session begins with a startup message (sent along with the first decoded
  * transaction, so an idle server sends nothing at all). It must offer protocol version 1 (otherwise
- * `halt_reason::decoder_protocol_unsupported`) and text in UTF-8 (otherwise
+ * `errc::protocol_unsupported`, which halts `decoder_protocol_unsupported`) and text in UTF-8 (otherwise
  * `errc::unsupported_server`); a transaction before it is `errc::protocol_violation`.
  *
  * **Column types.** pglogical's Relation message carries column names and the replica identity
@@ -184,7 +184,7 @@ class pglogical_decoder {
    * @param payload the `data` of one XLogData (one pglogical message).
    * @param emit receives each pgoutput message; an error it returns stops the translation.
    * @return nothing, or `errc::decode_failure`, `errc::protocol_violation`,
-   *   `errc::unsupported_server`, `halt_reason::decoder_protocol_unsupported`,
+   *   `errc::unsupported_server`, `errc::protocol_unsupported`,
    *   `std::errc::not_enough_memory`, or @p emit's error.
    * @throws whatever @p emit throws; nothing else.
    */
@@ -197,16 +197,16 @@ class pglogical_decoder {
   /**
    * Checks the options before a pipeline connects: at least one replication set, each name of an
    * allowed shape.
-   * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
+   * @return nothing, or the halt `config_invalid` or `invalid_identifier` (see @ref replicant::refuse).
    * Never throws.
    */
-  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> result<void>;
+  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> halt_or<void>;
 
   /**
    * start_options() as the pipeline asks for them. pglogical ignores parameters it does not know,
    * so there is nothing to fall back from; what it refuses (a protocol or encoding it does not
    * speak, an unknown set) it refuses at START_REPLICATION, and prepare() checks the sets first.
-   * @return the request, or `halt_reason::invalid_identifier`. Value-free.
+   * @return the request, or `errc::invalid_identifier`. Value-free.
    * @throws std::bad_alloc only.
    */
   [[nodiscard]] auto negotiate(const decoder_context& ctx) const -> result<start_request>;

@@ -475,7 +475,7 @@ class pgoutput_decoder {
 
   /// Nothing of its own to check: `replicant::validate(const plugin_settings&)` checks the
   /// publications and the protocol version. Never throws.
-  [[nodiscard]] auto validate(const plugin_settings&) const noexcept -> result<void> { return {}; }
+  [[nodiscard]] auto validate(const plugin_settings&) const noexcept -> halt_or<void> { return {}; }
 
   /**
    * The `START_REPLICATION` options for the server and options of @p ctx: `proto_version` (the one
@@ -483,7 +483,7 @@ class pgoutput_decoder {
    * and `messages`, `streaming` (`parallel` with protocol 4 on 16+, else `on`), `two_phase`,
    * `origin` and `binary` as asked. The protocol it returns is what the assembler must be told.
    *
-   * @return the request, or `halt_reason::invalid_identifier` for a publication name that cannot
+   * @return the request, or `errc::invalid_identifier` for a publication name that cannot
    *   be quoted (validate() refuses those first). Value-free.
    * @throws std::bad_alloc only.
    */

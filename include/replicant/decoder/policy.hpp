@@ -178,10 +178,10 @@ concept has_capabilities = requires {
 };
 
 /// Atom: `d.validate(options)` checks the decoder's own settings against the plugin settings,
-/// before anything connects, returning `result<void>` (a start-time rejection as its error).
+/// before anything connects, returning `halt_or<void>` (the halt of a start-time rejection as its error).
 template <class D>
 concept has_validate = requires(const D& d, const plugin_settings& o) {
-  { d.validate(o) } -> std::same_as<result<void>>;
+  { d.validate(o) } -> std::same_as<halt_or<void>>;
 };
 
 /// Atom: `d.negotiate(context)` returns `result<start_request>`: what to ask for at START.
@@ -234,7 +234,7 @@ inline constexpr bool is_decoder_options = false;
  * |---|---|---|
  * | `D::plugin_name` | convertible to `std::string_view` | The output plugin, as `CREATE_REPLICATION_SLOT ... LOGICAL` names it. |
  * | `D::capabilities` | `const decoder_capabilities` | What the plugin can express; constant, so that combinations it cannot serve are refused at compile time or before connecting. |
- * | `d.validate(o)` | `result<void>` | Checks the decoder's own settings against the plugin settings `o`, before any connection; the error is a start-time @ref replicant::halt_reason "halt_reason". |
+ * | `d.validate(o)` | `halt_or<void>` | Checks the decoder's own settings against the plugin settings `o`, before any connection; the error is the halt of a start-time rejection (`replicant::refuse(halt_reason::config_invalid)`). |
  * | `d.negotiate(ctx)` | `result<start_request>` | What to ask for at `START_REPLICATION` on the server `ctx` describes. |
  * | `d.begin_session(ctx)` | `void` | A new session begins: forget the stream state of the previous one. |
  * | `d.translate(payload, emit)` | `result<void>` | Turns one XLogData payload into zero or more pgoutput messages, each handed to `emit` in order. |
@@ -291,7 +291,7 @@ constexpr auto check_decoder() -> bool {
                 "replicant: Decoder must provide `static constexpr decoder_capabilities capabilities` (what its "
                 "plugin can express)");
   static_assert(has_validate<D>,
-                "replicant: Decoder must provide `result<void> validate(const plugin_settings&) const` (checks its "
+                "replicant: Decoder must provide `halt_or<void> validate(const plugin_settings&) const` (checks its "
                 "settings before anything connects)");
   static_assert(has_negotiate<D>,
                 "replicant: Decoder must provide `result<start_request> negotiate(const decoder_context&) const` "

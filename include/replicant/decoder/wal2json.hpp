@@ -95,7 +95,7 @@ inline constexpr bool is_decoder_options<wal2json_options> = true;
  *
  * **What it produces.** For `{"action":"B"}` a Begin, for `"C"` a Commit (its commit LSN is the
  * `lsn` that `include-lsn` adds: the exactly-once watermark; a Begin or Commit without it halts with
- * `halt_reason::decoder_lsn_missing`), for `"I"`/`"U"`/`"D"` an Insert, Update or Delete, for `"T"`
+ * `errc::lsn_missing`, which halts `decoder_lsn_missing`), for `"I"`/`"U"`/`"D"` an Insert, Update or Delete, for `"T"`
  * a Truncate of that one table, for `"M"` a Message. Values keep the text the server's output
  * function printed: JSON strings are unescaped (bytea gets back the `\x` wal2json strips), numbers
  * keep their literal digits, booleans become `t`/`f`, `null` is NULL; so casting a translated value
@@ -192,7 +192,7 @@ class wal2json_decoder {
    * @param payload the `data` of one XLogData (one JSON object).
    * @param emit receives each pgoutput message; an error it returns stops the translation.
    * @return nothing, or `errc::decode_failure`, `errc::protocol_violation`,
-   *   `halt_reason::decoder_lsn_missing`, `std::errc::not_enough_memory`, or @p emit's error.
+   *   `errc::lsn_missing`, `std::errc::not_enough_memory`, or @p emit's error.
    * @throws whatever @p emit throws; nothing else.
    */
   template <pgoutput_emitter Emit>
@@ -204,10 +204,10 @@ class wal2json_decoder {
   /**
    * Checks the options before a pipeline connects: at least one table, every name part of an
    * allowed shape, a non-negative schema check interval, and `messages` left to the pipeline.
-   * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
+   * @return nothing, or the halt `config_invalid` or `invalid_identifier` (see @ref replicant::refuse).
    * Never throws.
    */
-  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> result<void>;
+  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> halt_or<void>;
 
   /**
    * start_options() as the pipeline asks for them, with `fallback_options` (the same list without

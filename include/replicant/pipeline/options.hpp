@@ -213,7 +213,7 @@ struct pipeline_options {
 namespace detail {
 // Everything validate() checks but the publications, which only the pgoutput decoder streams: the
 // other decoders name their tables in their own options (the pipeline refuses publications then).
-[[nodiscard]] inline auto validate_without_publications(const pipeline_options& o) noexcept -> result<void>;
+[[nodiscard]] inline auto validate_without_publications(const pipeline_options& o) noexcept -> halt_or<void>;
 }  // namespace detail
 
 /// The settings of @p o that the output plugin is asked for (a view of `o.publications`).
@@ -230,24 +230,24 @@ namespace detail {
 /**
  * Checks @p o without connecting anywhere.
  *
- * @return nothing, or a start-time rejection: `invalid_identifier` (slot or a publication is not of
+ * @return nothing, or the halt of a start-time rejection: `invalid_identifier` (slot or a publication is not of
  * an allowed shape; which one is not said), `conflicting_start_mode` (`go_forward_only` and
  * `snapshot` both set), `config_invalid`
  * (no connection string, no publication, a zero budget or interval, a protocol version outside 1-4,
  * a zero chunk size, or `binary` with the incremental snapshot).
  * Never throws.
  */
-[[nodiscard]] inline auto validate(const pipeline_options& o) noexcept -> result<void> {
-  if (!identifier::validate_slot_name(o.slot)) return fail(halt_reason::invalid_identifier);
-  if (o.publications.empty()) return fail(halt_reason::config_invalid);
+[[nodiscard]] inline auto validate(const pipeline_options& o) noexcept -> halt_or<void> {
+  if (!identifier::validate_slot_name(o.slot)) return refuse(halt_reason::invalid_identifier);
+  if (o.publications.empty()) return refuse(halt_reason::config_invalid);
   for (const auto& p : o.publications) {
-    if (!identifier::validate(p)) return fail(halt_reason::invalid_identifier);
+    if (!identifier::validate(p)) return refuse(halt_reason::invalid_identifier);
   }
   return detail::validate_without_publications(o);
 }
 
-inline auto detail::validate_without_publications(const pipeline_options& o) noexcept -> result<void> {
-  if (!identifier::validate_slot_name(o.slot)) return fail(halt_reason::invalid_identifier);
+inline auto detail::validate_without_publications(const pipeline_options& o) noexcept -> halt_or<void> {
+  if (!identifier::validate_slot_name(o.slot)) return refuse(halt_reason::invalid_identifier);
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
       o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 || o.receive_timeout.count() < 0 ||
@@ -255,17 +255,17 @@ inline auto detail::validate_without_publications(const pipeline_options& o) noe
       (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0) ||
       (o.streaming && (o.max_concurrent_txns == 0 || (o.protocol_version != 0 && o.protocol_version < 2))) ||
       (o.two_phase && o.protocol_version != 0 && o.protocol_version < 3)) {
-    return fail(halt_reason::config_invalid);
+    return refuse(halt_reason::config_invalid);
   }
-  if (o.go_forward_only && o.snapshot) return fail(halt_reason::conflicting_start_mode);
+  if (o.go_forward_only && o.snapshot) return refuse(halt_reason::conflicting_start_mode);
   if (o.snapshot.mode() == snapshot_mode::point_in_time && o.snapshot_batch_rows == 0) {
-    return fail(halt_reason::config_invalid);
+    return refuse(halt_reason::config_invalid);
   }
   // Incremental chunks are reconciled with the stream by comparing key text, which binary values
   // do not have.
   if (o.snapshot.mode() == snapshot_mode::incremental &&
       (o.snapshot_chunk_rows == 0 || o.snapshot_max_pending_chunks == 0 || o.binary)) {
-    return fail(halt_reason::config_invalid);
+    return refuse(halt_reason::config_invalid);
   }
   return {};
 }

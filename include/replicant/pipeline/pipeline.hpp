@@ -210,15 +210,26 @@ class pipeline {
    */
   auto run() -> void;
 
-  /// As run(), without throwing: @p ec is cleared after stop(), or set to the halt reason (see
-  /// last_halt() for the details). A sink exception becomes the halt `sink_failed`.
+  /**
+   * As run(), without throwing: @p ec is cleared after stop(), `errc::halted` after a halt or a
+   * start-time rejection (last_halt() then says why: its `reason` and the value-free details), or
+   * `errc::connection_failed` after a stop() while no connection had ever been made. A sink
+   * exception becomes the halt `sink_failed`.
+   *
+   * @par Example
+   * @code
+   * std::error_code ec;
+   * p.run(ec);
+   * if (ec == replicant::errc::halted && p.last_halt()->reason == replicant::halt_reason::slot_invalidated) resync();
+   * @endcode
+   */
   auto run(std::error_code& ec) noexcept -> void;
 
   /// Asks run() to return: it closes the stream cleanly (CopyDone) after acknowledging what is
   /// durable. Safe from any thread and from a signal handler.
   auto stop() noexcept -> void;
 
-  /// Why the last run() halted, if it did.
+  /// Why the last run() halted or refused to start, if it did (then run(ec) reported `errc::halted`).
   [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return halt_; }
 
   /**
@@ -243,7 +254,7 @@ class pipeline {
   auto halt_with(halt h) -> void;
   auto report_halt(const halt& h) -> void;
   auto refused(const pq::connect_refusal& r) -> void;
-  [[nodiscard]] auto validate_options() const -> result<void>;
+  [[nodiscard]] auto validate_options() const -> halt_or<void>;
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
   auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;

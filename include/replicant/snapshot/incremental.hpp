@@ -132,7 +132,7 @@ struct incremental_chunk {
  * `errc::connection_failed`, `errc::cancelled`, `errc::decode_failure` (COPY text the server would
  * not write), `errc::protocol_violation` (catalog answers of an unexpected shape),
  * `errc::invalid_options` (bad options, or one table with different column lists in different
- * publications), `halt_reason::publication_missing`, or an @ref identifier_error for a malformed
+ * publications), `errc::publication_missing`, or an @ref identifier_error for a malformed
  * publication name. A failed read rolls its transaction back.
  *
  * @par Example

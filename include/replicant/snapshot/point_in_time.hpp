@@ -141,7 +141,7 @@ struct snapshot_summary {
  * `errc::connection_failed`, `errc::cancelled`, `errc::decode_failure` (COPY text that the server
  * would not write), `errc::protocol_violation` (catalog answers of an unexpected shape),
  * `errc::invalid_options` (bad options, or one table with different column lists in different
- * publications, which pgoutput refuses too), `halt_reason::publication_missing`, an
+ * publications, which pgoutput refuses too), `errc::publication_missing`, an
  * @ref identifier_error for a malformed snapshot name or publication name, or whatever the batch
  * handler returned. Any failure, or an exception from the handler, rolls the transaction back;
  * the pipeline turns them into `halt_reason::snapshot_failed`.

@@ -33,7 +33,6 @@
 
 namespace fs = std::filesystem;
 using replicant::errc;
-using replicant::halt_reason;
 using replicant::pglogical_decoder;
 using replicant::pglogical_options;
 using replicant::relation_catalog;
@@ -476,7 +475,7 @@ BOOST_AUTO_TEST_CASE(halts_on_a_protocol_it_does_not_speak) {
   for (const bytes& s : {startup("2", "3"), startup("0", "0"), startup("1", "1", "UTF8", 2),
                          wire{}.ch('S').u8(1).str("encoding").str("UTF8").take()}) {
     pglogical_decoder d;
-    BOOST_TEST(d.translate(s, [](std::span<const std::byte>) {}).error() == halt_reason::decoder_protocol_unsupported);
+    BOOST_TEST(d.translate(s, [](std::span<const std::byte>) {}).error() == replicant::errc::protocol_unsupported);
   }
   pglogical_decoder latin;
   BOOST_TEST(latin.translate(startup("1", "1", "LATIN1"), [](std::span<const std::byte>) {}).error() ==

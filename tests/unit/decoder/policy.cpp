@@ -98,14 +98,15 @@ template <class Decoder>
 using pipeline_of = replicant::pipeline<Decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink>;
 
 template <class Decoder, class... DecoderArgs>
-auto refusal(const replicant::pipeline_options& o, DecoderArgs&&... decoder) -> std::error_code {
+auto refusal(const replicant::pipeline_options& o, DecoderArgs&&... decoder) -> halt_reason {
   plain_sink sink;
   // Converted explicitly, so that what the decoder cannot express is carried over (setting it on
   // pipeline_options_for<Decoder> would not compile) and refused at run time instead.
   pipeline_of<Decoder> p{sink, std::forward<DecoderArgs>(decoder)..., replicant::pipeline_options_for<Decoder>{o}};
   std::error_code ec;
   p.run(ec);
-  return ec;
+  // A refusal is a halt: run(ec) says that it stopped, the halt says why (no reason otherwise).
+  return ec == replicant::errc::halted && p.last_halt() ? p.last_halt()->reason : halt_reason{};
 }
 
 auto wal2json_items() -> replicant::wal2json_options {

@@ -33,7 +33,6 @@
 
 namespace fs = std::filesystem;
 using replicant::errc;
-using replicant::halt_reason;
 using replicant::relation_catalog;
 using replicant::result;
 using replicant::wal2json_decoder;
@@ -580,12 +579,12 @@ BOOST_AUTO_TEST_CASE(halts_on_a_commit_without_its_lsn) {
   wal2json_decoder d;
   const auto no_lsn = d.translate(bytes_of(R"({"action":"B","xid":1,"timestamp":"2024-02-29 12:00:00+00"})"),
                                   [](std::span<const std::byte>) {});
-  BOOST_TEST(no_lsn.error() == halt_reason::decoder_lsn_missing);
+  BOOST_TEST(no_lsn.error() == replicant::errc::lsn_missing);
   BOOST_TEST_REQUIRE(d.translate(bytes_of(begin_1), [](std::span<const std::byte>) {}).has_value());
   const auto no_end =
       d.translate(bytes_of(R"({"action":"C","xid":700,"timestamp":"2024-02-29 12:00:00.5+00","lsn":"0/1000"})"),
                   [](std::span<const std::byte>) {});
-  BOOST_TEST(no_end.error() == halt_reason::decoder_lsn_missing);
+  BOOST_TEST(no_end.error() == replicant::errc::lsn_missing);
 }
 
 BOOST_AUTO_TEST_CASE(refuses_objects_out_of_place) {

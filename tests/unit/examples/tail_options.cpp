@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(refuses_malformed_names_without_repeating_them) {
 
   auto p = parse({"--slot", "ok", "--publication", "pub'; DROP TABLE x; --q2"});
   BOOST_TEST_REQUIRE(!p);
-  BOOST_TEST(p.error().code == halt_reason::invalid_identifier);
+  BOOST_TEST((p.error().reason == halt_reason::invalid_identifier));
   BOOST_TEST(p.error().cause == replicant::identifier_error::bad_character);
   BOOST_TEST(tail::describe(p.error()).find("q2") == std::string::npos);
 
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(parses_the_snapshot_options) {
 BOOST_AUTO_TEST_CASE(snapshot_and_go_forward_only_exclude_each_other) {
   auto p = parse({"--slot", "s", "--publication", "p", "--snapshot", "--go-forward-only"});
   BOOST_TEST_REQUIRE(!p);
-  BOOST_TEST(p.error().code == halt_reason::conflicting_start_mode);
+  BOOST_TEST((p.error().reason == halt_reason::conflicting_start_mode));
   BOOST_TEST(tail::is_refusal(p.error()), "exit status 2: nothing started");
   const auto text = tail::describe(p.error());
   BOOST_TEST(text.find("[conflicting_start_mode]") != std::string::npos, text);
@@ -266,7 +266,9 @@ BOOST_AUTO_TEST_CASE(describes_failures_by_name_with_sqlstate_and_position) {
              "0/16B3748; sqlstate 55006; the slot is in use by another consumer");
   BOOST_TEST(!tail::is_refusal(f));
 
-  const tail::failure halted{.step = "checking the slot", .code = make_error_code(halt_reason::slot_invalidated)};
+  const tail::failure halted{.step = "checking the slot",
+                             .code = make_error_code(replicant::errc::halted),
+                             .reason = halt_reason::slot_invalidated};
   const auto text = tail::describe(halted);
   BOOST_TEST(text.find("[slot_invalidated]; action: ") != std::string::npos, text);
 

@@ -88,14 +88,14 @@ BOOST_AUTO_TEST_CASE(validates_the_incremental_settings) {
   o.snapshot = snapshot_mode::incremental;
   BOOST_TEST(replicant::validate(o).has_value());
   o.go_forward_only = true;
-  BOOST_TEST((replicant::validate(o).error() == halt_reason::conflicting_start_mode));
+  BOOST_TEST((replicant::validate(o).error().reason == halt_reason::conflicting_start_mode));
   o.go_forward_only = false;
   for (const auto broken : {+[](replicant::pipeline_options& p) { p.snapshot_chunk_rows = 0; },
                             +[](replicant::pipeline_options& p) { p.snapshot_max_pending_chunks = 0; },
                             +[](replicant::pipeline_options& p) { p.binary = true; }}) {
     auto b = o;
     broken(b);
-    BOOST_TEST((replicant::validate(b).error() == halt_reason::config_invalid));
+    BOOST_TEST((replicant::validate(b).error().reason == halt_reason::config_invalid));
   }
   // The point-in-time mode ignores the chunk settings, and may stream binary values.
   o.snapshot = snapshot_mode::point_in_time;
@@ -103,7 +103,7 @@ BOOST_AUTO_TEST_CASE(validates_the_incremental_settings) {
   o.binary = true;
   BOOST_TEST(replicant::validate(o).has_value());
   o.snapshot_batch_rows = 0;
-  BOOST_TEST((replicant::validate(o).error() == halt_reason::config_invalid));
+  BOOST_TEST((replicant::validate(o).error().reason == halt_reason::config_invalid));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

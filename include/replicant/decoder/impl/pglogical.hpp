@@ -232,17 +232,17 @@ inline auto pglogical_decoder::start_options() const -> result<std::string> {
   return out;
 }
 
-inline auto pglogical_decoder::validate(const plugin_settings&) const noexcept -> result<void> {
-  if (options_.replication_sets.empty()) return fail(halt_reason::config_invalid);
+inline auto pglogical_decoder::validate(const plugin_settings&) const noexcept -> halt_or<void> {
+  if (options_.replication_sets.empty()) return refuse(halt_reason::config_invalid);
   for (const std::string& set : options_.replication_sets) {
-    if (!identifier::validate(set)) return fail(halt_reason::invalid_identifier);
+    if (!identifier::validate(set)) return refuse(halt_reason::invalid_identifier);
   }
   return {};
 }
 
 inline auto pglogical_decoder::negotiate(const decoder_context&) const -> result<start_request> {
   auto options = start_options();
-  if (!options) return fail(halt_reason::invalid_identifier);
+  if (!options) return fail(errc::invalid_identifier);
   start_request r;
   r.options = std::move(*options);
   return r;
@@ -370,7 +370,7 @@ inline auto pglogical_decoder::read_startup(detail::byte_reader& in) -> std::err
   const std::uint8_t format = in.u8();
   if (!in.ok()) return detail::pglogical_malformed();
   // PGLOGICAL_STARTUP_MSG_FORMAT_FLAT: key/value strings to the end. Another format cannot be read.
-  if (format != 1) return make_error_code(halt_reason::decoder_protocol_unsupported);
+  if (format != 1) return make_error_code(errc::protocol_unsupported);
   pglogical_startup s;
   std::optional<std::uint32_t> min_version;
   std::optional<std::uint32_t> max_version;
@@ -395,7 +395,7 @@ inline auto pglogical_decoder::read_startup(detail::byte_reader& in) -> std::err
     }
   }
   if (!min_version || !max_version || *min_version > protocol_version || *max_version < protocol_version) {
-    return make_error_code(halt_reason::decoder_protocol_unsupported);
+    return make_error_code(errc::protocol_unsupported);
   }
   // Values are sent unconverted; casting reads them as UTF-8.
   if (s.encoding != "UTF8") return make_error_code(errc::unsupported_server);

@@ -492,12 +492,12 @@ inline auto pgoutput_decoder::negotiate(const decoder_context& ctx) const -> res
   std::string names;
   for (const auto& p : o.publications) {
     auto quoted = quote_identifier(p);
-    if (!quoted) return fail(halt_reason::invalid_identifier);
+    if (!quoted) return fail(errc::invalid_identifier);
     if (!names.empty()) names += ',';
     names += *quoted;
   }
   auto literal = quote_literal(names);
-  if (!literal) return fail(halt_reason::invalid_identifier);
+  if (!literal) return fail(errc::invalid_identifier);
   r.options = "proto_version '" + std::to_string(r.protocol.version) + "', publication_names " + *literal;
   if (o.messages) r.options += ", messages 'true'";
   if (r.protocol.streaming == pgoutput_streaming::parallel) r.options += ", streaming 'parallel'";

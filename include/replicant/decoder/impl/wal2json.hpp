@@ -69,26 +69,28 @@ inline auto wal2json_decoder::build_start_options(bool numeric_as_string) const 
   return out;
 }
 
-inline auto wal2json_decoder::validate(const plugin_settings& o) const noexcept -> result<void> {
-  if (options_.tables.empty() || options_.schema_check_interval.count() < 0) return fail(halt_reason::config_invalid);
+inline auto wal2json_decoder::validate(const plugin_settings& o) const noexcept -> halt_or<void> {
+  if (options_.tables.empty() || options_.schema_check_interval.count() < 0) return refuse(halt_reason::config_invalid);
   // The pipeline's own switch decides; a second one here could only disagree with it.
-  if (options_.messages && !o.messages) return fail(halt_reason::config_invalid);
+  if (options_.messages && !o.messages) return refuse(halt_reason::config_invalid);
   for (const table_name& t : options_.tables) {
-    if (!identifier::validate(t.schema) || !identifier::validate(t.name)) return fail(halt_reason::invalid_identifier);
+    if (!identifier::validate(t.schema) || !identifier::validate(t.name)) {
+      return refuse(halt_reason::invalid_identifier);
+    }
   }
   return {};
 }
 
 inline auto wal2json_decoder::negotiate(const decoder_context&) const -> result<start_request> {
   auto options = start_options();
-  if (!options) return fail(halt_reason::invalid_identifier);
+  if (!options) return fail(errc::invalid_identifier);
   start_request r;
   r.options = std::move(*options);
   // wal2json refuses an option it does not know, and numeric-data-types-as-string arrived in 2.6:
   // if START fails with it and starts without it, the plugin is too old for what was asked.
   if (options_.numeric_data_types_as_string) {
     auto plain = build_start_options(false);
-    if (!plain) return fail(halt_reason::invalid_identifier);
+    if (!plain) return fail(errc::invalid_identifier);
     r.fallback_options = std::move(*plain);
   }
   return r;
@@ -402,7 +404,7 @@ inline auto wal2json_decoder::parse_value(simdjson::ondemand::value& v, json_val
 inline auto wal2json_decoder::transaction_boundary() -> std::error_code {
   // The commit LSN is the exactly-once watermark: without it a transaction cannot be acknowledged
   // correctly, so its absence is a halt of its own rather than a malformed payload.
-  if (!doc_.lsn || (doc_.action == 'C' && !doc_.next_lsn)) return make_error_code(halt_reason::decoder_lsn_missing);
+  if (!doc_.lsn || (doc_.action == 'C' && !doc_.next_lsn)) return make_error_code(errc::lsn_missing);
   const auto at = parse_lsn(*doc_.lsn);
   std::int64_t time = 0;
   if (!at || !doc_.xid || !doc_.timestamp || !detail::parse_timestamp(*doc_.timestamp, true, time)) {

@@ -95,7 +95,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
     auto summary = read_point_in_time_snapshot(*conn, exported, options_.publications, deliver, so);
     if (!summary) {
       if (sink_error) return failed(halt_reason::sink_failed, *sink_error);
-      if (summary.error() == halt_reason::publication_missing) return failed(halt_reason::publication_missing, {});
+      if (summary.error() == errc::publication_missing) return failed(halt_reason::publication_missing, {});
       return failed(halt_reason::snapshot_failed, summary.error());
     }
     auto completed =

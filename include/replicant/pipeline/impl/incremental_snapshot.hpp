@@ -110,7 +110,7 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
       const std::error_code ec = worker.error();
       if (ec == errc::cancelled || stopping_.load()) return fail(errc::cancelled);
       if (ec == errc::connection_failed) return unexpected(ec);
-      if (ec == halt_reason::publication_missing) {
+      if (ec == errc::publication_missing) {
         halt_with(detail::to_halt(halt_reason::publication_missing));
         return fail(errc::halted);
       }

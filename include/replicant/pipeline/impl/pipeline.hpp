@@ -113,11 +113,10 @@ inline auto decoder_query(pq::connection& conn) -> query_function {
 // without its LSN, a protocol the plugin announced that the decoder does not speak); an
 // unsupported server encoding means the server cannot run this decoder; anything else is bad input.
 inline auto halt_for_translation(std::error_code ec) noexcept -> halt_reason {
-  if (ec == halt_reason::spill_exhausted) return halt_reason::spill_exhausted;
+  if (ec == errc::spill_exhausted) return halt_reason::spill_exhausted;
   if (ec == errc::io_failed) return halt_reason::spill_io_failed;
-  if (ec == halt_reason::decoder_lsn_missing || ec == halt_reason::decoder_protocol_unsupported) {
-    return static_cast<halt_reason>(ec.value());
-  }
+  if (ec == errc::lsn_missing) return halt_reason::decoder_lsn_missing;
+  if (ec == errc::protocol_unsupported) return halt_reason::decoder_protocol_unsupported;
   if (ec == errc::unsupported_server) return halt_reason::decoder_unsupported_on_server;
   return halt_reason::decode_failure;
 }
@@ -315,29 +314,29 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
     halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
   }
   if (halt_) report_halt(*halt_);
-  ec = halt_             ? make_error_code(halt_->reason)
+  ec = halt_             ? make_error_code(errc::halted)
        : never_connected_ ? make_error_code(errc::connection_failed)
                           : std::error_code{};
 }
 
 // The options, and what the decoder can serve of them: everything is refused before connecting.
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::validate_options() const -> result<void> {
+auto pipeline<D, C, S, Sink>::validate_options() const -> halt_or<void> {
   constexpr decoder_capabilities can = D::capabilities;
   if constexpr (can.publications) {
     if (auto v = validate(options_); !v) return v;
   } else {
     // This decoder's table set is in its own options: publications here would be ignored.
-    if (!options_.publications.empty()) return fail(halt_reason::config_invalid);
+    if (!options_.publications.empty()) return refuse(halt_reason::config_invalid);
     if (auto v = detail::validate_without_publications(options_); !v) return v;
   }
   if ((options_.streaming && !can.streaming) || (options_.two_phase && !can.two_phase) ||
       (options_.failover && !can.failover) || (options_.messages && !can.messages) ||
       (options_.origin && !can.origin_filter) || (options_.binary && !can.binary) ||
       (options_.protocol_version != 0 && !can.protocol_version)) {
-    return fail(halt_reason::decoder_capability_unsupported);
+    return refuse(halt_reason::decoder_capability_unsupported);
   }
-  if (options_.snapshot && !can.snapshot) return fail(halt_reason::snapshot_unsupported);
+  if (options_.snapshot && !can.snapshot) return refuse(halt_reason::snapshot_unsupported);
   return decoder_.validate(plugin_settings_of(options_));
 }
 
@@ -348,7 +347,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     return;
   }
   if (auto v = validate_options(); !v) {
-    halt_with(detail::to_halt(static_cast<halt_reason>(v.error().value())));
+    halt_with(v.error());
     return;
   }
   if (!detail::valid_policy(policy_)) {

@@ -425,7 +425,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
           telemetry::keys::byte_size = spilled.second - spilled_before.second,
           telemetry::keys::change_count = spilled.first - spilled_before.first);
     }
-    if (!pushed && pushed.error() == halt_reason::spill_exhausted) {
+    if (!pushed && pushed.error() == errc::spill_exhausted) {
       p.template emit<telemetry::events::stream_spill_exhausted>(
           telemetry::keys::byte_size = a.asm_.spilled_bytes(), telemetry::keys::reason = halt_reason::spill_exhausted);
     }

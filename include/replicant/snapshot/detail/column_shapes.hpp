@@ -11,7 +11,6 @@
 
 #include <replicant/snapshot/detail/decimal.hpp>
 #include <replicant/core/error.hpp>
-#include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/model/relation.hpp>
@@ -30,7 +29,7 @@ namespace replicant::detail {
 // The publications @p publications as a SQL array of literals (duplicates collapsed), once every
 // one of them is known to exist: pg_publication_tables lists nothing for a publication that does
 // not, and a snapshot that silently skipped tables would be worse than none.
-// @return the array, `halt_reason::publication_missing`, or the error.
+// @return the array, `errc::publication_missing`, or the error.
 [[nodiscard]] inline auto existing_publications(pq::connection& conn, std::span<const std::string> publications)
     -> result<std::string> {
   std::vector<std::string> names(publications.begin(), publications.end());
@@ -49,7 +48,7 @@ namespace replicant::detail {
   if (!count) return unexpected(count.error());
   const auto found = parse_decimal<std::size_t>(count->get(0, 0));
   if (!found) return fail(errc::protocol_violation);
-  if (*found != names.size()) return fail(halt_reason::publication_missing);
+  if (*found != names.size()) return fail(errc::publication_missing);
   return array;
 }
 
