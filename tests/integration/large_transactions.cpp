@@ -605,7 +605,7 @@ auto unreadable_spill_halts(Policy policy, bool careless) -> void {
         "-' || repeat('x', 200), 1 FROM generate_series(1, 40000) g");  // about 10 MB
   f.sql("INSERT INTO items VALUES (90001, 'after', 1)");
   BOOST_TEST_REQUIRE(r.ends_within(60s), "the pipeline halted by itself");
-  BOOST_TEST(r.join() == halt_reason::spill_io_failed);
+  BOOST_TEST(r.halted() == halt_reason::spill_io_failed);
   BOOST_TEST(sink.calls == 1, "nothing after the unreadable transaction was handed over");
   BOOST_TEST(!sink.exception_seen);
   BOOST_TEST(sink.read_error == replicant::errc::io_failed);
