@@ -158,7 +158,6 @@ namespace detail {
     case halt_reason::decoder_unsupported_on_server:
     case halt_reason::standby_unsupported: return "checking the server";
     case halt_reason::go_forward_required:
-    case halt_reason::conflicting_start_mode:
     case halt_reason::snapshot_incomplete: return "choosing where to start";
     case halt_reason::snapshot_failed:
     case halt_reason::snapshot_unsupported: return "taking the snapshot";

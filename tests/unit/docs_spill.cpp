@@ -115,9 +115,10 @@ using spilling = replicant::pipeline<replicant::pgoutput_decoder, replicant::sin
 using spilling_to_tmpfiles = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                                  tmpfile_spill, counting_sink>;
 
-auto make_spilling(counting_sink& sink, const replicant::pipeline_options& o) -> std::unique_ptr<spilling> {
+auto make_spilling(counting_sink& sink, const replicant::pgoutput_options& pg, const replicant::pipeline_options& o)
+    -> std::unique_ptr<spilling> {
   return std::make_unique<spilling>(
-      sink, replicant::sink_owned_checkpoint{},
+      sink, pg, replicant::sink_owned_checkpoint{},
       replicant::disk_spill{.dir = "/var/lib/orders-cdc/spill", .max_spill_bytes = std::uint64_t{8} << 30U}, o);
 }
 //]
@@ -198,9 +199,8 @@ BOOST_AUTO_TEST_CASE(the_exemplar_builds_a_pipeline_that_refuses_bad_options_bef
   replicant::pipeline_options o;
   o.conninfo = "dbname=shop";
   o.slot = "shop_spill";
-  o.publications = {"shop_pub"};
   o.max_inflight_bytes = 0;  // a zero budget is refused before anything connects
-  auto p = make_spilling(sink, o);
+  auto p = make_spilling(sink, {.publications = {"shop_pub"}}, o);
   std::error_code ec;
   p->run(ec);
   BOOST_TEST(ec == replicant::halt_reason::config_invalid);

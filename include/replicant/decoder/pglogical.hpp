@@ -200,7 +200,10 @@ class pglogical_decoder {
    * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
    * Never throws.
    */
-  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> result<void>;
+  [[nodiscard]] auto validate() const noexcept -> result<void>;
+
+  /// pglogical is asked for none of `plugin_settings`: all at their defaults. Never throws.
+  [[nodiscard]] auto settings() const noexcept -> plugin_settings { return {}; }
 
   /**
    * start_options() as the pipeline asks for them. pglogical ignores parameters it does not know,
