@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(the_right_password_streams) {
   fixture f;
   f.hba_first("host all " + f.role + " 127.0.0.1/32 scram-sha-256");
   memory_sink sink;
-  running r{sink, f.options_with("user=" + f.role + " password=" + std::string{password})};
+  running r{sink, f.pgoutput, f.options_with("user=" + f.role + " password=" + std::string{password})};
   BOOST_TEST(f.first_row_delivered(sink));
   BOOST_TEST(!r.stop());
 }

@@ -126,10 +126,14 @@ auto make_spilling(counting_sink& sink, const replicant::pgoutput_options& pg, c
 static_assert(replicant::sink<counting_sink>);
 static_assert(replicant::spill_policy<replicant::no_spill> && replicant::spill_policy<replicant::disk_spill>);
 // "P{}: a pipeline constructor that is not given p makes P{}" — the models take the short form.
-static_assert(std::constructible_from<memory_only, counting_sink&, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling, counting_sink&, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling_to_tmpfiles, counting_sink&, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling, counting_sink&, replicant::sink_owned_checkpoint, replicant::disk_spill,
+static_assert(std::constructible_from<memory_only, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::pipeline_options>);
+static_assert(std::constructible_from<spilling, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::pipeline_options>);
+static_assert(std::constructible_from<spilling_to_tmpfiles, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::pipeline_options>);
+static_assert(std::constructible_from<spilling, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::disk_spill,
                                       replicant::pipeline_options>);
 // "no_spill has no settings: an empty struct"; disk_spill's settings are designated-initialized.
 static_assert(std::is_empty_v<replicant::no_spill>);

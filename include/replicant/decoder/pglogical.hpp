@@ -156,6 +156,9 @@ class pglogical_decoder {
   /// snapshot start mode.
   static constexpr decoder_capabilities capabilities{.catalog = true};
 
+  /// What a decoder is made from (its replication sets above all).
+  using options_type = pglogical_options;
+
   /**
    * A decoder for @p options, optionally with the tables' current shapes.
    * @throws std::bad_alloc only.

@@ -497,6 +497,9 @@ class pgoutput_decoder {
     REPLICANT_ASSERT(negotiated.is_valid());
   }
 
+  /// What a replication pipeline's pgoutput_decoder is made from.
+  using options_type = pgoutput_options;
+
   /// The replication pipeline's decoder, asking pgoutput for @p options. Never throws.
   explicit pgoutput_decoder(pgoutput_options options) noexcept : options_(std::move(options)) {}
 

@@ -222,10 +222,16 @@ concept has_recheck = requires(D& d, const query_function& query, emitter_archet
   { d.recheck(query, emit) } -> std::same_as<result<std::optional<halt>>>;
 };
 
-// Whether a type is the options struct of a decoder (wal2json_options, pglogical_options): their
-// headers opt in, so that the pipeline can name them in its messages without including them.
+// Whether a type is the options struct of a decoder (pgoutput_options, wal2json_options,
+// pglogical_options): their headers opt in, so that the pipeline can name them in its messages
+// without including them.
 template <class T>
 inline constexpr bool is_decoder_options = false;
+
+// A decoder made from options of its own (`D::options_type`): a default-constructed one asks its
+// plugin for nothing (no publications, no tables), so a pipeline must be given them.
+template <class D>
+concept configured_by_options = requires { typename D::options_type; };
 
 }  // namespace detail
 

@@ -162,6 +162,9 @@ class wal2json_decoder {
   /// protocol choice or snapshot start mode.
   static constexpr decoder_capabilities capabilities{.messages = true, .catalog = true};
 
+  /// What a decoder is made from (its table set above all).
+  using options_type = wal2json_options;
+
   /**
    * A decoder for @p options, optionally seeded with the tables' current shapes.
    * @throws std::bad_alloc only.

@@ -39,6 +39,7 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <type_traits>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -134,18 +135,34 @@ class pipeline {
 
  public:
   /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
-  /// telemetry to @p events if given. For a checkpoint policy without settings of its own.
-  pipeline(Sink& sink, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+  /// telemetry to @p events if given. For a checkpoint policy without settings of its own, and a
+  /// decoder without options of its own (these first three forms; pgoutput, wal2json and pglogical
+  /// are given theirs, see below).
+  pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr) requires
+      std::default_initializable<CheckpointPolicy> &&(!detail::configured_by_options<Decoder>)
       : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
   /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
   pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy> &&
+      (!detail::configured_by_options<Decoder>)
       : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// As above, with the spill policy's settings too (the spill directory and its bound).
   pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder>
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder> &&
+      (!detail::configured_by_options<Decoder>)
       : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
+  /// A decoder configured by its options, left out: refused, because a default one would ask its
+  /// plugin for nothing (no publications, no tables) and every start would be refused.
+  template <class First, class... Rest>
+  pipeline(Sink& sink, First&&, Rest&&...) requires detail::configured_by_options<Decoder> &&
+      (std::same_as<std::remove_cvref_t<First>, pipeline_options> ||
+       std::same_as<std::remove_cvref_t<First>, CheckpointPolicy>)
+      : sink_(sink), events_(nullptr) {
+    static_assert(detail::always_false<First>,
+                  "replicant: pipeline: this Decoder is configured by its options (pgoutput_options: the "
+                  "publications; wal2json_options: the tables; pglogical_options: the replication sets): pass them, "
+                  "or the decoder, right after the sink");
+  }
   /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
   /// policy without settings of its own.
   pipeline(Sink& sink, Decoder decoder, pipeline_options options,
