@@ -492,11 +492,10 @@ auto run(const options& o, SpillPolicy spill) -> int {
   replicant::pipeline_options po;
   po.conninfo = o.dsn;
   po.slot = o.slot;
-  po.publications = {o.publication};
-  po.go_forward_only = true;  // no checkpoint yet: stream from the slot's own position
-  po.create_slot = false;     // the harness prepared it; a missing one is an error
-  po.protocol_version = o.protocol;
-  po.streaming = o.streaming;
+  po.start = replicant::start::go_forward{};  // no checkpoint yet: stream from the slot's own position
+  po.create_slot = false;                     // the harness prepared it; a missing one is an error
+  const replicant::pgoutput_options pg{
+      .publications = {o.publication}, .protocol_version = o.protocol, .streaming = o.streaming};
   po.max_inflight_bytes = std::size_t{o.max_inflight_mib} * 1024U * 1024U;
   po.receive_low_water_bytes = o.low_water;
   po.receive_max_delay = std::chrono::milliseconds(o.max_delay_ms);
@@ -529,7 +528,7 @@ auto run(const options& o, SpillPolicy spill) -> int {
       }
     });
   }
-  null_pipeline pipeline{sink, replicant::sink_owned_checkpoint{}, std::move(spill), po, &events};
+  null_pipeline pipeline{sink, pg, replicant::sink_owned_checkpoint{}, std::move(spill), po, &events};
   const running handle{[](void* p) noexcept { static_cast<null_pipeline*>(p)->stop(); }, &pipeline,
                        [](const void* p) noexcept { return static_cast<const null_pipeline*>(p)->durable_lsn(); }};
   the_pipeline.store(&handle);

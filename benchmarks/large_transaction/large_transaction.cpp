@@ -305,15 +305,14 @@ auto consume(const consumer_options& o, SpillPolicy spill) -> int {
   replicant::pipeline_options options;
   options.conninfo = o.dsn;
   options.slot = o.slot;
-  options.publications = {"bench_pub"};
-  options.go_forward_only = true;
+  options.start = replicant::start::go_forward{};
   options.create_slot = false;  // the parent made it: a missing slot is a mistake, not a default
-  options.streaming = o.cfg->streamed;
+  const replicant::pgoutput_options pg{.publications = {"bench_pub"}, .streaming = o.cfg->streamed};
   options.max_inflight_bytes = static_cast<std::size_t>(o.budget);
 
   counting_sink sink{o.rows};
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, SpillPolicy, counting_sink>
-      pipeline{sink, replicant::sink_owned_checkpoint{}, std::move(spill), options};
+      pipeline{sink, pg, replicant::sink_owned_checkpoint{}, std::move(spill), options};
   std::error_code ec;
   std::atomic<bool> ended{false};
   std::thread runner{[&] {

@@ -18,7 +18,7 @@
 // round, after one untimed warm-up run of each:
 //
 //   replicant  a whole replication pipeline (pgoutput_decoder, lib_owned_checkpoint with the
-//              checkpoint in memory, no_spill) with `snapshot = point_in_time`: it creates a slot
+//              checkpoint in memory, no_spill) with `start::point_in_time_snapshot`: it creates a slot
 //              exporting its snapshot, imports it on a second connection, reads the table with
 //              COPY and hands every row to a null sink that types every field (field::value())
 //              and folds it into a checksum. Timed from run() until the snapshot_completed
@@ -301,9 +301,7 @@ auto run_replicant(pg::pg_cluster& server, const options& opt, const workload& w
   replicant::pipeline_options po;
   po.conninfo = server.dsn(db);
   po.slot = slot;
-  po.publications = {"pub_" + w.name};
-  po.snapshot = replicant::snapshot_mode::point_in_time;
-  po.snapshot_batch_rows = static_cast<std::size_t>(opt.batch_rows);
+  po.start = replicant::start::point_in_time_snapshot{.batch_rows = static_cast<std::size_t>(opt.batch_rows)};
   po.create_slot = true;
 
   // The end of the measurement: the snapshot_completed event, emitted once the consistent point is
@@ -325,7 +323,8 @@ auto run_replicant(pg::pg_cluster& server, const options& opt, const workload& w
   });
 
   run_result r;
-  snapshot_pipeline pipeline{sink, replicant::lib_owned_checkpoint<memory_store>{}, po, &events};
+  snapshot_pipeline pipeline{sink, replicant::pgoutput_options{.publications = {"pub_" + w.name}},
+                             replicant::lib_owned_checkpoint<memory_store>{}, po, &events};
   running.store(&pipeline);
   const auto server_before = server_cpu(postmaster);
   const double cpu_before = own_cpu_seconds();

@@ -8,6 +8,7 @@
 /// `--name value` / `--name=value` arguments without ever repeating a value.
 
 #include <replicant/core/identifier.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
 
 #include <algorithm>
@@ -190,6 +191,14 @@ struct option_read {
 }
 
 /**
+ * What pgoutput is asked for: the publications of @p o; everything else keeps pgoutput's defaults.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto pgoutput_options_for_slot(const slot_options& o) -> pgoutput_options {
+  return pgoutput_options{.publications = o.publications};
+}
+
+/**
  * The replication pipeline's options for @p o: everything else keeps the pipeline's defaults.
  * @throws std::bad_alloc only.
  */
@@ -197,7 +206,6 @@ struct option_read {
   pipeline_options p;
   p.conninfo = o.dsn;
   p.slot = o.slot;
-  p.publications = o.publications;
   p.create_slot = o.create_slot;
   p.status_interval = o.status_interval;
   return p;

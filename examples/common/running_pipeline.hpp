@@ -56,7 +56,7 @@ auto stop_running_pipelines() noexcept -> void {
  *
  * @par Example
  * @code
- * my_pipeline pipeline{sink, options};
+ * my_pipeline pipeline{sink, pgoutput_options, options};
  * const running_pipeline_scope running{pipeline};
  * pipeline.run(ec);
  * @endcode

@@ -109,7 +109,12 @@ auto run(const custom_policies::options& o) -> int {
                                .every_bytes = o.checkpoint_every_bytes,
                                .max_delay = o.checkpoint_delay};
   custom_policies::mmap_spill spill{.dir = o.spill_dir, .max_bytes = 0};
-  custom_pipeline pipeline{*sink, std::move(checkpoint), std::move(spill), pipeline_options_for(o), &events};
+  custom_pipeline pipeline{*sink,
+                           replicant::examples::pgoutput_options_for_slot(o),
+                           std::move(checkpoint),
+                           std::move(spill),
+                           pipeline_options_for(o),
+                           &events};
   std::error_code ec;
   {
     const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline

@@ -164,7 +164,7 @@ struct options : replicant::examples::slot_options {
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o) -> replicant::pipeline_options {
   replicant::pipeline_options p = replicant::examples::pipeline_options_for_slot(o);
-  p.go_forward_only = o.go_forward_only;
+  if (o.go_forward_only) p.start = replicant::start::go_forward{};
   p.max_inflight_bytes = o.max_inflight_bytes;
   return p;
 }

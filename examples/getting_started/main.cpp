@@ -220,7 +220,7 @@ class mirror_sink {
     return txn.commit_lsn();
   }
 
-  // A non-transactional logical message (options.messages = true). It belongs to no transaction,
+  // A non-transactional logical message (pgoutput_options::messages). It belongs to no transaction,
   // so no checkpoint covers it: it is delivered at least once.
   auto handle_message(const replicant::logical_message& m, const replicant::message_context& /*context*/)
       -> replicant::result<void> {
@@ -393,8 +393,9 @@ auto say(const std::string& line) -> void {
 // A replication pipeline running on a thread of its own, so the tour can write SQL meanwhile.
 class running_pipeline {
  public:
-  running_pipeline(mirror_sink& sink, const replicant::pipeline_options& options)
-      : pipeline_(sink, options), thread_([this] {
+  running_pipeline(mirror_sink& sink, const replicant::pgoutput_options& pgoutput,
+                   const replicant::pipeline_options& options)
+      : pipeline_(sink, pgoutput, options), thread_([this] {
           pipeline_.run(ec_);
           finished_.store(true);
         }) {}
@@ -437,7 +438,7 @@ class tour {
 
   auto run() -> void {
     step_1_create_table_and_rows();
-    auto pipeline = std::make_unique<running_pipeline>(sink_, pipeline_options());
+    auto pipeline = std::make_unique<running_pipeline>(sink_, pgoutput_options(), pipeline_options());
     step_2_snapshot(*pipeline);
     step_3_insert_update_delete(*pipeline);
     step_4_unchanged_toast(*pipeline);
@@ -458,18 +459,20 @@ class tour {
   }
 
  private:
-  // The pipeline's options. `snapshot = true`: with no checkpoint yet, the existing rows come first
-  // (handle_snapshot), then streaming continues from the very point they were read at. Once the
-  // sink has a checkpoint, the same options resume after it instead (step 6).
+  // What pgoutput is asked for: the tour's publication, and logical messages
+  // (pg_logical_emit_message: transactional ones ride txn.messages()).
+  [[nodiscard]] auto pgoutput_options() const -> replicant::pgoutput_options {
+    return {.publications = {publication_}, .messages = true};
+  }
+
+  // The pipeline's options. The point-in-time snapshot start: with no checkpoint yet, the existing
+  // rows come first (handle_snapshot), then streaming continues from the very point they were read
+  // at. Once the sink has a checkpoint, the same options resume after it instead (step 6).
   [[nodiscard]] auto pipeline_options() const -> replicant::pipeline_options {
-    replicant::pipeline_options o;
-    o.conninfo = options_.dsn;
-    o.slot = slot_;
-    o.publications = {publication_};
-    o.snapshot = true;
-    o.messages = true;  // pg_logical_emit_message: transactional ones ride txn.messages()
-    o.status_interval = 1s;
-    return o;
+    return {.conninfo = options_.dsn,
+            .slot = slot_,
+            .start = replicant::start::point_in_time_snapshot{},
+            .status_interval = 1s};
   }
 
   auto step_1_create_table_and_rows() -> void {
@@ -556,7 +559,7 @@ class tour {
     const auto before = sink_.look();
     exec("INSERT INTO " + table_ + " VALUES (6, 'lime', 60, NULL)");
     exec("UPDATE " + table_ + " SET qty = 41 WHERE id = 4");
-    running_pipeline p{sink_, pipeline_options()};
+    running_pipeline p{sink_, pgoutput_options(), pipeline_options()};
     const auto seen = wait_for_transactions(p, "step 6", before, 2);
     // Give anything that should not come (a transaction again, a second snapshot) time to show up.
     std::this_thread::sleep_for(1500ms);

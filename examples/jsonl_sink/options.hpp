@@ -155,7 +155,7 @@ struct options : slot_options {
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
   pipeline_options p = pipeline_options_for_slot(o);
-  p.go_forward_only = o.go_forward_only;
+  if (o.go_forward_only) p.start = start::go_forward{};
   return p;
 }
 

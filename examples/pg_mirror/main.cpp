@@ -74,16 +74,19 @@ auto stream(const Target& target, Sink& sink, const options& o, Policies... poli
   replicant::pipeline_options po;
   po.conninfo = o.source;
   po.slot = o.slot;
-  po.publications = o.publications;
-  po.go_forward_only = o.go_forward_only;
-  po.snapshot = o.snapshot;
+  // parse_options() refuses --snapshot with --go-forward-only: two start modes at once.
+  if (o.snapshot) {
+    po.start = replicant::start::point_in_time_snapshot{};
+  } else if (o.go_forward_only) {
+    po.start = replicant::start::go_forward{};
+  }
   // A restarted mirror can find its previous walsender still finishing for a moment (the slot is
   // "active"): allow a few seconds of that before giving up.
   po.max_command_retries = 30;
   po.max_reconnect_delay = 2s;
   po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
-  po.streaming = o.streaming;
-  Pipeline pipeline{sink, std::move(policies)..., po};
+  const replicant::pgoutput_options pg{.publications = o.publications, .streaming = o.streaming};
+  Pipeline pipeline{sink, pg, std::move(policies)..., po};
   say(std::string{"started; checkpoint mode "} + std::string{to_string(o.checkpoint)});
 
   int status = exit_ok;

@@ -43,7 +43,7 @@ using replicant::examples::stop_signal;
 
 // A sink that stores nothing and counts the changes it is given by operation. Its checkpoint
 // lives in memory: it bridges reconnects within one run, and a new run goes forward from the
-// slot's position (pipeline_options_for sets go_forward_only).
+// slot's position (pipeline_options_for starts it go_forward).
 class counting_sink {
  public:
   /// The optional hooks it implements, checked against its members at compile time.
@@ -95,7 +95,7 @@ auto run(const options& o) -> int {
   events.attach([&metrics](const replicant::telemetry::event_record& e) { metrics.observe(e); });
 
   counting_sink sink{metrics};
-  counting_pipeline pipeline{sink, pipeline_options_for(o), &events};
+  counting_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_slot(o), pipeline_options_for(o), &events};
   std::optional<replicant::halt> halted;
   metrics.set_running(true);
   std::thread streaming{[&] {

@@ -43,7 +43,7 @@ struct failure {
   /// Why it failed: `errc::halted` when `reason` says why.
   std::error_code code;
   /// Why the pipeline halted or refused to start, or why replicant-tail's own check of the command
-  /// line refused what the pipeline would refuse (e.g. `conflicting_start_mode`); empty otherwise.
+  /// line refused what the pipeline would refuse (e.g. `go_forward_required`); empty otherwise.
   std::optional<halt_reason> reason{};
   /// What to do about it (fixed text; may be empty).
   std::string_view hint{};
@@ -164,7 +164,6 @@ namespace detail {
     case halt_reason::decoder_unsupported_on_server:
     case halt_reason::standby_unsupported: return "checking the server";
     case halt_reason::go_forward_required:
-    case halt_reason::conflicting_start_mode:
     case halt_reason::snapshot_incomplete: return "choosing where to start";
     case halt_reason::snapshot_failed:
     case halt_reason::snapshot_unsupported: return "taking the snapshot";

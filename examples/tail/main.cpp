@@ -114,7 +114,7 @@ auto stream(const options& o, Store store, int server_version, bool has_checkpoi
   });
 
   replicant::lib_owned_checkpoint<Store> policy{.store = std::move(store), .batch = std::nullopt};
-  pipeline_type pipeline{sink, std::move(policy), pipeline_options, &events};
+  pipeline_type pipeline{sink, pgoutput_options_for(o), std::move(policy), pipeline_options, &events};
   std::error_code ec;
   {
     const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline

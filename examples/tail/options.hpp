@@ -11,6 +11,7 @@
 
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
 
 #include <algorithm>
@@ -122,10 +123,9 @@ using parsed_options = outcome<options>;
  * only when there is no checkpoint (see pipeline_options_for()), and then shows everything before
  * it as snapshot rows: no gap to accept.
  *
- * @return the options, or a @ref failure (code `errc::invalid_options`, halt
- * `invalid_identifier` with an @ref replicant::identifier_error cause, halt
- * `conflicting_start_mode`, or halt `go_forward_required`) whose text never contains an
- * argument's value.
+ * @return the options, or a @ref failure (code `errc::invalid_options`, also for `--snapshot`
+ * with `--go-forward-only`; halt `invalid_identifier` with an @ref replicant::identifier_error
+ * cause, or halt `go_forward_required`) whose text never contains an argument's value.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
@@ -218,8 +218,7 @@ using parsed_options = outcome<options>;
   }
   if (o.snapshot && o.go_forward_only) {
     return failure{.step = "checking --snapshot",
-                   .code = make_error_code(errc::halted),
-                   .reason = halt_reason::conflicting_start_mode,
+                   .code = make_error_code(errc::invalid_options),
                    .hint =
                        "--snapshot (print the existing rows first) and --go-forward-only (show only what commits "
                        "from now on) are two ways to start: pass one of them"};
@@ -243,12 +242,20 @@ inline constexpr std::string_view default_conninfo = "fallback_application_name=
 inline constexpr std::size_t snapshot_batch_rows = 1000;
 
 /**
+ * What pgoutput is asked for: `--publication`, `--proto-version` (0: the highest the server has)
+ * and `--messages`. @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto pgoutput_options_for(const options& o) -> pgoutput_options {
+  return pgoutput_options{
+      .publications = o.publications, .protocol_version = o.proto_version.value_or(0), .messages = o.messages};
+}
+
+/**
  * The replication pipeline's options for @p o: `--dsn` (or @ref default_conninfo), `--slot`,
- * `--publication`, `--create-slot`, `--go-forward-only`, `--snapshot`, `--proto-version` (0: the
- * highest the server has), `--messages` and `--status-interval`. Everything else keeps the
- * pipeline's defaults: a 64 MiB memory budget with back-pressure on the server, reconnects with
+ * `--create-slot`, `--go-forward-only`, `--snapshot` and `--status-interval`. Everything else keeps
+ * the pipeline's defaults: a 64 MiB memory budget with back-pressure on the server, reconnects with
  * backoff from 0.1 s up to 10 s, and 5 refused connect cycles before halting
- * `command_error_limit`.
+ * `command_error_limit`. What pgoutput is asked for is @ref pgoutput_options_for.
  *
  * `--snapshot` is the point-in-time snapshot mode, in batches of @ref snapshot_batch_rows rows.
  * It creates the slot when @p has_checkpoint is false, whether `--create-slot` was given or not
@@ -264,15 +271,13 @@ inline constexpr std::size_t snapshot_batch_rows = 1000;
   pipeline_options p;
   p.conninfo = o.dsn.empty() ? std::string{default_conninfo} : o.dsn;
   p.slot = o.slot;
-  p.publications = o.publications;
   p.create_slot = o.snapshot ? !has_checkpoint : o.create_slot;
-  p.go_forward_only = o.go_forward_only;
+  // parse_options() refuses --snapshot with --go-forward-only: two start modes at once.
   if (o.snapshot) {
-    p.snapshot = snapshot_mode::point_in_time;
-    p.snapshot_batch_rows = snapshot_batch_rows;
+    p.start = start::point_in_time_snapshot{.batch_rows = snapshot_batch_rows};
+  } else if (o.go_forward_only) {
+    p.start = start::go_forward{};
   }
-  p.protocol_version = o.proto_version.value_or(0);
-  p.messages = o.messages;
   p.status_interval = o.status_interval;
   return p;
 }

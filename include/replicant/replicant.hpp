@@ -43,7 +43,6 @@
 // The replication pipeline and its policies
 #include <replicant/sink/vocabulary.hpp>
 #include <replicant/pipeline/options.hpp>
-#include <replicant/pipeline/options_for.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/postgres_store.hpp>

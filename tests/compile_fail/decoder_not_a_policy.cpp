@@ -16,7 +16,8 @@ namespace compile_fail {
 struct my_decoder {
   static constexpr std::string_view plugin_name = "my_plugin";
   static constexpr replicant::decoder_capabilities capabilities{.publications = true};
-  [[nodiscard]] auto validate(const replicant::plugin_settings&) const -> replicant::halt_or<void> { return {}; }
+  [[nodiscard]] auto validate() const -> replicant::halt_or<void> { return {}; }
+  [[nodiscard]] auto settings() const -> replicant::plugin_settings { return {}; }
   [[nodiscard]] auto negotiate(const replicant::decoder_context&) const -> replicant::result<replicant::start_request> {
     return replicant::start_request{};
   }

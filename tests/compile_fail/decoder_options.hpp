@@ -4,8 +4,8 @@
 #define REPLICANT_TESTS_COMPILE_FAIL_DECODER_OPTIONS_HPP
 
 // What the decoder_options_* cases share: a sink that fits every decoder, and a pipeline of a
-// decoder made from its settings and options, as a user would make it. Each case sets one option
-// its decoder cannot express.
+// decoder made from its settings and options, as a user would make it. Each case asks a decoder's
+// options for something its plugin cannot do.
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/decoder/wal2json.hpp>
 #include <replicant/pipeline.hpp>

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// The table set is named per decoder: pgoutput streams the publications of pipeline_options,
+// The table set is named per decoder: pgoutput streams the publications of pgoutput_options,
 // pglogical the replication sets of pglogical_options, wal2json the tables of wal2json_options.
 // One decoder's settings given to a pipeline of another are refused, with the three names.
 // expect: replicant: pipeline: the decoder settings given belong to another Decoder
@@ -29,7 +29,7 @@ inline auto make(my_sink& sink, const replicant::pipeline_options& options) -> b
   pgoutput_pipeline p{sink, sets, options};
 #else
   static_cast<void>(sets);
-  pgoutput_pipeline p{sink, options};
+  pgoutput_pipeline p{sink, replicant::pgoutput_options{.publications = {"orders_pub"}}, options};
 #endif
   return !p.last_halt().has_value();
 }

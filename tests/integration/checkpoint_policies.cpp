@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(writes_the_checkpoint_after_the_sink_and_resumes_after_it) 
   lib_sink sink{&rec};
   event_log events;
   {
-    running<lib_pipeline> r{sink, lib(state), f.options, &events.dispatcher};
+    running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 2);
     f.sql("INSERT INTO items VALUES (3, '" + std::string{secret} + "', 3)");
@@ -186,7 +186,7 @@ BOOST_AUTO_TEST_CASE(writes_the_checkpoint_after_the_sink_and_resumes_after_it) 
 
   insert_each(f, 4, 2);  // while nothing streams
   {
-    running<lib_pipeline> r{sink, lib(state), f.options};
+    running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options};
     BOOST_TEST_REQUIRE(rec.wait_for(5));
     BOOST_TEST(!r.stop());
   }
@@ -202,8 +202,9 @@ BOOST_AUTO_TEST_CASE(batched_writes_acknowledge_once_per_batch) {
   recorder rec;
   lib_sink sink{&rec};
   event_log events;
-  running<lib_pipeline> r{sink, lib(state, replicant::checkpoint_batching{.max_transactions = 3, .max_delay = 1h}),
-                          f.options, &events.dispatcher};
+  running<lib_pipeline> r{sink, f.pgoutput,
+                          lib(state, replicant::checkpoint_batching{.max_transactions = 3, .max_delay = 1h}), f.options,
+                          &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 2);
   BOOST_TEST_REQUIRE(rec.wait_for(2));
@@ -225,7 +226,8 @@ BOOST_AUTO_TEST_CASE(a_batch_is_written_when_its_delay_is_up_or_the_pipeline_sto
   recorder rec;
   lib_sink sink{&rec};
   {
-    running<lib_pipeline> r{sink, lib(state, replicant::checkpoint_batching{.max_transactions = 100, .max_delay = 200ms}),
+    running<lib_pipeline> r{sink, f.pgoutput,
+                            lib(state, replicant::checkpoint_batching{.max_transactions = 100, .max_delay = 200ms}),
                             f.options};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 1);
@@ -233,7 +235,8 @@ BOOST_AUTO_TEST_CASE(a_batch_is_written_when_its_delay_is_up_or_the_pipeline_sto
     BOOST_TEST(wait_until([&] { return state.value(f.slot) == rec.snapshot().back(); }, 5s));
   }
   {
-    running<lib_pipeline> r{sink, lib(state, replicant::checkpoint_batching{.max_transactions = 100, .max_delay = 1h}),
+    running<lib_pipeline> r{sink, f.pgoutput,
+                            lib(state, replicant::checkpoint_batching{.max_transactions = 100, .max_delay = 1h}),
                             f.options};
     insert_each(f, 2, 2);
     BOOST_TEST_REQUIRE(rec.wait_for(3));
@@ -250,7 +253,7 @@ BOOST_AUTO_TEST_CASE(transient_store_faults_are_retried) {
   recorder rec;
   lib_sink sink{&rec};
   event_log events;
-  running<lib_pipeline> r{sink, lib(state), f.options, &events.dispatcher};
+  running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   {
     const std::lock_guard lock{state.mutex};
@@ -273,7 +276,7 @@ BOOST_AUTO_TEST_CASE(a_store_outage_beyond_the_budget_halts_and_loses_nothing) {
   {
     auto policy = lib(state);
     policy.max_retries = 2;
-    running<lib_pipeline> r{sink, std::move(policy), f.options, &events.dispatcher};
+    running<lib_pipeline> r{sink, f.pgoutput, std::move(policy), f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 1);
     BOOST_TEST_REQUIRE(wait_until([&] { return state.value(f.slot).has_value(); }));
@@ -299,7 +302,7 @@ BOOST_AUTO_TEST_CASE(a_store_outage_beyond_the_budget_halts_and_loses_nothing) {
     const std::lock_guard lock{state.mutex};
     state.failing_writes = 0;
   }
-  running<lib_pipeline> r{sink, lib(state), f.options};
+  running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options};
   BOOST_TEST_REQUIRE(rec.wait_for(3));
   const auto after = rec.snapshot();
   BOOST_TEST(after.back() == delivered.back());  // delivered again: at-least-once, one duplicate
@@ -314,7 +317,7 @@ BOOST_AUTO_TEST_CASE(a_permanent_store_fault_halts_at_once) {
   recorder rec;
   lib_sink sink{&rec};
   event_log events;
-  running<lib_pipeline> r{sink, lib(state), f.options, &events.dispatcher};
+  running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options, &events.dispatcher};
   BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
   BOOST_TEST(r.pipeline.last_halt()->attempts.value_or(0) == 1U);
   BOOST_TEST(r.pipeline.last_halt()->cause == replicant::errc::store_mismatch);
@@ -330,7 +333,7 @@ BOOST_AUTO_TEST_CASE(no_retries_halts_on_the_first_fault) {
   lib_sink sink{&rec};
   auto policy = lib(state);
   policy.max_retries = 0;
-  running<lib_pipeline> r{sink, std::move(policy), f.options};
+  running<lib_pipeline> r{sink, f.pgoutput, std::move(policy), f.options};
   BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
   BOOST_TEST(r.pipeline.last_halt()->attempts.value_or(0) == 1U);
 }
@@ -341,7 +344,7 @@ BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_its_transaction_is_delivered_again) 
   recorder rec;
   lib_sink sink{&rec};
   {
-    running<lib_pipeline> r{sink, lib(state), f.options};
+    running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 1);
     BOOST_TEST_REQUIRE(rec.wait_for(1));
@@ -354,7 +357,7 @@ BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_its_transaction_is_delivered_again) 
     BOOST_TEST(r.halted() == halt_reason::sink_failed);
   }
   rec.failing = false;
-  running<lib_pipeline> r{sink, lib(state), f.options};
+  running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options};
   BOOST_TEST_REQUIRE(rec.wait_for(2));
   BOOST_TEST(distinct(rec.snapshot()));
   BOOST_TEST(!r.stop());
@@ -365,10 +368,12 @@ BOOST_AUTO_TEST_CASE(invalid_policy_settings_are_refused_before_connecting) {
   store_state state;
   recorder rec;
   lib_sink lsink{&rec};
-  running<lib_pipeline> r{lsink, lib(state, replicant::checkpoint_batching{.max_transactions = 0}), f.options};
+  running<lib_pipeline> r{lsink, f.pgoutput, lib(state, replicant::checkpoint_batching{.max_transactions = 0}),
+                          f.options};
   BOOST_TEST(r.halted() == halt_reason::config_invalid);
   batch_sink bsink{&rec, {}};
-  running<batch_pipeline> b{bsink, replicant::sink_owned_batches{.max_transactions = 10, .max_delay = 0ms}, f.options};
+  running<batch_pipeline> b{bsink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 10, .max_delay = 0ms},
+                            f.options};
   BOOST_TEST(b.halted() == halt_reason::config_invalid);
   BOOST_TEST(!f.slot_exists());
 }
@@ -383,8 +388,8 @@ BOOST_AUTO_TEST_CASE(delivers_bounded_batches_in_commit_order_and_drains_on_stop
   batch_sink sink{&rec, {}};
   event_log events;
   {
-    running<batch_pipeline> r{sink, replicant::sink_owned_batches{.max_transactions = 3, .max_delay = 1h}, f.options,
-                              &events.dispatcher};
+    running<batch_pipeline> r{sink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 3, .max_delay = 1h},
+                              f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 7);
     const auto written = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value();
@@ -404,8 +409,8 @@ BOOST_AUTO_TEST_CASE(delivers_bounded_batches_in_commit_order_and_drains_on_stop
   BOOST_TEST(events.count("kind=batch_drain") == 1U);
 
   insert_each(f, 8, 1);
-  running<batch_pipeline> r{sink, replicant::sink_owned_batches{.max_transactions = 3, .max_delay = 100ms}, f.options,
-                            &events.dispatcher};
+  running<batch_pipeline> r{sink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 3, .max_delay = 100ms},
+                            f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(rec.wait_for(8));
   BOOST_TEST(distinct(rec.snapshot()));
   BOOST_TEST(events.contains("kind=batch_timer"));
@@ -418,7 +423,8 @@ BOOST_AUTO_TEST_CASE(a_failed_batch_halts_and_none_of_it_is_acknowledged) {
   batch_sink sink{&rec, {}};
   lsn failed_at{};
   {
-    running<batch_pipeline> r{sink, replicant::sink_owned_batches{.max_transactions = 2, .max_delay = 1h}, f.options};
+    running<batch_pipeline> r{sink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 2, .max_delay = 1h},
+                              f.options};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 2);
     BOOST_TEST_REQUIRE(rec.wait_for(2));
@@ -434,7 +440,8 @@ BOOST_AUTO_TEST_CASE(a_failed_batch_halts_and_none_of_it_is_acknowledged) {
   }
   BOOST_TEST(f.confirmed_flush() < failed_at);
   rec.failing = false;
-  running<batch_pipeline> r{sink, replicant::sink_owned_batches{.max_transactions = 2, .max_delay = 1h}, f.options};
+  running<batch_pipeline> r{sink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 2, .max_delay = 1h},
+                            f.options};
   BOOST_TEST_REQUIRE(rec.wait_for(4));
   BOOST_TEST((rec.batches == std::vector<std::size_t>{2, 2}));
   BOOST_TEST(!r.stop());
@@ -442,10 +449,11 @@ BOOST_AUTO_TEST_CASE(a_failed_batch_halts_and_none_of_it_is_acknowledged) {
 
 BOOST_AUTO_TEST_CASE(a_message_waits_for_the_batch_before_it) {
   replicant::test::published_database f;
-  f.options.messages = true;
+  f.pgoutput.messages = true;
   recorder rec;
   batch_sink sink{&rec, {}};
-  running<batch_pipeline> r{sink, replicant::sink_owned_batches{.max_transactions = 100, .max_delay = 1h}, f.options};
+  running<batch_pipeline> r{sink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 100, .max_delay = 1h},
+                            f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 2);
   f.sql("SELECT pg_logical_emit_message(false, 'test', 'hello')");
@@ -521,7 +529,7 @@ BOOST_AUTO_TEST_CASE(out_of_order_confirmations_acknowledge_only_the_contiguous_
   deferred_recorder rec;
   deferred_test_sink sink{&rec};
   event_log events;
-  running<deferred_pipeline> r{sink, deferred(), f.options, &events.dispatcher};
+  running<deferred_pipeline> r{sink, f.pgoutput, deferred(), f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 3);
   BOOST_TEST_REQUIRE(rec.wait_for(3));
@@ -542,7 +550,7 @@ BOOST_AUTO_TEST_CASE(a_failure_after_later_confirmations_halts_and_acknowledges_
   deferred_recorder rec;
   deferred_test_sink sink{&rec};
   event_log events;
-  running<deferred_pipeline> r{sink, deferred(), f.options, &events.dispatcher};
+  running<deferred_pipeline> r{sink, f.pgoutput, deferred(), f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 3);
   BOOST_TEST_REQUIRE(rec.wait_for(3));
@@ -564,7 +572,7 @@ BOOST_AUTO_TEST_CASE(a_lost_confirmation_halts_after_the_timeout) {
   replicant::test::published_database f;
   deferred_recorder rec;
   deferred_test_sink sink{&rec};
-  running<deferred_pipeline> r{sink, deferred(100, 700ms), f.options};
+  running<deferred_pipeline> r{sink, f.pgoutput, deferred(100, 700ms), f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 2);
   BOOST_TEST_REQUIRE(rec.wait_for(2));
@@ -581,7 +589,7 @@ BOOST_AUTO_TEST_CASE(a_full_window_paces_instead_of_halting) {
   replicant::test::published_database f;
   deferred_recorder rec;
   deferred_test_sink sink{&rec};
-  running<deferred_pipeline> r{sink, deferred(2), f.options};
+  running<deferred_pipeline> r{sink, f.pgoutput, deferred(2), f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 5);
   BOOST_TEST_REQUIRE(rec.wait_for(2));
@@ -602,7 +610,7 @@ BOOST_AUTO_TEST_CASE(unconfirmed_transactions_are_delivered_again_after_a_restar
   deferred_recorder rec;
   deferred_test_sink sink{&rec};
   {
-    running<deferred_pipeline> r{sink, deferred(100, 500ms), f.options};
+    running<deferred_pipeline> r{sink, f.pgoutput, deferred(100, 500ms), f.options};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     insert_each(f, 1, 2);
     BOOST_TEST_REQUIRE(rec.wait_for(2));
@@ -617,7 +625,7 @@ BOOST_AUTO_TEST_CASE(unconfirmed_transactions_are_delivered_again_after_a_restar
     const std::lock_guard lock{rec.mutex};
     rec.confirm_at_once = true;
   }
-  running<deferred_pipeline> r{sink, deferred(), f.options};
+  running<deferred_pipeline> r{sink, f.pgoutput, deferred(), f.options};
   BOOST_TEST_REQUIRE(rec.wait_for(3));
   BOOST_TEST((rec.at(2) == second), "the unconfirmed transaction comes again, and only it");
   BOOST_TEST(wait_until([&] { return f.confirmed_flush() > second; }));
@@ -628,7 +636,7 @@ BOOST_AUTO_TEST_CASE(a_stop_waits_for_confirmations_in_flight) {
   replicant::test::published_database f;
   deferred_recorder rec;
   deferred_test_sink sink{&rec};
-  running<deferred_pipeline> r{sink, deferred(), f.options};
+  running<deferred_pipeline> r{sink, f.pgoutput, deferred(), f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 2);
   BOOST_TEST_REQUIRE(rec.wait_for(2));

@@ -80,7 +80,7 @@ auto halts_with(fixture& f, const replicant::pipeline_options& o, halt_reason re
                 std::optional<std::string> sqlstate) -> void {
   memory_sink sink;
   event_log events;
-  running r{sink, o, &events.dispatcher};
+  running r{sink, f.pgoutput, o, &events.dispatcher};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "it kept retrying");
   BOOST_TEST(r.halted() == reason);
   const auto& h = r.pipeline.last_halt();
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(the_right_password_streams) {
   fixture f;
   f.hba_first("host all " + f.role + " 127.0.0.1/32 scram-sha-256");
   memory_sink sink;
-  running r{sink, f.options_with("user=" + f.role + " password=" + std::string{password})};
+  running r{sink, f.pgoutput, f.options_with("user=" + f.role + " password=" + std::string{password})};
   BOOST_TEST(f.first_row_delivered(sink));
   BOOST_TEST(!r.stop());
 }
@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(a_server_that_is_down_is_retried_until_it_is_up) {
   memory_sink sink;
   event_log events;
   f.pg.stop();
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   const bool retried = f.wait_until([&] { return events.contains("attempt=3"); });
   f.pg.start();
   BOOST_TEST_REQUIRE(retried, "failed attempts are reported with their count");
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_before_it_ever_connected_says_so) {
   f.pg.stop();
   std::error_code ec;
   {
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(f.wait_until([&] { return events.contains("attempt=2"); }));
     ec = r.stop();
     BOOST_TEST(!r.pipeline.last_halt().has_value(), "a server that is down is no halt");
@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_before_it_ever_connected_says_so) {
   // The throwing run() says it too.
   f.pg.stop();
   event_log again;
-  memory_pipeline p{sink, f.options, &again.dispatcher};
+  memory_pipeline p{sink, f.pgoutput, f.options, &again.dispatcher};
   std::thread stopper{[&] {
     f.wait_until([&] { return again.contains("attempt=2"); });
     p.stop();

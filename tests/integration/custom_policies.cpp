@@ -396,7 +396,7 @@ BOOST_AUTO_TEST_CASE(every_write_the_rule_makes_covers_every_bytes_of_wal) {
   std::vector<lsn> base;
   {
     replicant::test::running<in_process_pipeline> r{
-        sink, policy{.store = store, .every_bytes = every, .max_delay = std::chrono::minutes(10)},
+        sink, f.pgoutput, policy{.store = store, .every_bytes = every, .max_delay = std::chrono::minutes(10)},
         custom_policies::mmap_spill{.dir = spill.path(), .max_bytes = 0}, f.options};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     // Transactions of 1, 100 and 1000 rows (about 300 B, 30 kB and 300 kB of WAL), mixed.
@@ -439,8 +439,12 @@ BOOST_AUTO_TEST_CASE(a_failing_store_halts_checkpoint_store_failed_and_acknowled
   id_sink sink;
   replicant::test::event_log events;
   replicant::test::running<in_process_pipeline> r{
-      sink, policy{.store = store, .every_bytes = 1, .max_delay = std::chrono::minutes(10)},
-      custom_policies::mmap_spill{.dir = spill.path(), .max_bytes = 0}, f.options, &events.dispatcher};
+      sink,
+      f.pgoutput,
+      policy{.store = store, .every_bytes = 1, .max_delay = std::chrono::minutes(10)},
+      custom_policies::mmap_spill{.dir = spill.path(), .max_bytes = 0},
+      f.options,
+      &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'a', 1)");
   f.sql("INSERT INTO items VALUES (2, 'b', 1)");  // 1 byte: the second transaction writes

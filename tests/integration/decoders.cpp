@@ -146,19 +146,10 @@ auto preload_pglogical() -> void {
 
 // --- databases, sinks, pipelines -----------------------------------------------------------------
 
-// A translating decoder's pipeline takes options without what its plugin cannot express; the
-// fixtures' full options convert explicitly.
-template <class Decoder>
-auto options_for(const replicant::pipeline_options& o) -> replicant::pipeline_options_for<Decoder> {
-  return replicant::pipeline_options_for<Decoder>{o};
-}
-
-// A published_database whose pipelines run a translating decoder: no publications in the options.
+// A published_database whose pipelines run a translating decoder (its table set is in the
+// decoder's options).
 struct plugin_database : published_database {
-  plugin_database() {
-    options.publications.clear();
-    options.max_command_retries = 30;
-  }
+  plugin_database() { options.max_command_retries = 30; }
   // The pglogical extension, a provider node, and @p tables in the `default` replication set.
   auto enable_pglogical(const std::vector<std::string>& tables) -> void {
     sql("CREATE EXTENSION pglogical");
@@ -371,16 +362,15 @@ template <class Decoder, class Settings>
 auto compare_with_pgoutput(plugin_database& f, const Settings& settings, const comparison& c) -> void {
   replicant::test::event_log events;
   auto pgoutput_options = f.options;
-  pgoutput_options.publications = {c.publication};
   pgoutput_options.slot = f.slot + "_pgoutput";
   record_sink reference;
   record_sink translated;
   std::optional<replicant::halt> reference_halt;
   std::optional<replicant::halt> translated_halt;
   {
-    running<pipeline_of<replicant::pgoutput_decoder, record_sink>> p{reference, pgoutput_options};
-    running<pipeline_of<Decoder, record_sink>> q{translated, settings, options_for<Decoder>(f.options),
-                                                 &events.dispatcher};
+    running<pipeline_of<replicant::pgoutput_decoder, record_sink>> p{
+        reference, replicant::pgoutput_options{.publications = {c.publication}}, pgoutput_options};
+    running<pipeline_of<Decoder, record_sink>> q{translated, settings, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     BOOST_TEST_REQUIRE(wait_until([&] {
       return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" +
@@ -429,7 +419,7 @@ auto resumes_in_both_checkpoint_modes(plugin_database& f, const Settings& settin
   // Sink-owned: the second run starts after the sink's checkpoint.
   record_sink sink;
   {
-    running<pipeline_of<Decoder, record_sink>> p{sink, settings, options_for<Decoder>(f.options)};
+    running<pipeline_of<Decoder, record_sink>> p{sink, settings, f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     for (int id = 1; id <= 3; ++id) insert(id);
     BOOST_TEST_REQUIRE(sink.wait_for(3));
@@ -437,7 +427,7 @@ auto resumes_in_both_checkpoint_modes(plugin_database& f, const Settings& settin
   }
   for (int id = 4; id <= 5; ++id) insert(id);
   {
-    running<pipeline_of<Decoder, record_sink>> p{sink, settings, options_for<Decoder>(f.options)};
+    running<pipeline_of<Decoder, record_sink>> p{sink, settings, f.options};
     BOOST_TEST(sink.wait_for(5));
     std::this_thread::sleep_for(300ms);  // nothing more may come
     BOOST_TEST(!p.stop());
@@ -460,7 +450,7 @@ auto resumes_in_both_checkpoint_modes(plugin_database& f, const Settings& settin
   };
   lib_record_sink first;
   {
-    running<lib_pipeline_of<Decoder>> p{first, Decoder{settings}, policy(), options_for<Decoder>(lib_options)};
+    running<lib_pipeline_of<Decoder>> p{first, Decoder{settings}, policy(), lib_options};
     BOOST_TEST_REQUIRE(wait_until([&] {
       return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + lib_options.slot +
                          "'") == "1";
@@ -478,7 +468,7 @@ auto resumes_in_both_checkpoint_modes(plugin_database& f, const Settings& settin
   for (int id = 9; id <= 10; ++id) insert(id);
   lib_record_sink second;
   {
-    running<lib_pipeline_of<Decoder>> p{second, Decoder{settings}, policy(), options_for<Decoder>(lib_options)};
+    running<lib_pipeline_of<Decoder>> p{second, Decoder{settings}, policy(), lib_options};
     BOOST_TEST(wait_until([&] { return second.count() >= 2; }));
     std::this_thread::sleep_for(300ms);
     BOOST_TEST(!p.stop());
@@ -562,7 +552,7 @@ std::atomic<Pipeline*> child_pipeline{nullptr};
 template <class Decoder, class Settings>
 auto run_child_pipeline(mirror_sink& sink, Settings settings, const replicant::pipeline_options& options) -> int {
   using child_type = pipeline_of<Decoder, mirror_sink>;
-  child_type p{sink, std::move(settings), options_for<Decoder>(options)};
+  child_type p{sink, std::move(settings), options};
   child_pipeline<child_type>.store(&p);
   child_stop.store([] {
     if (auto* running_pipeline = child_pipeline<child_type>.load()) running_pipeline->stop();
@@ -587,7 +577,7 @@ auto run_child(int argc, char** argv) -> int {
   replicant::pipeline_options options;
   options.conninfo = argv[3];
   options.slot = argv[5];
-  options.go_forward_only = true;
+  options.start = replicant::start::go_forward{};
   options.status_interval = 1s;
   options.reconnect_delay = 50ms;
   options.max_reconnect_delay = 500ms;
@@ -788,16 +778,16 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_on_a_type_change_as_pgoutput_does, *utf::pr
 // Logical messages, transactional (riding their transaction) and not, as pgoutput delivers them.
 BOOST_AUTO_TEST_CASE(wal2json_delivers_logical_messages_as_pgoutput_does, *utf::precondition(wal2json_available)) {
   plugin_database f;
-  f.options.messages = true;
   auto pgoutput_options = f.options;
-  pgoutput_options.publications = {"pub"};
   pgoutput_options.slot = f.slot + "_pgoutput";
+  auto w = f.wal2json();
+  w.messages = true;
   message_record_sink reference;
   message_record_sink translated;
   {
-    running<pipeline_of<replicant::pgoutput_decoder, message_record_sink>> p{reference, pgoutput_options};
-    running<pipeline_of<replicant::wal2json_decoder, message_record_sink>> q{
-        translated, f.wal2json(), options_for<replicant::wal2json_decoder>(f.options)};
+    running<pipeline_of<replicant::pgoutput_decoder, message_record_sink>> p{
+        reference, replicant::pgoutput_options{.publications = {"pub"}, .messages = true}, pgoutput_options};
+    running<pipeline_of<replicant::wal2json_decoder, message_record_sink>> q{translated, w, f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     BOOST_TEST_REQUIRE(wait_until([&] {
       return f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" +
@@ -869,15 +859,13 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
              "decoder_option_unsupported halt goes untested");
   if (!refused) {
     BOOST_TEST_MESSAGE("this wal2json accepts numeric-data-types-as-string: the pipeline must simply stream");
-    running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{
-        sink, w, options_for<replicant::wal2json_decoder>(f.options)};
+    running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
     BOOST_TEST(wait_until([&] { return f.slot_active(); }));
     f.sql("INSERT INTO items VALUES (1, 'one', 1)");
     BOOST_TEST(sink.wait_for(1));
     return;
   }
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, w, options_for<replicant::wal2json_decoder>(f.options), &events.dispatcher);
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, w, f.options, &events.dispatcher);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::decoder_option_unsupported), reason_of(h));
   BOOST_TEST((h->sqlstate == std::optional<std::string>{"22023"}));
@@ -885,8 +873,7 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
   BOOST_TEST(wait_until([&] { return !f.slot_active(); }), "the probe's stream was ended");
   // Without the option the same slot streams.
   w.numeric_data_types_as_string = false;
-  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w,
-                                                                   options_for<replicant::wal2json_decoder>(f.options)};
+  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
   BOOST_TEST(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");
   BOOST_TEST(sink.wait_for(1));
@@ -896,8 +883,7 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_table_that_does_not_exist, *utf::preco
   plugin_database f;
   record_sink sink;
   const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, f.wal2json({{"public", "items"}, {"public", "nowhere"}}),
-      options_for<replicant::wal2json_decoder>(f.options));
+      sink, f.wal2json({{"public", "items"}, {"public", "nowhere"}}), f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::decoder_table_missing), reason_of(h));
   BOOST_TEST((h->table == std::optional<replicant::table_name>{{"public", "nowhere"}}));
@@ -910,22 +896,19 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_keyless_table_unless_it_is_insert_only
   f.sql("CREATE TABLE events (at timestamptz, what text)");
   const auto tables = std::vector<replicant::table_name>{{"public", "items"}, {"public", "events"}};
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, f.wal2json(tables), options_for<replicant::wal2json_decoder>(f.options));
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(tables), f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::table_keyless), reason_of(h));
   BOOST_TEST((h->table == std::optional<replicant::table_name>{{"public", "events"}}));
   // REPLICA IDENTITY NOTHING on a keyed table is just as keyless to wal2json.
   f.sql("ALTER TABLE items REPLICA IDENTITY NOTHING");
-  const auto nothing = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, f.wal2json(), options_for<replicant::wal2json_decoder>(f.options));
+  const auto nothing = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(), f.options);
   BOOST_TEST((nothing && nothing->reason == halt_reason::table_keyless), reason_of(nothing));
   f.sql("ALTER TABLE items REPLICA IDENTITY DEFAULT");
   // Declared insert-only: it streams, inserts included.
   auto insert_only = f.wal2json(tables);
   insert_only.allow_keyless_tables = true;
-  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, insert_only,
-                                                                   options_for<replicant::wal2json_decoder>(f.options)};
+  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, insert_only, f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO events VALUES (now(), 'happened')");
   BOOST_TEST(sink.wait_for(1));
@@ -941,8 +924,7 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_at_the_change_that_shows_a_dropped_column, *
       auto w = f.wal2json();
       w.schema_check_interval = 0ms;  // the change alone must tell
       record_sink sink;
-      running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{
-          sink, w, options_for<replicant::wal2json_decoder>(f.options)};
+      running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
       BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
       f.sql("INSERT INTO items VALUES (1, 'one', 1)");
       BOOST_TEST_REQUIRE(sink.wait_for(1));
@@ -966,8 +948,7 @@ BOOST_AUTO_TEST_CASE(wal2json_finds_a_dropped_column_no_change_shows_within_the_
   auto w = f.wal2json();
   w.schema_check_interval = 300ms;
   record_sink sink;
-  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w,
-                                                                   options_for<replicant::wal2json_decoder>(f.options)};
+  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");
   BOOST_TEST_REQUIRE(sink.wait_for(1));
@@ -991,8 +972,8 @@ BOOST_AUTO_TEST_CASE(wal2json_finds_a_dropped_column_no_change_shows_within_the_
 BOOST_AUTO_TEST_CASE(pglogical_halts_where_the_server_cannot_run_it) {
   plugin_database f;
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(
-      sink, plugin_database::pglogical(), options_for<replicant::pglogical_decoder>(f.options));
+  const auto h =
+      halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(sink, plugin_database::pglogical(), f.options);
   BOOST_TEST((h && h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
   BOOST_TEST(!f.slot_exists());
 }
@@ -1005,14 +986,13 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_for_a_replication_set_that_does_not_exist,
   auto g = plugin_database::pglogical();
   g.replication_sets.push_back("nosuch");
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(
-      sink, g, options_for<replicant::pglogical_decoder>(f.options));
+  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(sink, g, f.options);
   BOOST_TEST((h && h->reason == halt_reason::publication_missing), reason_of(h));
   // The extension without a node: refused as unsupported.
   plugin_database bare;
   bare.sql("CREATE EXTENSION pglogical");
-  const auto nodeless = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(
-      sink, plugin_database::pglogical(), options_for<replicant::pglogical_decoder>(bare.options));
+  const auto nodeless =
+      halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(sink, plugin_database::pglogical(), bare.options);
   BOOST_TEST((nodeless && nodeless->reason == halt_reason::decoder_unsupported_on_server), reason_of(nodeless));
 }
 
@@ -1024,8 +1004,7 @@ BOOST_AUTO_TEST_CASE(a_missing_plugin_library_halts_decoder_unsupported_on_serve
                      *utf::precondition(wal2json_absent)) {
   plugin_database f;
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, f.wal2json(), options_for<replicant::wal2json_decoder>(f.options));
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(), f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
   BOOST_TEST((h->sqlstate == std::optional<std::string>{"58P01"}));
@@ -1035,8 +1014,7 @@ BOOST_AUTO_TEST_CASE(a_slot_made_for_another_plugin_halts, *utf::precondition(wa
   plugin_database f;
   f.sql("SELECT pg_create_logical_replication_slot('" + f.slot + "', 'pgoutput')");
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, f.wal2json(), options_for<replicant::wal2json_decoder>(f.options));
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(), f.options);
   BOOST_TEST((h && h->reason == halt_reason::slot_plugin_mismatch), reason_of(h));
 }
 
@@ -1051,7 +1029,8 @@ BOOST_AUTO_TEST_CASE(pgoutput_halts_on_a_server_without_pgoutput) {
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
   replicant::test::memory_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::pgoutput_decoder, replicant::test::memory_sink>>(sink, options);
+  const auto h =
+      halt_of<pipeline_of<replicant::pgoutput_decoder, replicant::test::memory_sink>>(sink, f.pgoutput, options);
   BOOST_TEST((h && h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
   BOOST_TEST(proxy.rewritten() > 0U);
   BOOST_TEST(!f.slot_exists());
@@ -1070,8 +1049,7 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_commit_without_its_lsn, *utf::precondi
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
   record_sink sink;
-  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, f.wal2json(),
-                                                                   options_for<replicant::wal2json_decoder>(options)};
+  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, f.wal2json(), options};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");
   BOOST_TEST_REQUIRE(p.ends_within(30s));
@@ -1095,8 +1073,7 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_for_a_protocol_it_does_not_speak, *utf::pre
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
   record_sink sink;
-  running<pipeline_of<replicant::pglogical_decoder, record_sink>> p{sink, plugin_database::pglogical(),
-                                                                    options_for<replicant::pglogical_decoder>(options)};
+  running<pipeline_of<replicant::pglogical_decoder, record_sink>> p{sink, plugin_database::pglogical(), options};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");  // the startup message comes with the first transaction
   BOOST_TEST_REQUIRE(p.ends_within(30s));

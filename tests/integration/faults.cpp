@@ -184,8 +184,9 @@ struct pipeline_thread {
   std::atomic<bool> finished{false};
   std::thread thread;
 
-  pipeline_thread(recording_sink& sink, const replicant::pipeline_options& options, event_log& events)
-      : pipeline(sink, options, &events.dispatcher), thread([this] {
+  pipeline_thread(recording_sink& sink, const replicant::pgoutput_options& pgoutput,
+                  const replicant::pipeline_options& options, event_log& events)
+      : pipeline(sink, pgoutput, options, &events.dispatcher), thread([this] {
           pipeline.run(ec);
           finished.store(true);
         }) {}
@@ -354,7 +355,7 @@ class fault_case {
 
   /// Starts the pipeline (again), waits until it streams, then starts the writer (once).
   auto start() -> void {
-    runner_ = std::make_unique<pipeline_thread>(sink_, db_.options, events_);
+    runner_ = std::make_unique<pipeline_thread>(sink_, db_.pgoutput, db_.options, events_);
     BOOST_TEST_REQUIRE(wait_until([&] { return db_.slot_active(); }, 30s), name_ << ": the pipeline never streamed");
     if (!writing_) {
       writer_.start();

@@ -98,10 +98,11 @@ struct refusal_seen {
   bool events_clean = true;
 };
 
-auto refusal_of(const replicant::pipeline_options& options, std::string_view name) -> refusal_seen {
+auto refusal_of(const replicant::pgoutput_options& pgoutput, const replicant::pipeline_options& options,
+                std::string_view name) -> refusal_seen {
   keeping_sink sink;
   event_log events;
-  running<keeping_pipeline> r{sink, options, &events.dispatcher};
+  running<keeping_pipeline> r{sink, pgoutput, options, &events.dispatcher};
   refusal_seen out;
   if (!r.ends_within(std::chrono::seconds(30))) {
     static_cast<void>(r.stop());
@@ -129,7 +130,7 @@ BOOST_AUTO_TEST_CASE(names_given_to_the_pipeline_are_refused_value_free) {
                                  long_name, std::string{"x'; DROP TABLE items; --"}, std::string{"s3cr3t_slot\"q"}}) {
     auto o = f.options;
     o.slot = bad;
-    const auto seen = refusal_of(o, bad);
+    const auto seen = refusal_of(f.pgoutput, o, bad);
     BOOST_TEST_REQUIRE(seen.reason.has_value(), "the pipeline ran with a hostile slot name");
     BOOST_TEST((*seen.reason == halt_reason::invalid_identifier));
     BOOST_TEST((bad.size() < 3 || seen.message.find(bad) == std::string::npos), "the name was repeated");
@@ -138,9 +139,9 @@ BOOST_AUTO_TEST_CASE(names_given_to_the_pipeline_are_refused_value_free) {
   // Publication names: plain identifiers of at most 63 bytes.
   for (const std::string& bad : {std::string{"pub'; DROP TABLE items; --"}, std::string{}, long_name,
                                  std::string{"p\u00fcb"}, std::string{"\"pub\""}, std::string{"pub pub"}}) {
-    auto o = f.options;
-    o.publications = {"pub", bad};
-    const auto seen = refusal_of(o, bad);
+    auto p = f.pgoutput;
+    p.publications = {"pub", bad};
+    const auto seen = refusal_of(p, f.options, bad);
     BOOST_TEST_REQUIRE(seen.reason.has_value(), "the pipeline ran with a hostile publication name");
     BOOST_TEST((*seen.reason == halt_reason::invalid_identifier));
     BOOST_TEST((bad.size() < 3 || seen.message.find(bad) == std::string::npos), "the name was repeated");
@@ -165,7 +166,7 @@ BOOST_AUTO_TEST_CASE(names_the_server_reports_are_delivered_exactly) {
         " text); ALTER PUBLICATION pub ADD TABLE " + qualified);
   keeping_sink sink;
   event_log events;
-  running<keeping_pipeline> r{sink, f.options, &events.dispatcher};
+  running<keeping_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO " + qualified + " VALUES (1, '" + std::string{secret} + "', 'it''s \"quoted\"; --')");
   BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= 1; }));
@@ -203,7 +204,7 @@ BOOST_AUTO_TEST_CASE(values_of_hostile_size_and_shape_are_delivered_exactly_or_r
     o.max_inflight_bytes = std::size_t{512} << 20U;
     keeping_sink sink;
     event_log events;
-    running<keeping_pipeline> r{sink, o, &events.dispatcher};
+    running<keeping_pipeline> r{sink, f.pgoutput, o, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     insert(1);
     BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= 1; }, std::chrono::seconds(120)));
@@ -227,7 +228,7 @@ BOOST_AUTO_TEST_CASE(values_of_hostile_size_and_shape_are_delivered_exactly_or_r
     const auto before = f.confirmed_flush();
     keeping_sink sink;
     event_log events;
-    running<keeping_pipeline> r{sink, f.options, &events.dispatcher};
+    running<keeping_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     insert(2);
     BOOST_TEST_REQUIRE(r.ends_within(std::chrono::seconds(120)), "no halt");
     const auto ec = r.join();

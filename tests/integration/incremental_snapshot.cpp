@@ -248,10 +248,7 @@ auto without(table_state t, std::string_view column, std::size_t* had = nullptr)
 }
 
 auto incremental_options(replicant::test::published_database& f, std::size_t chunk_rows) -> void {
-  f.options.go_forward_only = false;
-  f.options.snapshot = replicant::snapshot_mode::incremental;
-  f.options.snapshot_chunk_rows = chunk_rows;
-  f.options.snapshot_max_pending_chunks = 2;
+  f.options.start = replicant::start::incremental_snapshot{.chunk_rows = chunk_rows, .max_pending_chunks = 2};
 }
 
 const std::vector<std::string> item_columns{"id", "label", "qty"};
@@ -354,14 +351,12 @@ BOOST_AUTO_TEST_CASE(mirror, *utf::disabled()) {
   replicant::pipeline_options o;
   o.conninfo = source;
   o.slot = suite.argv[suite.argc - 2];
-  o.publications = {"pub"};
-  o.snapshot = replicant::snapshot_mode::incremental;
-  o.snapshot_chunk_rows = std::stoul(suite.argv[suite.argc - 1]);
-  o.snapshot_max_pending_chunks = 3;
+  o.start = replicant::start::incremental_snapshot{.chunk_rows = std::stoul(suite.argv[suite.argc - 1]),
+                                                   .max_pending_chunks = 3};
   o.status_interval = 1s;
   o.reconnect_delay = 50ms;
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, pg_sink> p{
-      sink, o};
+      sink, replicant::pgoutput_options{.publications = {"pub"}}, o};
   std::error_code ec;
   p.run(ec);
   BOOST_TEST(!ec);
@@ -383,7 +378,7 @@ BOOST_AUTO_TEST_CASE(backfills_beside_a_concurrent_writer_and_ends_equal_to_the_
   event_log events;
   {
     writer w{f, "items", 6000};
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return sink.done(); }, 60s));
     std::this_thread::sleep_for(200ms);
     w.stop();
@@ -405,7 +400,7 @@ BOOST_AUTO_TEST_CASE(backfills_beside_a_concurrent_writer_and_ends_equal_to_the_
   // A restart after completion streams on, without a second backfill.
   f.sql("INSERT INTO items VALUES (99999, 'after', 1)");
   event_log again;
-  running<mirror_pipeline> r{sink, f.options, &again.dispatcher};
+  running<mirror_pipeline> r{sink, f.pgoutput, f.options, &again.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return sink.copy()["items"].keyed.count("99999;") == 1U; }));
   BOOST_TEST(!r.stop());
   BOOST_TEST(!again.contains("replicant.snapshot."));
@@ -421,7 +416,7 @@ BOOST_AUTO_TEST_CASE(a_reconnect_mid_backfill_resumes_after_the_last_applied_chu
   event_log events;
   {
     writer w{f, "items", 4000, 3ms};
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] {
       const std::lock_guard lock{sink.mutex};
       return sink.applied.size() >= 5U;
@@ -452,7 +447,7 @@ BOOST_AUTO_TEST_CASE(a_column_added_mid_backfill_is_read_by_the_chunks_after_it)
   sink.chunk_delay_ms = 30;
   event_log events;
   {
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] {
       const std::lock_guard lock{sink.mutex};
       return sink.applied.size() >= 3U;
@@ -542,7 +537,7 @@ BOOST_AUTO_TEST_CASE(a_table_without_a_primary_key_is_read_whole) {
   sink.keys["items"] = by_id;
   event_log events;
   {
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return sink.done(); }, 60s));
     // Streamed on afterwards, duplicates included.
     f.sql(
@@ -587,7 +582,7 @@ BOOST_AUTO_TEST_CASE(honours_column_lists_and_row_filters_under_a_concurrent_wri
         std::this_thread::sleep_for(1ms);
       }
     }};
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     const bool done = wait_until([&] { return sink.done(); }, 60s);
     std::this_thread::sleep_for(200ms);
     writing.store(false);
@@ -631,7 +626,7 @@ BOOST_AUTO_TEST_CASE(a_table_kept_hot_halts_after_three_contended_attempts) {
   std::error_code ec;
   std::optional<replicant::halt> halted;
   {
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(wait_until([&] { return events.contains("replicant.snapshot.failed") || sink.done(); }, 60s));
     // The failure event comes from the reader before the pipeline halts on it: let it halt by
     // itself, rather than race a stop against the halt.
@@ -677,7 +672,7 @@ BOOST_AUTO_TEST_CASE(a_keyed_chunk_whose_rows_the_stream_keeps_rewriting_is_cont
   }};
   auto why = halt_reason{};
   {
-    running<mirror_pipeline> r{sink, f.options, &events.dispatcher};
+    running<mirror_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(wait_until([&] { return events.contains("replicant.snapshot.failed") || sink.done(); }, 60s));
     // The failure event comes from the reader before the pipeline halts on it: let it halt by
     // itself, rather than race a stop against the halt.
@@ -733,7 +728,7 @@ BOOST_AUTO_TEST_CASE(lib_mode_keeps_progress_in_the_store_and_repeats_at_most_on
   sink.rows.keys["items"] = by_id;
   event_log events;
   {
-    running<lib_pipeline> r{sink, make_policy(), f.options, &events.dispatcher};
+    running<lib_pipeline> r{sink, f.pgoutput, make_policy(), f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return sink.chunks.load() >= 4; }));
     BOOST_TEST(!r.stop());
   }
@@ -743,7 +738,7 @@ BOOST_AUTO_TEST_CASE(lib_mode_keeps_progress_in_the_store_and_repeats_at_most_on
   sink.slow.store(false);
   {
     writer w{f, "items", 3000, 2ms};
-    running<lib_pipeline> r{sink, make_policy(), f.options, &events.dispatcher};
+    running<lib_pipeline> r{sink, f.pgoutput, make_policy(), f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return sink.rows.done(); }, 60s));
     w.stop();
     // The store's own writes (on this server) keep the WAL moving: wait for the rows, not the slot.
@@ -762,7 +757,7 @@ BOOST_AUTO_TEST_CASE(a_sink_that_cannot_keep_progress_is_refused_at_start) {
   replicant::test::memory_sink sink;  // no handle_snapshot, no snapshot_progress
   running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill,
                               replicant::test::memory_sink>>
-      r{sink, f.options};
+      r{sink, f.pgoutput, f.options};
   BOOST_TEST((r.halted() == halt_reason::snapshot_unsupported));
   BOOST_TEST(!f.slot_exists());
 }

@@ -109,10 +109,10 @@ BOOST_AUTO_TEST_SUITE(streaming, *utf::label("integration"))
 
 BOOST_AUTO_TEST_CASE(delivers_exactly_the_committed_changes_of_streamed_transactions) {
   replicant::test::published_database f;
-  f.options.streaming = true;
+  f.pgoutput.streaming = true;
   memory_sink sink;
   replicant::test::event_log events;
-  running<plain_pipeline> r{sink, f.options, &events.dispatcher};
+  running<plain_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
 
   // A subtransaction rolled back in the middle, another one kept.
@@ -138,9 +138,9 @@ BOOST_AUTO_TEST_CASE(delivers_exactly_the_committed_changes_of_streamed_transact
 
 BOOST_AUTO_TEST_CASE(interleaved_streamed_transactions_commit_in_commit_order) {
   replicant::test::published_database f;
-  f.options.streaming = true;
+  f.pgoutput.streaming = true;
   memory_sink sink;
-  running<plain_pipeline> r{sink, f.options};
+  running<plain_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
 
   replicant::test::pg_connection a{f.pg.dsn(f.db)};
@@ -166,10 +166,10 @@ BOOST_AUTO_TEST_CASE(interleaved_streamed_transactions_commit_in_commit_order) {
 
 BOOST_AUTO_TEST_CASE(too_many_transactions_in_progress_halts) {
   replicant::test::published_database f;
-  f.options.streaming = true;
+  f.pgoutput.streaming = true;
   f.options.max_concurrent_txns = 1;
   memory_sink sink;
-  running<plain_pipeline> r{sink, f.options};
+  running<plain_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   replicant::test::pg_connection a{f.pg.dsn(f.db)};
   replicant::test::pg_connection b{f.pg.dsn(f.db)};
@@ -190,9 +190,9 @@ BOOST_AUTO_TEST_SUITE(two_phase, *utf::label("integration"))
 
 BOOST_AUTO_TEST_CASE(delivers_a_prepared_transaction_at_commit_prepared_and_never_after_rollback) {
   replicant::test::published_database f;
-  f.options.two_phase = true;
+  f.pgoutput.two_phase = true;
   two_phase_sink sink;
-  running<two_phase_pipeline> r{sink, f.options};
+  running<two_phase_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
 
   f.sql("BEGIN; INSERT INTO items VALUES (1, 'p', 1); PREPARE TRANSACTION 'g1'");
@@ -221,10 +221,10 @@ BOOST_AUTO_TEST_CASE(delivers_a_prepared_transaction_at_commit_prepared_and_neve
 
 BOOST_AUTO_TEST_CASE(a_transaction_prepared_before_a_restart_is_delivered_after_it) {
   replicant::test::published_database f;
-  f.options.two_phase = true;
+  f.pgoutput.two_phase = true;
   two_phase_sink sink;
   {
-    running<two_phase_pipeline> r{sink, f.options};
+    running<two_phase_pipeline> r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     f.sql("BEGIN; INSERT INTO items VALUES (1, 'p', 1); PREPARE TRANSACTION 'g3'");
     f.sql("INSERT INTO items VALUES (2, 'plain', 1)");
@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_prepared_before_a_restart_is_delivered_after_
     BOOST_TEST(!r.stop());
   }
   f.sql("COMMIT PREPARED 'g3'");
-  running<two_phase_pipeline> r{sink, f.options};
+  running<two_phase_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(sink.wait_for_rows(2));
   std::this_thread::sleep_for(300ms);
   BOOST_TEST((ids(sink) == std::vector<int>{2, 1}));
@@ -241,10 +241,10 @@ BOOST_AUTO_TEST_CASE(a_transaction_prepared_before_a_restart_is_delivered_after_
 
 BOOST_AUTO_TEST_CASE(a_streamed_prepared_transaction_is_delivered_once) {
   replicant::test::published_database f;
-  f.options.two_phase = true;
-  f.options.streaming = true;
+  f.pgoutput.two_phase = true;
+  f.pgoutput.streaming = true;
   two_phase_sink sink;
-  running<two_phase_pipeline> r{sink, f.options};
+  running<two_phase_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql("BEGIN; " + insert_range(1, 1000) + "; PREPARE TRANSACTION 'g4'");
   BOOST_TEST_REQUIRE(wait_until([&] {
@@ -265,10 +265,10 @@ BOOST_AUTO_TEST_CASE(a_streamed_prepared_transaction_is_delivered_once) {
 // no slot is left behind. 18 syncs it, and streams.
 BOOST_AUTO_TEST_CASE(two_phase_with_failover_halts_below_18_leaving_no_slot_and_streams_on_18) {
   replicant::test::published_database f;
-  f.options.two_phase = true;
+  f.pgoutput.two_phase = true;
   f.options.failover = true;
   memory_sink sink;
-  running<plain_pipeline> r{sink, f.options};
+  running<plain_pipeline> r{sink, f.pgoutput, f.options};
   if (f.pg.major() < 17) {
     BOOST_TEST(r.halted() == halt_reason::failover_unsupported);
   } else if (f.pg.major() == 17) {
@@ -354,7 +354,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
   for (const bool streaming : {false, true}) {
     BOOST_TEST_CONTEXT("streaming " << streaming) {
       replicant::test::published_database f;
-      f.options.streaming = streaming;
+      f.pgoutput.streaming = streaming;
       f.options.max_inflight_bytes = 4U << 20U;
       replicant::test::temp_dir dir{"replicant-spill-live"};
       counting_sink sink;
@@ -365,7 +365,8 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_is_delivered_with_boun
         const replicant::disk_spill spill{
             .dir = dir.path(),
             .max_spill_bytes = std::uint64_t{2} * 250U * static_cast<std::uint64_t>(rows) + (64U << 20U)};
-        running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, spill, f.options, &events.dispatcher};
+        running<spill_pipeline> r{sink,  f.pgoutput, replicant::sink_owned_checkpoint{},
+                                  spill, f.options,  &events.dispatcher};
         BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
         f.sql(insert_range(1, rows));
         BOOST_TEST_REQUIRE(wait_until([&] { return sink.count() >= static_cast<std::uint64_t>(rows); },
@@ -398,8 +399,11 @@ BOOST_AUTO_TEST_CASE(a_users_spill_policy_delivers_a_transaction_larger_than_the
   using mmap_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                             custom_policies::mmap_spill, counting_sink>;
   {
-    running<mmap_pipeline> r{sink, replicant::sink_owned_checkpoint{},
-                             custom_policies::mmap_spill{.dir = dir.path(), .max_bytes = 64U << 20U}, f.options,
+    running<mmap_pipeline> r{sink,
+                             f.pgoutput,
+                             replicant::sink_owned_checkpoint{},
+                             custom_policies::mmap_spill{.dir = dir.path(), .max_bytes = 64U << 20U},
+                             f.options,
                              &events.dispatcher};
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     f.sql(insert_range(1, 40000));  // about 10 MB
@@ -419,8 +423,11 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   replicant::test::temp_dir dir{"replicant-spill-live"};
   counting_sink sink;
   replicant::test::event_log events;
-  running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{},
-                            replicant::disk_spill{.dir = dir.path(), .max_spill_bytes = 2U << 20U}, f.options,
+  running<spill_pipeline> r{sink,
+                            f.pgoutput,
+                            replicant::sink_owned_checkpoint{},
+                            replicant::disk_spill{.dir = dir.path(), .max_spill_bytes = 2U << 20U},
+                            f.options,
                             &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));  // about 10 MB
@@ -453,8 +460,9 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
       small.rlim_cur = 1U << 20U;
       ::setrlimit(RLIMIT_FSIZE, &small);
     }
-    running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = spill_dir},
-                              f.options, &events.dispatcher};
+    running<spill_pipeline> r{
+        sink,      f.pgoutput,        replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = spill_dir},
+        f.options, &events.dispatcher};
     if (limit_file_size) {  // the session starts, and fails at the first write that does not fit
       BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
       before = f.confirmed_flush();
@@ -476,8 +484,8 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
   // Working storage again: the same transaction, whole.
   replicant::test::temp_dir good{"replicant-spill-live"};
   counting_sink sink;
-  running<spill_pipeline> r{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = good.path()},
-                            f.options};
+  running<spill_pipeline> r{sink, f.pgoutput, replicant::sink_owned_checkpoint{},
+                            replicant::disk_spill{.dir = good.path()}, f.options};
   BOOST_TEST(wait_until([&] { return sink.count() >= 40000U; }, 120s));
   BOOST_TEST(!r.stop());
   BOOST_TEST(sink.transactions == 1U);
@@ -598,7 +606,7 @@ auto unreadable_spill_halts(Policy policy, bool careless) -> void {
   Sink sink;
   sink.careless = careless;
   using unreadable_pipeline = replicant::pipeline<replicant::pgoutput_decoder, Policy, unreadable_spill, Sink>;
-  running<unreadable_pipeline> r{sink, std::move(policy), unreadable_spill{}, f.options, &events.dispatcher};
+  running<unreadable_pipeline> r{sink, f.pgoutput, std::move(policy), unreadable_spill{}, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   const lsn before = f.confirmed_flush();
   f.sql("INSERT INTO items SELECT g, '" + std::string{secret} +
@@ -639,7 +647,7 @@ BOOST_AUTO_TEST_CASE(without_spill_the_same_transaction_halts) {
   counting_sink sink;
   using plain = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill,
                                     counting_sink>;
-  running<plain> r{sink, f.options};
+  running<plain> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));
   BOOST_TEST(r.halted() == halt_reason::transaction_too_large);

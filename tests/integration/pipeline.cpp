@@ -54,7 +54,7 @@ using replicant::test::event_log;
 struct fixture : replicant::test::published_database {
   auto create_slot(memory_sink& sink) -> void {
     event_log events;
-    memory_pipeline p{sink, options, &events.dispatcher};
+    memory_pipeline p{sink, pgoutput, options, &events.dispatcher};
     std::thread t{[&] {
       std::error_code ec;
       p.run(ec);
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(delivers_committed_transactions_in_order_and_acknowledges_t
   memory_sink sink;
   event_log events;
   {
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
     f.sql("INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2)");
     f.sql("BEGIN; UPDATE items SET qty = 5 WHERE id = 1; DELETE FROM items WHERE id = 2; COMMIT");
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(a_receive_low_water_mark_still_delivers_small_transactions)
   memory_sink sink;
   f.options.receive_low_water_bytes = 1U << 20U;  // far more than the workload: only the delay reads it
   f.options.receive_max_delay = 20ms;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   for (int i = 1; i <= 3; ++i) {
     f.sql("INSERT INTO items VALUES (" + std::to_string(i) + ", 'a', 1)");
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_without_loss_or_duplicates) {
   fixture f;
   memory_sink sink;
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   }
   // Written while nobody streams: must arrive on the next run, once.
@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(resumes_from_the_checkpoint_without_loss_or_duplicates) {
   // A restart of the server on PostgreSQL <= 16 can send acknowledged transactions again.
   f.pg.restart();
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(sink.wait_for_rows(3));
     f.sql("INSERT INTO items VALUES (4, 'd', 4)");
     BOOST_TEST_REQUIRE(sink.wait_for_rows(4));
@@ -146,12 +146,12 @@ BOOST_AUTO_TEST_CASE(the_durable_position_starts_at_the_checkpoint_resumed_from)
   fixture f;
   memory_sink sink;
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   }
   const auto stored = sink.checkpoint().value();
   BOOST_TEST_REQUIRE(stored.has_value());
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   BOOST_TEST(r.pipeline.durable_lsn() == *stored);
   BOOST_TEST(!r.stop());
@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
   fixture f;
   memory_sink sink;
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   }
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return !f.slot_active(); }));
@@ -173,7 +173,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
   f.sql("INSERT INTO items VALUES (2, 'in the gap', 2)");
   event_log events;
   {
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::slot_dropped);
   }
   BOOST_TEST(!f.slot_exists());
@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
   using judging_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                                replicant::no_spill, origin_judging_sink>;
   {
-    replicant::test::running<judging_pipeline> r{judging, f.options};
+    replicant::test::running<judging_pipeline> r{judging, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
     f.sql("INSERT INTO items VALUES (3, 'c', 3)");
     BOOST_TEST_REQUIRE(judging.wait_for_rows(1));
@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
 BOOST_AUTO_TEST_CASE(reconnects_after_a_server_crash_and_loses_nothing) {
   fixture f;
   memory_sink sink;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.pg.crash();
   f.pg.start();
@@ -219,8 +219,8 @@ BOOST_AUTO_TEST_CASE(applies_additive_schema_changes_and_delivers_messages) {
   fixture f;
   memory_sink sink;
   event_log events;
-  f.options.messages = true;
-  running r{sink, f.options, &events.dispatcher};
+  f.pgoutput.messages = true;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("ALTER TABLE items ADD COLUMN note text");
   f.sql("INSERT INTO items VALUES (2, 'b', 2, 'n')");
@@ -245,7 +245,7 @@ BOOST_AUTO_TEST_CASE(messages_off_reports_no_message) {
   fixture f;
   memory_sink sink;
   event_log events;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("SELECT pg_logical_emit_message(false, 'p', 'alone')");
   f.sql("BEGIN; INSERT INTO items VALUES (2, 'b', 2); SELECT pg_logical_emit_message(true, 'p', 'riding'); COMMIT");
@@ -261,9 +261,9 @@ BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_
   append_sink log;
   auto log_options = f.options;
   log_options.slot = f.pg.unique_name("slot");
-  running r1{mirror, f.options};
+  running r1{mirror, f.pgoutput, f.options};
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, append_sink>
-      p2{log, log_options};
+      p2{log, f.pgoutput, log_options};
   std::error_code ec2;
   std::thread t2{[&] { p2.run(ec2); }};
   const auto flushed = [&](const std::string& slot) {
@@ -296,7 +296,7 @@ BOOST_AUTO_TEST_CASE(emits_the_delivery_events_in_order) {
   fixture f;
   memory_sink sink;
   event_log events;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, '" + std::string{secret} + "', 1)");
   BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
@@ -325,8 +325,8 @@ BOOST_AUTO_TEST_SUITE(pipeline_halts, *utf::label("integration"))
 BOOST_AUTO_TEST_CASE(a_new_slot_needs_a_start_mode) {
   fixture f;
   memory_sink sink;
-  f.options.go_forward_only = false;
-  running r{sink, f.options};
+  f.options.start = replicant::start::resume_only{};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::go_forward_required);
   BOOST_TEST(!f.slot_exists(), "a refused start leaves no slot behind");
 }
@@ -337,14 +337,14 @@ BOOST_AUTO_TEST_CASE(a_missing_slot_halts_when_creating_it_is_not_allowed) {
   event_log events;
   f.options.create_slot = false;
   {
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::slot_missing);
   }
   BOOST_TEST(!f.slot_exists());
   BOOST_TEST(events.contains("reason=slot_missing"));
   // Once someone else made it, the same options stream from it.
   f.sql("SELECT pg_create_logical_replication_slot('" + f.slot + "', 'pgoutput')");
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'a', 1)");
   BOOST_TEST(sink.wait_for_rows(1));
@@ -356,27 +356,27 @@ BOOST_AUTO_TEST_CASE(start_time_rejections_happen_before_connecting) {
   memory_sink sink;
   auto o = f.options;
   o.slot = "Bad-Slot";
-  BOOST_TEST(running(sink, o).halted() == halt_reason::invalid_identifier);
+  BOOST_TEST(running(sink, f.pgoutput, o).halted() == halt_reason::invalid_identifier);
   o = f.options;
-  o.snapshot = true;
-  BOOST_TEST(running(sink, o).halted() == halt_reason::conflicting_start_mode);
-  o.go_forward_only = false;
-  BOOST_TEST(running(sink, o).halted() == halt_reason::snapshot_unsupported);
+  o.start = replicant::start::point_in_time_snapshot{};
+  BOOST_TEST(running(sink, f.pgoutput, o).halted() == halt_reason::snapshot_unsupported);
+  o.start = replicant::start::point_in_time_snapshot{.batch_rows = 0};
+  BOOST_TEST(running(sink, f.pgoutput, o).halted() == halt_reason::config_invalid);
   BOOST_TEST(!f.slot_exists());
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_publication_halts) {
   fixture f;
   memory_sink sink;
-  f.options.publications = {"pub", "nope"};
-  running r{sink, f.options};
+  f.pgoutput.publications = {"pub", "nope"};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::publication_missing);
 }
 
 BOOST_AUTO_TEST_CASE(a_dropped_publication_halts_on_reconnect) {
   fixture f;
   memory_sink sink;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   f.sql("DROP PUBLICATION pub");
   // Make the walsender go away; the reconnect's checks find the publication gone.
@@ -391,7 +391,7 @@ BOOST_AUTO_TEST_CASE(a_publication_dropped_while_streaming_halts_without_a_recon
   memory_sink sink;
   event_log events;
   f.options.publication_check_interval = 200ms;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("DROP PUBLICATION pub");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
@@ -403,7 +403,7 @@ BOOST_AUTO_TEST_CASE(a_publication_dropped_while_streaming_halts_without_a_recon
 BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_nothing_past_it_is_acknowledged) {
   fixture f;
   memory_sink sink;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   sink.before_store = [](const replicant::transaction&) -> result<void> {
     return replicant::fail(replicant::errc::sink_failed);
@@ -416,7 +416,7 @@ BOOST_AUTO_TEST_CASE(a_sink_error_halts_and_nothing_past_it_is_acknowledged) {
   // The failed transaction was not acknowledged: a new pipeline gets it again.
   BOOST_TEST(f.confirmed_flush() <= h->at.value());
   sink.before_store = nullptr;
-  running again{sink, f.options};
+  running again{sink, f.pgoutput, f.options};
   BOOST_TEST(sink.wait_for_rows(2));
 }
 
@@ -426,7 +426,7 @@ BOOST_AUTO_TEST_CASE(a_sink_exception_propagates_unchanged) {
   f.create_slot(sink);
   f.sql("INSERT INTO items VALUES (1, 'a', 1)");
   sink.before_store = [](const replicant::transaction&) -> result<void> { throw std::domain_error("sink broke"); };
-  memory_pipeline p{sink, f.options};
+  memory_pipeline p{sink, f.pgoutput, f.options};
   BOOST_CHECK_THROW(p.run(), std::domain_error);
   BOOST_TEST(p.last_halt().value().reason == halt_reason::sink_failed);
 }
@@ -435,7 +435,7 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_unless_the_sink_accepts_i
   fixture f;
   memory_sink sink;
   event_log events;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   f.sql("ALTER TABLE items DROP COLUMN qty");
   f.sql("INSERT INTO items VALUES (2, 'b')");
@@ -444,7 +444,7 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_unless_the_sink_accepts_i
   BOOST_TEST(events.contains("replicant.schema_change.halted"));
 
   sink.on_schema_change = [](const replicant::schema_change&) -> result<void> { return {}; };
-  running accepted{sink, f.options};
+  running accepted{sink, f.pgoutput, f.options};
   BOOST_TEST(sink.wait_for_rows(2));
 }
 
@@ -460,7 +460,7 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_a_sink_without_the_hook) 
   fixture f;
   plain_sink sink;
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink> p{
-      sink, f.options};
+      sink, f.pgoutput, f.options};
   std::error_code ec;
   std::thread t{[&] { p.run(ec); }};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
@@ -496,7 +496,7 @@ BOOST_AUTO_TEST_CASE(the_sink_can_veto_the_session_and_the_origin) {
                                                replicant::no_spill, vetoing_sink>;
   // run(ec) says that it stopped (errc::halted), the halt says why.
   const auto halt_of = [&] {
-    vetoing_pipeline p{sink, f.options};
+    vetoing_pipeline p{sink, f.pgoutput, f.options};
     std::error_code ec;
     p.run(ec);
     return ec == replicant::errc::halted && p.last_halt() ? p.last_halt()->reason : halt_reason{};
@@ -510,12 +510,12 @@ BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budge
   fixture f;
   memory_sink sink;
   event_log events;
-  running first{sink, f.options};
+  running first{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   memory_sink other;
   auto o = f.options;
   o.max_command_retries = 2;
-  running second{other, o, &events.dispatcher};
+  running second{other, f.pgoutput, o, &events.dispatcher};
   BOOST_TEST(second.halted() == halt_reason::command_error_limit);
   BOOST_TEST(second.pipeline.last_halt()->attempts.value() == 3U);
   BOOST_TEST(events.contains("replicant.connection.command_error_halt"));
@@ -534,7 +534,7 @@ BOOST_AUTO_TEST_CASE(a_quiet_session_ended_by_the_server_again_and_again_does_no
   // received that keepalive: then the session has streamed.
   o.conninfo += " options='-c wal_sender_timeout=500'";
   o.status_interval = std::chrono::hours{1};
-  running r{sink, o};
+  running r{sink, f.pgoutput, o};
   const auto answered_a_keepalive = [&] {
     return f.pg.scalar("SELECT count(*) FROM pg_stat_replication s JOIN pg_replication_slots r ON r.active_pid = s.pid "
                        "WHERE r.slot_name = '" + f.slot +
@@ -566,9 +566,10 @@ BOOST_AUTO_TEST_CASE(transactions_can_be_filtered_by_origin) {
       memory_sink sink;
       event_log events;
       auto o = f.options;
-      o.origin = filter;
+      auto p = f.pgoutput;
+      p.origin = filter;
       o.slot = f.slot + (filter == replicant::origin_filter::none ? "_n" : "_a");
-      running r{sink, o, &events.dispatcher};
+      running r{sink, p, o, &events.dispatcher};
       if (f.pg.major() < 16) {
         BOOST_TEST(r.halted() == halt_reason::origin_unsupported);
         BOOST_TEST(events.contains("reason=origin_unsupported"));
@@ -605,7 +606,7 @@ BOOST_AUTO_TEST_CASE(a_heartbeat_lets_an_append_log_release_wal_while_its_tables
   f.options.heartbeat_statement = "INSERT INTO beats VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET at = now()";
   replicant::test::running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                                replicant::no_spill, append_sink>>
-      r{sink, f.options, &events.dispatcher};
+      r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   // Busy, but not with anything published: WAL grows.
   for (int i = 0; i < 20; ++i) f.sql("INSERT INTO busy SELECT g FROM generate_series(1, 1000) g");
@@ -620,7 +621,7 @@ BOOST_AUTO_TEST_CASE(the_default_heartbeat_reports_its_lsn) {
   memory_sink sink;
   event_log events;
   f.options.heartbeat_interval = 100ms;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(
       fixture::wait_until([&] { return events.contains("replicant.connection.heartbeat commit_lsn="); }));
   BOOST_TEST(!r.stop());
@@ -635,7 +636,7 @@ BOOST_AUTO_TEST_CASE(a_failing_heartbeat_is_reported_and_streaming_goes_on) {
   event_log events;
   f.options.heartbeat_interval = 100ms;
   f.options.heartbeat_statement = "SELECT 1 / 0";
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(fixture::wait_until(
       [&] { return events.contains("replicant.connection.heartbeat error_class=server_error"); }));
   f.sql("INSERT INTO items VALUES (1, 'a', 1)");
@@ -647,7 +648,7 @@ BOOST_AUTO_TEST_CASE(failover_is_refused_below_postgresql_17) {
   fixture f;
   memory_sink sink;
   f.options.failover = true;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   if (f.pg.major() < 17) {
     BOOST_TEST(r.halted() == halt_reason::failover_unsupported);
     BOOST_TEST(!f.slot_exists());
@@ -675,7 +676,7 @@ BOOST_AUTO_TEST_CASE(an_invalidated_slot_halts) {
     BOOST_TEST_REQUIRE(f.pg.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + f.slot +
                                    "'") == "lost");
   }
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
 }
 
@@ -683,7 +684,7 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_halts) {
   fixture f;
   memory_sink sink;
   f.options.max_inflight_bytes = 64 * 1024;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items SELECT g, repeat('x', 100), g FROM generate_series(1, 5000) g");
   BOOST_TEST(r.halted() == halt_reason::transaction_too_large);
@@ -700,7 +701,7 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_is_paced_or_halts_as_configured) {
   };
   {
     // pace (default): everything arrives, slowly, with the budget respected.
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
     f.sql(
         "DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
@@ -712,7 +713,7 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_is_paced_or_halts_as_configured) {
   f.sql(
       "DO $$ BEGIN FOR i IN 1501..3000 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
       "$$");
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::sink_too_slow);
   BOOST_TEST(r.pipeline.last_halt()->lag_bytes.value() > 0);
 }
@@ -724,10 +725,10 @@ BOOST_AUTO_TEST_CASE(messages_need_a_sink_that_takes_them) {
   };
   fixture f;
   plain_sink sink;
-  f.options.messages = true;
+  f.pgoutput.messages = true;
   std::error_code ec;
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink> p{
-      sink, f.options};
+      sink, f.pgoutput, f.options};
   p.run(ec);
   BOOST_TEST(ec == replicant::errc::halted);
   BOOST_TEST_REQUIRE(p.last_halt().has_value());

@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(a_table_removed_from_the_publication_vanishes_without_a_wor
   two_tables x;
   x.f.options.publication_check_interval = 0ms;
   table_sink sink;
-  running<table_pipeline> r{sink, x.f.options};
+  running<table_pipeline> r{sink, x.f.pgoutput, x.f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert("other", 1);
   BOOST_TEST_REQUIRE(x.barrier(sink, 1));
@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(rows_a_new_row_filter_leaves_out_vanish_without_a_word) {
   two_tables x;
   x.f.options.publication_check_interval = 0ms;
   table_sink sink;
-  running<table_pipeline> r{sink, x.f.options};
+  running<table_pipeline> r{sink, x.f.pgoutput, x.f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert("other", 1);
   x.f.sql("ALTER PUBLICATION pub SET TABLE items, other WHERE (id > 100)");
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(a_new_column_list_arrives_as_a_schema_change) {
   two_tables x;
   x.f.options.publication_check_interval = 0ms;
   table_sink sink;
-  running<table_pipeline> r{sink, x.f.options};
+  running<table_pipeline> r{sink, x.f.pgoutput, x.f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert("other", 1);
   x.f.sql("ALTER PUBLICATION pub SET TABLE items, other (id, label)");
@@ -196,7 +196,7 @@ BOOST_AUTO_TEST_CASE(operations_no_longer_published_vanish_without_a_word) {
   two_tables x;
   x.f.options.publication_check_interval = 0ms;
   table_sink sink;
-  running<table_pipeline> r{sink, x.f.options};
+  running<table_pipeline> r{sink, x.f.pgoutput, x.f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert("other", 1);
   x.insert("other", 2);
@@ -229,7 +229,7 @@ struct checked {
   }
   auto start() -> void {
     r.reset();
-    r.emplace(sink, x.f.options, &events.dispatcher);
+    r.emplace(sink, x.f.pgoutput, x.f.options, &events.dispatcher);
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   }
   // Runs @p ddl and expects a publication_changed halt naming @p table (empty: none) within a few

@@ -106,9 +106,7 @@ BOOST_AUTO_TEST_SUITE(point_in_time, *utf::label("integration"))
 
 BOOST_AUTO_TEST_CASE(backfills_then_streams_without_gap_or_duplicate_under_a_concurrent_writer) {
   replicant::test::published_database f;
-  f.options.go_forward_only = false;
-  f.options.snapshot = true;
-  f.options.snapshot_batch_rows = 500;
+  f.options.start = replicant::start::point_in_time_snapshot{.batch_rows = 500};
   f.sql("INSERT INTO items SELECT g, 'row ' || g, g FROM generate_series(1, 5000) g");
   f.sql("UPDATE items SET label = '" + std::string{secret} + "' WHERE id = 7");
 
@@ -125,7 +123,7 @@ BOOST_AUTO_TEST_CASE(backfills_then_streams_without_gap_or_duplicate_under_a_con
   mirror_sink sink;
   event_log events;
   {
-    running<snapshot_pipeline> r{sink, f.options, &events.dispatcher};
+    running<snapshot_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
     std::this_thread::sleep_for(1s);
     writing.store(false);
@@ -147,7 +145,7 @@ BOOST_AUTO_TEST_CASE(backfills_then_streams_without_gap_or_duplicate_under_a_con
   // A restart resumes from the checkpoint: no second snapshot.
   f.sql("INSERT INTO items VALUES (99999, 'after', 1)");
   const auto rows_before = sink.snapshot_rows;
-  running<snapshot_pipeline> r{sink, f.options};
+  running<snapshot_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(wait_until([&] {
     const std::lock_guard lock{sink.mutex};
     return sink.rows.count(99999) == 1U;
@@ -158,27 +156,25 @@ BOOST_AUTO_TEST_CASE(backfills_then_streams_without_gap_or_duplicate_under_a_con
 
 BOOST_AUTO_TEST_CASE(an_interrupted_snapshot_is_reported_on_the_next_start) {
   replicant::test::published_database f;
-  f.options.go_forward_only = false;
-  f.options.snapshot = true;
-  f.options.snapshot_batch_rows = 100;
+  f.options.start = replicant::start::point_in_time_snapshot{.batch_rows = 100};
   f.sql("INSERT INTO items SELECT g, 'row ' || g, g FROM generate_series(1, 1000) g");
   mirror_sink sink;
   sink.fail_snapshot_batch = 3;
   event_log events;
   {
-    running<snapshot_pipeline> r{sink, f.options, &events.dispatcher};
+    running<snapshot_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::sink_failed);
   }
   BOOST_TEST(events.contains("replicant.snapshot.failed"));
   BOOST_TEST(f.slot_exists());
   sink.fail_snapshot_batch = -1;
   {
-    running<snapshot_pipeline> r{sink, f.options};
+    running<snapshot_pipeline> r{sink, f.pgoutput, f.options};
     BOOST_TEST(r.halted() == halt_reason::snapshot_incomplete);
   }
   // The operator's way out: drop the slot and take the snapshot again.
   f.pg.sql("SELECT pg_drop_replication_slot('" + f.slot + "')");
-  running<snapshot_pipeline> r{sink, f.options};
+  running<snapshot_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(wait_until([&] {
     const std::lock_guard lock{sink.mutex};
     return sink.stored.has_value();

@@ -240,7 +240,7 @@ BOOST_AUTO_TEST_CASE(a_locked_checkpoint_row_halts_after_the_budget_and_a_restar
   recording_sink sink;
   event_log events;
   {
-    running<pg_pipeline> r{sink, x.policy(300ms, 2, 100ms), x.f.options, &events.dispatcher};
+    running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(300ms, 2, 100ms), x.f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     x.insert(1);
     BOOST_TEST_REQUIRE(sink.wait_for(1));
@@ -267,7 +267,7 @@ BOOST_AUTO_TEST_CASE(a_locked_checkpoint_row_halts_after_the_budget_and_a_restar
 
   // The store is back: a restart delivers the transaction whose checkpoint was not written again,
   // once, and goes on.
-  running<pg_pipeline> r{sink, x.policy(300ms, 2, 100ms), x.f.options};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(300ms, 2, 100ms), x.f.options};
   BOOST_TEST_REQUIRE(sink.wait_for(3));
   x.insert(3);
   BOOST_TEST_REQUIRE(sink.wait_for(4));
@@ -284,7 +284,7 @@ BOOST_AUTO_TEST_CASE(stop_returns_at_once_while_the_store_waits_for_a_lock) {
   fixture x;
   recording_sink sink;
   {
-    running<pg_pipeline> r{sink, x.policy(30s, 5, 1s), x.f.options};
+    running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(30s, 5, 1s), x.f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     x.insert(1);
     BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(1) && sink.count() == 1U; }));
@@ -302,7 +302,7 @@ BOOST_AUTO_TEST_CASE(stop_returns_at_once_while_the_store_waits_for_a_lock) {
     BOOST_TEST(wait_until([&] { return !x.store_waits_for_a_lock(); }, 10s), "the abandoned statement lingers");
     holder.exec("ROLLBACK");
   }
-  running<pg_pipeline> r{sink, x.policy(30s, 5, 1s), x.f.options};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(30s, 5, 1s), x.f.options};
   BOOST_TEST_REQUIRE(sink.wait_for(3));
   x.insert(3);
   BOOST_TEST_REQUIRE(sink.wait_for(4));
@@ -318,7 +318,7 @@ BOOST_AUTO_TEST_CASE(the_connection_keeps_answering_the_server_while_the_store_h
   fixture x;
   recording_sink sink;
   event_log events;
-  running<pg_pipeline> r{sink, x.policy(1s, 8, 500ms), x.f.options, &events.dispatcher};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(1s, 8, 500ms), x.f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert(1);
   BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(1) && sink.count() == 1U; }));
@@ -359,7 +359,7 @@ BOOST_AUTO_TEST_CASE(a_frozen_store_backend_is_given_up_on_and_a_retry_reconnect
   fixture x;
   recording_sink sink;
   event_log events;
-  running<pg_pipeline> r{sink, x.policy(300ms, 3, 100ms), x.f.options, &events.dispatcher};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(300ms, 3, 100ms), x.f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert(1);
   BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(1) && sink.count() == 1U; }));
@@ -403,7 +403,7 @@ BOOST_AUTO_TEST_CASE(a_file_store_that_blocks_halts_after_the_budget_and_a_resta
   {
     std::optional<blocked_temp_file> fifo;
     {
-      running<file_pipeline> r{sink, policy(300ms), x.f.options};
+      running<file_pipeline> r{sink, x.f.pgoutput, policy(300ms), x.f.options};
       BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
       x.insert(1);
       BOOST_TEST_REQUIRE(wait_until([&] {
@@ -430,7 +430,7 @@ BOOST_AUTO_TEST_CASE(a_file_store_that_blocks_halts_after_the_budget_and_a_resta
   const auto at = stored();
   BOOST_TEST_REQUIRE((at.has_value() && at->has_value()));
   BOOST_TEST((**at == sink.commit_of(1)), "the checkpoint file is the last one written");
-  running<file_pipeline> r{sink, policy(300ms), x.f.options};
+  running<file_pipeline> r{sink, x.f.pgoutput, policy(300ms), x.f.options};
   BOOST_TEST_REQUIRE(sink.wait_for(3));
   x.insert(3);
   BOOST_TEST_REQUIRE(sink.wait_for(4));
@@ -454,7 +454,7 @@ BOOST_AUTO_TEST_CASE(stop_returns_at_once_while_a_file_store_blocks) {
   };
   std::optional<blocked_temp_file> fifo;
   {
-    running<file_pipeline> r{sink, policy(), x.f.options};
+    running<file_pipeline> r{sink, x.f.pgoutput, policy(), x.f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     x.insert(1);
     BOOST_TEST_REQUIRE(wait_until([&] { return fs::exists(file) && sink.count() == 1U; }));
@@ -470,7 +470,7 @@ BOOST_AUTO_TEST_CASE(stop_returns_at_once_while_a_file_store_blocks) {
     BOOST_TEST(x.f.confirmed_flush() < sink.commit_of(2));
   }
   fifo.reset();  // releases the blocked write and waits until it is over
-  running<file_pipeline> r{sink, policy(), x.f.options};
+  running<file_pipeline> r{sink, x.f.pgoutput, policy(), x.f.options};
   BOOST_TEST_REQUIRE(sink.wait_for(3));
   x.insert(3);
   BOOST_TEST_REQUIRE(sink.wait_for(4));
@@ -493,7 +493,7 @@ BOOST_AUTO_TEST_CASE(a_store_restored_to_an_older_checkpoint_repeats_and_loses_n
   fixture x;
   recording_sink sink;
   {
-    running<pg_pipeline> r{sink, x.policy(2s, 2, 100ms), x.f.options};
+    running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     for (int id = 1; id <= 3; ++id) x.insert(id);
     BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(3) && sink.count() == 3U; }));
@@ -505,7 +505,7 @@ BOOST_AUTO_TEST_CASE(a_store_restored_to_an_older_checkpoint_repeats_and_loses_n
       x.store_db);
   BOOST_TEST(x.f.confirmed_flush() > sink.commit_of(3));
   event_log events;
-  running<pg_pipeline> r{sink, x.policy(2s, 2, 100ms), x.f.options, &events.dispatcher};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   BOOST_TEST(events.contains("replicant.checkpoint_store.read slot_name=" + x.f.slot +
                              " commit_lsn=" + replicant::to_string(sink.commit_of(1))));
@@ -525,7 +525,7 @@ BOOST_AUTO_TEST_CASE(a_store_behind_the_slot_after_an_idle_advance_is_ordinary) 
   x.f.sql("CREATE TABLE quiet (id int PRIMARY KEY)");  // not published
   recording_sink sink;
   {
-    running<pg_pipeline> r{sink, x.policy(2s, 2, 100ms), x.f.options};
+    running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     x.insert(1);
     BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(1); }));
@@ -536,7 +536,7 @@ BOOST_AUTO_TEST_CASE(a_store_behind_the_slot_after_an_idle_advance_is_ordinary) 
     BOOST_TEST(!r.stop());
   }
   BOOST_TEST(*x.stored() < x.f.confirmed_flush());
-  running<pg_pipeline> r{sink, x.policy(2s, 2, 100ms), x.f.options};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options};
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert(2);
   BOOST_TEST_REQUIRE(sink.wait_for(2));
@@ -563,7 +563,7 @@ BOOST_AUTO_TEST_CASE(a_store_ahead_of_the_slot_skips_what_it_covers) {
   } cleanup{x.f, older};
   recording_sink first;
   {
-    running<pg_pipeline> r{first, x.policy(2s, 2, 100ms), x.f.options};
+    running<pg_pipeline> r{first, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     for (int id = 1; id <= 3; ++id) x.insert(id);
     BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == first.commit_of(3); }));
@@ -581,7 +581,7 @@ BOOST_AUTO_TEST_CASE(a_store_ahead_of_the_slot_skips_what_it_covers) {
           .value();
   BOOST_TEST(older_flush < first.commit_of(1));
   recording_sink second;
-  running<pg_pipeline> r{second, x.policy(2s, 2, 100ms), options};
+  running<pg_pipeline> r{second, x.f.pgoutput, x.policy(2s, 2, 100ms), options};
   BOOST_TEST_REQUIRE(wait_until([&] {
     return x.f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + older + "' AND active") ==
            "1";
@@ -610,7 +610,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_past_the_end_of_the_wal_halts) {
   }
   recording_sink sink;
   event_log events;
-  running<pg_pipeline> r{sink, x.policy(2s, 2, 100ms), x.f.options, &events.dispatcher};
+  running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
   BOOST_TEST(r.halted() == halt_reason::checkpoint_ahead_of_server);
   const auto& h = r.pipeline.last_halt();
@@ -626,7 +626,7 @@ BOOST_AUTO_TEST_CASE(a_sink_checkpoint_past_the_end_of_the_wal_halts_too) {
   published_database f;
   replicant::test::memory_sink sink;
   {
-    running<sink_owned_pipeline> r{sink, f.options};
+    running<sink_owned_pipeline> r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     f.sql("INSERT INTO items VALUES (1, 'x', 1)");
     BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
@@ -638,7 +638,7 @@ BOOST_AUTO_TEST_CASE(a_sink_checkpoint_past_the_end_of_the_wal_halts_too) {
     const std::lock_guard lock{sink.mutex};
     sink.stored = lsn{end.value() + (std::uint64_t{1} << 40U)};  // a sink restored next to another cluster
   }
-  running<sink_owned_pipeline> r{sink, f.options};
+  running<sink_owned_pipeline> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
   BOOST_TEST(r.halted() == halt_reason::checkpoint_ahead_of_server);
   BOOST_TEST((f.confirmed_flush() == flushed), "the slot was not touched");

@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(a_pipeline_streams_from_a_standby_from_postgresql_16) {
   event_log events;
   if (f.pg.major() < 16) {
     // 15 cannot decode on a standby at all: refused before any slot is made.
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::standby_unsupported);
     BOOST_TEST(f.standby_slots() == 0);
     BOOST_TEST(
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_pipeline_streams_from_a_standby_from_postgresql_16) {
     return;
   }
   {
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(f.nudge_until([&] { return streaming(events); }));
     // Written on the primary, decoded on the standby from the WAL it replayed.
     f.sql("INSERT INTO items VALUES (1, 'a', 1), (2, 'b', 2)");
@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(a_pipeline_streams_from_a_standby_from_postgresql_16) {
   // Written while nobody streams: arrives once on the next run, from the standby's slot.
   f.sql("INSERT INTO items VALUES (4, 'd', 4)");
   {
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(sink.wait_for_rows(6));
     std::this_thread::sleep_for(300ms);
     BOOST_TEST(sink.snapshot().size() == 6U);
@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(the_primary_is_reported_as_a_primary) {
   replicant::test::published_database f;
   memory_sink sink;
   event_log events;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return streaming(events); }));
   BOOST_TEST(!r.stop());
   BOOST_TEST(events.contains("replicant.connection.connected kind=primary"));
@@ -237,7 +237,7 @@ BOOST_AUTO_TEST_CASE(an_unpromoted_standbys_synced_slot_halts) {
   on_primary.failover = true;
   {
     event_log events;
-    running r{sink, on_primary, &events.dispatcher};
+    running r{sink, f.pgoutput, on_primary, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return streaming(events); }));
     int id = 0;
     BOOST_TEST_REQUIRE(wait_for_synced_slot(f.pg, f.standby, f.slot, [&] {
@@ -252,7 +252,7 @@ BOOST_AUTO_TEST_CASE(an_unpromoted_standbys_synced_slot_halts) {
       auto o = f.options;
       o.failover = failover;
       event_log events;
-      running r{sink, o, &events.dispatcher};
+      running r{sink, f.pgoutput, o, &events.dispatcher};
       BOOST_TEST(r.halted() == halt_reason::slot_synced_unpromoted);
       BOOST_TEST(events.contains("replicant.connection.slot_invalidated slot_name=" + f.slot +
                                  " reason=slot_synced_unpromoted"));
@@ -266,7 +266,7 @@ BOOST_AUTO_TEST_CASE(a_failover_slot_cannot_be_made_on_a_standby) {
   if (f.pg.major() < 17) return;  // failover itself is refused below 17 (see the failover suite)
   memory_sink sink;
   f.options.failover = true;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::slot_not_failover);
   BOOST_TEST(f.standby_slots() == 0);
 }
@@ -293,7 +293,7 @@ BOOST_AUTO_TEST_CASE(the_monitoring_query_of_the_operations_page_runs_on_both_no
   event_log events;
   auto on_primary = f.options;
   on_primary.conninfo = f.pg.dsn(f.db);
-  running r{sink, on_primary, &events.dispatcher};
+  running r{sink, f.pgoutput, on_primary, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return streaming(events); }));
   bool found = false;
   for (const auto& row : f.pg.sql(query)) {
@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(a_standby_without_hot_standby_feedback_halts) {
   f.standby.set("hot_standby_feedback", "off");
   f.standby.reload();
   memory_sink sink;
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::standby_feedback_off);
   BOOST_TEST(f.standby_slots() == 0);
 }
@@ -346,12 +346,11 @@ BOOST_AUTO_TEST_CASE(a_standby_slot_outlives_the_promotion_of_its_standby) {
   replicant::pipeline_options o;
   o.conninfo = standby->dsn("shop");
   o.slot = "on_the_standby";
-  o.publications = {"pub"};
-  o.go_forward_only = true;
+  o.start = replicant::start::go_forward{};
   o.status_interval = 1s;
   o.reconnect_delay = 50ms;
   o.max_reconnect_delay = 300ms;
-  running r{sink, o, &events.dispatcher};
+  running r{sink, replicant::pgoutput_options{.publications = {"pub"}}, o, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] {
     if (streaming(events)) return true;
     primary.sql("SELECT pg_log_standby_snapshot()");
@@ -385,7 +384,7 @@ BOOST_AUTO_TEST_CASE(failover_is_refused_before_postgresql_17_without_making_a_s
   memory_sink sink;
   event_log events;
   f.options.failover = true;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   if (f.pg.major() >= 17) {
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     BOOST_TEST(f.pg.scalar("SELECT failover FROM pg_replication_slots WHERE slot_name = " + literal(f.slot)) == "t");
@@ -403,19 +402,19 @@ BOOST_AUTO_TEST_CASE(an_existing_slot_must_be_a_failover_slot_when_failover_is_a
   memory_sink sink;
   {
     event_log events;
-    running r{sink, f.options, &events.dispatcher};  // failover off: a plain slot
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};  // failover off: a plain slot
     BOOST_TEST_REQUIRE(wait_until([&] { return streaming(events); }));
     BOOST_TEST(!r.stop());
   }
   f.options.failover = true;
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST(r.halted() == halt_reason::slot_not_failover);
   }
   // The documented remedy, on a replication connection to the primary.
   f.pg.connect_replication(f.db).exec("ALTER_REPLICATION_SLOT " + f.slot + " (FAILOVER true)");
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
     f.sql("INSERT INTO items VALUES (1, 'a', 1)");
     BOOST_TEST(sink.wait_for_rows(1));
@@ -424,7 +423,7 @@ BOOST_AUTO_TEST_CASE(an_existing_slot_must_be_a_failover_slot_when_failover_is_a
   // A failover slot without the option is streamed as it is (a promoted standby's slot is one).
   f.options.failover = false;
   {
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     f.sql("INSERT INTO items VALUES (2, 'b', 2)");
     BOOST_TEST(sink.wait_for_rows(2));
     BOOST_TEST(!r.stop());
@@ -438,7 +437,7 @@ BOOST_AUTO_TEST_CASE(a_missing_failover_slot_with_a_checkpoint_halts_instead_of_
   f.options.failover = true;
   {
     event_log events;
-    running r{sink, f.options, &events.dispatcher};
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST_REQUIRE(wait_until([&] { return streaming(events); }));
     f.sql("INSERT INTO items VALUES (1, 'a', 1)");
     BOOST_TEST_REQUIRE(sink.wait_for_rows(1));
@@ -447,7 +446,7 @@ BOOST_AUTO_TEST_CASE(a_missing_failover_slot_with_a_checkpoint_halts_instead_of_
   // What a promotion before the slot was synced looks like from the sink's side.
   f.pg.sql("SELECT pg_drop_replication_slot(" + literal(f.slot) + ")");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
-  running r{sink, f.options};
+  running r{sink, f.pgoutput, f.options};
   BOOST_TEST(r.halted() == halt_reason::failover_slot_missing);
   BOOST_TEST(!f.slot_exists());
 }
@@ -457,7 +456,7 @@ BOOST_AUTO_TEST_CASE(failover_with_two_phase_is_refused_on_17_and_streams_on_18)
   if (f.pg.major() < 17) return;
   memory_sink sink;
   f.options.failover = true;
-  f.options.two_phase = true;
+  f.pgoutput.two_phase = true;
   if (f.pg.major() == 17) {
     // The server itself accepts the combination (verified here, so the refusal stays a decision
     // of ours and not a guess about the server): its slot sync does not carry two_phase_at.
@@ -468,13 +467,13 @@ BOOST_AUTO_TEST_CASE(failover_with_two_phase_is_refused_on_17_and_streams_on_18)
                              "TWO_PHASE)")
                    .ok());
     static_cast<void>(repl.try_exec("DROP_REPLICATION_SLOT " + probe));
-    running r{sink, f.options};
+    running r{sink, f.pgoutput, f.options};
     BOOST_TEST(r.halted() == halt_reason::two_phase_failover_conflict);
     BOOST_TEST(!f.slot_exists());
     return;
   }
   event_log events;
-  running r{sink, f.options, &events.dispatcher};
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return streaming(events); }));
   BOOST_TEST(f.pg.scalar("SELECT failover AND two_phase FROM pg_replication_slots WHERE slot_name = " +
                          literal(f.slot)) == "t");
@@ -513,14 +512,13 @@ BOOST_AUTO_TEST_CASE(a_promoted_standby_resumes_the_synced_slot_without_loss_or_
   replicant::pipeline_options o;
   o.conninfo = both + " target_session_attrs=primary";
   o.slot = "orders_failover";
-  o.publications = {"pub"};
   o.failover = true;
-  o.go_forward_only = true;
+  o.start = replicant::start::go_forward{};
   o.status_interval = 1s;
   o.reconnect_delay = 50ms;
   o.max_reconnect_delay = 300ms;
   o.connect_timeout = 3s;
-  running r{sink, o, &events.dispatcher};
+  running r{sink, replicant::pgoutput_options{.publications = {"pub"}}, o, &events.dispatcher};
   const auto slot_where = [&](pg_cluster& node, const std::string& condition) {
     return node.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'orders_failover' AND " +
                        condition) == "1";
@@ -657,7 +655,7 @@ BOOST_AUTO_TEST_CASE(wal_retained_by_an_idle_append_log_stays_bounded_with_heart
         f.options.heartbeat_statement = "INSERT INTO beats VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET at = now()";
       }
       append_sink sink;
-      replicant::test::running<append_pipeline> r{sink, f.options};
+      replicant::test::running<append_pipeline> r{sink, f.pgoutput, f.options};
       BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
       std::int64_t most = 0;
       const auto first = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value();

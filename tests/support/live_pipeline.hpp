@@ -12,6 +12,7 @@
 
 #include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/sink/vocabulary.hpp>
@@ -142,13 +143,14 @@ struct event_log {
 };
 
 /// A fresh database on the live server with `items (id int PRIMARY KEY, label text, qty int)` in
-/// publication `pub`, a slot name of its own, and pipeline options streaming it from now on with
-/// short timers. The slot is dropped afterwards if nothing uses it.
+/// publication `pub`, a slot name of its own, pgoutput options asking for `pub`, and pipeline
+/// options streaming it from now on with short timers. The slot is dropped afterwards if nothing uses it.
 struct published_database {
   pg_cluster& pg = live_server();
   std::string db = pg.unique_name("pipe");
   std::string slot = pg.unique_name("slot");
   replicant::pipeline_options options;
+  replicant::pgoutput_options pgoutput{.publications = {"pub"}};
 
   published_database() {
     pg.create_database(db);
@@ -157,8 +159,7 @@ struct published_database {
            db);
     options.conninfo = pg.dsn(db);
     options.slot = slot;
-    options.publications = {"pub"};
-    options.go_forward_only = true;
+    options.start = replicant::start::go_forward{};
     options.status_interval = std::chrono::seconds(1);
     options.reconnect_delay = std::chrono::milliseconds(50);
     options.max_reconnect_delay = std::chrono::milliseconds(500);

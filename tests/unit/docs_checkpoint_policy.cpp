@@ -175,8 +175,9 @@ static_assert(replicant::sink_for<replicant::pgoutput_decoder, grouped_commit_ch
 using grouped =
     replicant::pipeline<replicant::pgoutput_decoder, grouped_commit_checkpoint, replicant::no_spill, staging_sink>;
 
-auto make_grouped(staging_sink& sink, const replicant::pipeline_options& o) -> grouped {
-  return grouped{sink, grouped_commit_checkpoint{.every = 200, .max_delay = std::chrono::seconds(1)}, o};
+auto make_grouped(staging_sink& sink, const replicant::pgoutput_options& pg, const replicant::pipeline_options& o)
+    -> grouped {
+  return grouped{sink, pg, grouped_commit_checkpoint{.every = 200, .max_delay = std::chrono::seconds(1)}, o};
 }
 //]
 
@@ -446,8 +447,8 @@ BOOST_AUTO_TEST_CASE(the_exemplar_policy_makes_a_pipeline_that_checks_its_settin
   replicant::pipeline_options o;
   o.conninfo = "dbname=shop";
   o.slot = "shop_grouped";
-  o.publications = {"shop_pub"};
-  auto invalid = grouped{sink, grouped_commit_checkpoint{.every = 0}, o};
+  const replicant::pgoutput_options pg{.publications = {"shop_pub"}};
+  auto invalid = grouped{sink, pg, grouped_commit_checkpoint{.every = 0}, o};
   std::error_code ec;
   invalid.run(ec);
   BOOST_TEST(ec == replicant::errc::halted);

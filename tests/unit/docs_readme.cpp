@@ -42,13 +42,11 @@ namespace readme {
 //[readme_main
 int main() {
   print_sink sink;
-  replicant::pipeline_options o;
-  o.conninfo = "dbname=shop";
-  o.slot = "shop_print";
-  o.publications = {"shop_pub"};
-  o.go_forward_only = true;  // a new slot starts from now on
+  replicant::pgoutput_options pg{.publications = {"shop_pub"}};
+  replicant::pipeline_options o{.conninfo = "dbname=shop", .slot = "shop_print",
+                                .start = replicant::start::go_forward{}};  // a new slot starts from now on
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                      replicant::no_spill, print_sink> p{sink, o};
+                      replicant::no_spill, print_sink> p{sink, pg, o};
   p.run();  // until p.stop(); throws replicant::error (value-free) if it halts
 }
 //]
@@ -89,9 +87,8 @@ BOOST_AUTO_TEST_CASE(the_readme_sink_refuses_bad_options_before_connecting) {
   replicant::pipeline_options options;
   options.conninfo = "dbname=shop";
   options.slot = "Not A Slot";
-  options.publications = {"shop_pub"};
   replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, print_sink> p{
-      sink, options};
+      sink, replicant::pgoutput_options{.publications = {"shop_pub"}}, options};
   std::error_code ec;
   p.run(ec);
   BOOST_TEST(ec == replicant::errc::halted);

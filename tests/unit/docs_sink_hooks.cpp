@@ -143,14 +143,14 @@ auto options() -> replicant::pipeline_options {
   replicant::pipeline_options o;
   o.conninfo = "host=/nonexistent-socket-dir dbname=shop connect_timeout=1";
   o.slot = "shop_hooks";
-  o.publications = {"shop_pub"};
   o.max_command_retries = 0;
   return o;
 }
 
 template <class Sink>
-auto run_once(Sink& sink, const replicant::pipeline_options& o) -> replicant::halt_reason {
-  pipeline_of<Sink> p{sink, o};
+auto run_once(Sink& sink, const replicant::pipeline_options& o,
+              replicant::pgoutput_options pg = {.publications = {"shop_pub"}}) -> replicant::halt_reason {
+  pipeline_of<Sink> p{sink, std::move(pg), o};
   std::error_code ec;
   p.run(ec);
   // run(ec) says that it stopped, the halt says why (no reason when it did not halt).
@@ -167,18 +167,18 @@ BOOST_AUTO_TEST_CASE(the_page_quotes_its_compiled_exemplars) {
 
 BOOST_AUTO_TEST_CASE(messages_without_the_hook_are_refused_at_start) {
   auto o = options();
-  o.messages = true;
-  o.go_forward_only = true;
+  o.start = replicant::start::go_forward{};
   my_sink plain;
-  BOOST_TEST(run_once(plain, o) == replicant::halt_reason::messages_unsupported);
+  BOOST_TEST(run_once(plain, o, {.publications = {"shop_pub"}, .messages = true}) ==
+             replicant::halt_reason::messages_unsupported);
 }
 
 BOOST_AUTO_TEST_CASE(a_snapshot_mode_without_its_members_is_refused_at_start) {
   auto o = options();
-  o.snapshot = replicant::snapshot_mode::point_in_time;
+  o.start = replicant::start::point_in_time_snapshot{};
   my_sink plain;
   BOOST_TEST(run_once(plain, o) == replicant::halt_reason::snapshot_unsupported);
-  o.snapshot = replicant::snapshot_mode::incremental;
+  o.start = replicant::start::incremental_snapshot{};
   BOOST_TEST(run_once(plain, o) == replicant::halt_reason::snapshot_unsupported);
   migrating_sink other;
   BOOST_TEST(run_once(other, o) == replicant::halt_reason::snapshot_unsupported);

@@ -119,9 +119,10 @@ using spilling = replicant::pipeline<replicant::pgoutput_decoder, replicant::sin
 using spilling_to_tmpfiles = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                                  tmpfile_spill, counting_sink>;
 
-auto make_spilling(counting_sink& sink, const replicant::pipeline_options& o) -> std::unique_ptr<spilling> {
+auto make_spilling(counting_sink& sink, const replicant::pgoutput_options& pg, const replicant::pipeline_options& o)
+    -> std::unique_ptr<spilling> {
   return std::make_unique<spilling>(
-      sink, replicant::sink_owned_checkpoint{},
+      sink, pg, replicant::sink_owned_checkpoint{},
       replicant::disk_spill{.dir = "/var/lib/orders-cdc/spill", .max_spill_bytes = std::uint64_t{8} << 30U}, o);
 }
 //]
@@ -129,10 +130,14 @@ auto make_spilling(counting_sink& sink, const replicant::pipeline_options& o) ->
 static_assert(replicant::sink<counting_sink>);
 static_assert(replicant::spill_policy<replicant::no_spill> && replicant::spill_policy<replicant::disk_spill>);
 // "P{}: a pipeline constructor that is not given p makes P{}" — the models take the short form.
-static_assert(std::constructible_from<memory_only, counting_sink&, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling, counting_sink&, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling_to_tmpfiles, counting_sink&, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling, counting_sink&, replicant::sink_owned_checkpoint, replicant::disk_spill,
+static_assert(std::constructible_from<memory_only, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::pipeline_options>);
+static_assert(std::constructible_from<spilling, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::pipeline_options>);
+static_assert(std::constructible_from<spilling_to_tmpfiles, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::pipeline_options>);
+static_assert(std::constructible_from<spilling, counting_sink&, replicant::pgoutput_options,
+                                      replicant::sink_owned_checkpoint, replicant::disk_spill,
                                       replicant::pipeline_options>);
 // "no_spill has no settings: an empty struct"; disk_spill's settings are designated-initialized.
 static_assert(std::is_empty_v<replicant::no_spill>);
@@ -202,9 +207,8 @@ BOOST_AUTO_TEST_CASE(the_exemplar_builds_a_pipeline_that_refuses_bad_options_bef
   replicant::pipeline_options o;
   o.conninfo = "dbname=shop";
   o.slot = "shop_spill";
-  o.publications = {"shop_pub"};
   o.max_inflight_bytes = 0;  // a zero budget is refused before anything connects
-  auto p = make_spilling(sink, o);
+  auto p = make_spilling(sink, {.publications = {"shop_pub"}}, o);
   std::error_code ec;
   p->run(ec);
   BOOST_TEST(ec == replicant::errc::halted);

@@ -86,7 +86,6 @@ BOOST_AUTO_TEST_CASE(covers_every_halt_and_rejection_of_the_reference) {
                                 "invalid_identifier",
                                 "invalid_sink",
                                 "config_invalid",
-                                "conflicting_start_mode",
                                 "go_forward_required",
                                 "snapshot_unsupported",
                                 "batch_unsupported",
@@ -142,11 +141,11 @@ BOOST_AUTO_TEST_CASE(every_reason_has_a_fixed_distinct_message) {
 
 BOOST_AUTO_TEST_CASE(halt_or_carries_a_refusal_with_its_exact_reason) {
   const auto refuser = []() -> replicant::halt_or<int> {
-    return replicant::refuse(halt_reason::conflicting_start_mode);
+    return replicant::refuse(halt_reason::config_invalid);
   };
   const auto refused = refuser();
   BOOST_TEST(!refused);
-  BOOST_TEST(refused.error().reason == halt_reason::conflicting_start_mode);
+  BOOST_TEST(refused.error().reason == halt_reason::config_invalid);
   BOOST_TEST(!refused.error().cause);
   const replicant::halt_or<void> with_cause =
       replicant::refuse(halt_reason::config_invalid, replicant::errc::invalid_identifier);
@@ -163,7 +162,6 @@ BOOST_AUTO_TEST_CASE(start_rejections_are_exactly_the_option_checks) {
   const std::set<halt_reason> rejections{halt_reason::invalid_identifier,
                                          halt_reason::invalid_sink,
                                          halt_reason::config_invalid,
-                                         halt_reason::conflicting_start_mode,
                                          halt_reason::go_forward_required,
                                          halt_reason::snapshot_unsupported,
                                          halt_reason::batch_unsupported,

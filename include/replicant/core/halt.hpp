@@ -221,9 +221,6 @@ enum class halt_reason {
   /// The options are invalid: a value out of range, a key in the wrong place, a missing setting.
   /// Action: correct the options.
   config_invalid,
-  /// Both go-forward and snapshot start modes were requested; they contradict each other.
-  /// Action: choose one.
-  conflicting_start_mode,
   /// Nothing durable says where to start and the options choose no start mode, so starting would
   /// silently skip everything written before now.
   /// Action: choose go-forward (accept starting from now) or a snapshot.
@@ -339,7 +336,6 @@ inline constexpr std::array halt_reasons = {
     halt_reason::invalid_identifier,
     halt_reason::invalid_sink,
     halt_reason::config_invalid,
-    halt_reason::conflicting_start_mode,
     halt_reason::go_forward_required,
     halt_reason::snapshot_unsupported,
     halt_reason::batch_unsupported,
@@ -413,7 +409,6 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::invalid_identifier: return "invalid_identifier";
     case halt_reason::invalid_sink: return "invalid_sink";
     case halt_reason::config_invalid: return "config_invalid";
-    case halt_reason::conflicting_start_mode: return "conflicting_start_mode";
     case halt_reason::go_forward_required: return "go_forward_required";
     case halt_reason::snapshot_unsupported: return "snapshot_unsupported";
     case halt_reason::batch_unsupported: return "batch_unsupported";
@@ -455,7 +450,6 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::invalid_identifier:
     case halt_reason::invalid_sink:
     case halt_reason::config_invalid:
-    case halt_reason::conflicting_start_mode:
     case halt_reason::go_forward_required:
     case halt_reason::snapshot_unsupported:
     case halt_reason::batch_unsupported:
@@ -523,7 +517,6 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::invalid_identifier: return "correct the name's shape";
     case halt_reason::invalid_sink: return "implement the callback the options need, or change the options";
     case halt_reason::config_invalid: return "correct the options";
-    case halt_reason::conflicting_start_mode: return "choose either go-forward or snapshot";
     case halt_reason::go_forward_required: return "choose a start mode: go-forward or a snapshot";
     case halt_reason::snapshot_unsupported: return "implement the snapshot callbacks, or change the start mode";
     case halt_reason::batch_unsupported: return "use batch delivery or a library-owned checkpoint, not both";
@@ -591,7 +584,6 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::invalid_identifier: return "a name in the options is not of an allowed shape";
     case halt_reason::invalid_sink: return "the sink cannot serve these options";
     case halt_reason::config_invalid: return "the options are invalid";
-    case halt_reason::conflicting_start_mode: return "go-forward and snapshot start modes were both requested";
     case halt_reason::go_forward_required: return "no checkpoint exists and no start mode was chosen";
     case halt_reason::snapshot_unsupported: return "a snapshot was requested but cannot be taken";
     case halt_reason::batch_unsupported: return "batch delivery is not possible with these options";

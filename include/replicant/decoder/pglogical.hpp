@@ -156,6 +156,9 @@ class pglogical_decoder {
   /// snapshot start mode.
   static constexpr decoder_capabilities capabilities{.catalog = true};
 
+  /// What a decoder is made from (its replication sets above all).
+  using options_type = pglogical_options;
+
   /**
    * A decoder for @p options, optionally with the tables' current shapes.
    * @throws std::bad_alloc only.
@@ -200,7 +203,10 @@ class pglogical_decoder {
    * @return nothing, or the halt `config_invalid` or `invalid_identifier` (see @ref replicant::refuse).
    * Never throws.
    */
-  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> halt_or<void>;
+  [[nodiscard]] auto validate() const noexcept -> halt_or<void>;
+
+  /// pglogical is asked for none of `plugin_settings`: all at their defaults. Never throws.
+  [[nodiscard]] auto settings() const noexcept -> plugin_settings { return {}; }
 
   /**
    * start_options() as the pipeline asks for them. pglogical ignores parameters it does not know,

@@ -30,8 +30,10 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -389,6 +391,50 @@ using message =
 }  // namespace pgoutput
 
 /**
+ * What a replication pipeline asks pgoutput for: its publications and its plugin options
+ * (`START_REPLICATION ... (proto_version, publication_names, ...)`). These are pgoutput's own, as
+ * `wal2json_options` and `pglogical_options` are their plugins': a pipeline of another decoder
+ * cannot be asked for them, since its options have no such members. An aggregate.
+ *
+ * @par Example
+ * @code
+ * replicant::pgoutput_options p{.publications = {"orders_pub"}, .streaming = true};
+ * replicant::pipeline<replicant::pgoutput_decoder, ...> pipe{sink, p, options};
+ * @endcode
+ */
+struct pgoutput_options {
+  /// The publications to stream: one or more plain identifiers, each of which must exist.
+  std::vector<std::string> publications{};
+  /// The protocol version (1-4); 0 picks the highest the server speaks (3 on 15, 4 on 16+).
+  std::uint32_t protocol_version = 0;
+  /// Column values in binary form (`binary 'true'`): faster for some types, same values. Refused
+  /// with the incremental snapshot, which compares key text.
+  bool binary = false;
+  /// Receive large transactions while they are still in progress (`streaming`: `on` with protocol
+  /// 2-3, `parallel` with protocol 4 on PostgreSQL 16+), so the server does not spill them to its
+  /// own disk and delivery follows the commit at once. They are held until they commit and count
+  /// against `pipeline_options::max_inflight_bytes` and `max_concurrent_txns`. Needs protocol 2+.
+  bool streaming = false;
+  /// Decode two-phase transactions (protocol 3+): a prepared transaction is delivered once, when
+  /// COMMIT PREPARED arrives, and never after ROLLBACK PREPARED. The slot is created with two-phase
+  /// decoding, and keeps it for good once streamed with it. While a prepared transaction is
+  /// outstanding, the slot is not acknowledged past its PREPARE (the server would otherwise not send
+  /// its changes again).
+  bool two_phase = false;
+  /// Logical decoding messages (`pg_logical_emit_message`). Needs a sink with `handle_message` for
+  /// the non-transactional ones.
+  bool messages = false;
+  /// Filter transactions by origin (PostgreSQL 16+; on 15 asking for it halts
+  /// `origin_unsupported`). None: the server's default, which is `any`.
+  std::optional<origin_filter> origin{};
+};
+
+namespace detail {
+template <>
+inline constexpr bool is_decoder_options<pgoutput_options> = true;
+}  // namespace detail
+
+/**
  * Decodes pgoutput messages (protocol 1 to 4), one XLogData payload at a time.
  *
  * Stateful, because the wire format is: it caches relation descriptions by OID (from Relation)
@@ -451,6 +497,12 @@ class pgoutput_decoder {
     REPLICANT_ASSERT(negotiated.is_valid());
   }
 
+  /// What a replication pipeline's pgoutput_decoder is made from.
+  using options_type = pgoutput_options;
+
+  /// The replication pipeline's decoder, asking pgoutput for @p options. Never throws.
+  explicit pgoutput_decoder(pgoutput_options options) noexcept : options_(std::move(options)) {}
+
   /// @name As the replication pipeline's Decoder (@ref replicant::decoder_policy)
   /// In the pipeline the assembler decodes the stream with a pgoutput_decoder of its own; this
   /// object stands for the plugin: it negotiates `START_REPLICATION` and its translation is the
@@ -461,7 +513,7 @@ class pgoutput_decoder {
   static constexpr std::string_view plugin_name = "pgoutput";
 
   /// Everything the pipeline offers: pgoutput is the protocol it is built on. Its table set is the
-  /// publications of `pipeline_options::publications`.
+  /// publications of `pgoutput_options::publications`.
   static constexpr decoder_capabilities capabilities{.publications = true,
                                                      .streaming = true,
                                                      .two_phase = true,
@@ -473,12 +525,30 @@ class pgoutput_decoder {
                                                      .snapshot = true,
                                                      .catalog = false};
 
-  /// Nothing of its own to check: `replicant::validate(const plugin_settings&)` checks the
-  /// publications and the protocol version. Never throws.
-  [[nodiscard]] auto validate(const plugin_settings&) const noexcept -> halt_or<void> { return {}; }
+  /**
+   * Checks the options: at least one publication, each a plain identifier; a protocol version of
+   * 0-4; streaming asks for protocol 2 or more, two-phase for 3 or more (when one is chosen).
+   * @return nothing, `halt_reason::invalid_identifier` (which name is not said) or
+   *   `halt_reason::config_invalid`. Never throws.
+   */
+  [[nodiscard]] auto validate() const noexcept -> halt_or<void>;
+
+  /// The options, as the pipeline reads them (a view of the publications). Never throws.
+  [[nodiscard]] auto settings() const noexcept -> plugin_settings {
+    return plugin_settings{.publications = options_.publications,
+                           .protocol_version = options_.protocol_version,
+                           .binary = options_.binary,
+                           .streaming = options_.streaming,
+                           .two_phase = options_.two_phase,
+                           .messages = options_.messages,
+                           .origin = options_.origin};
+  }
+
+  /// The options given at construction.
+  [[nodiscard]] auto options() const noexcept -> const pgoutput_options& { return options_; }
 
   /**
-   * The `START_REPLICATION` options for the server and options of @p ctx: `proto_version` (the one
+   * The `START_REPLICATION` options for the server of @p ctx: `proto_version` (the one
    * asked for, or the highest the server speaks: 3 on 15, 4 on 16 and later), `publication_names`,
    * and `messages`, `streaming` (`parallel` with protocol 4 on 16+, else `on`), `two_phase`,
    * `origin` and `binary` as asked. The protocol it returns is what the assembler must be told.
@@ -609,6 +679,7 @@ class pgoutput_decoder {
   [[nodiscard]] auto current_scope() const noexcept -> const stream_scope*;
   auto forget_memo() noexcept -> void { memo_relation_ = nullptr; }
 
+  pgoutput_options options_{};  // what the pipeline asks the plugin for
   pgoutput_protocol protocol_;
   bool in_stream_ = false;
   transaction_id stream_xid_ = 0;

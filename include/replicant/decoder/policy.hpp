@@ -35,15 +35,17 @@ namespace replicant {
 
 /**
  * What an output plugin can express, declared by each decoder as
- * `static constexpr decoder_capabilities capabilities`. An option that needs a capability the
- * decoder lacks does not compile in the pipeline's options (@ref pipeline_options_for), nor does a
- * sink whose hooks only such a capability would call; options converted from a full
- * `pipeline_options` are refused before connecting (`decoder_capability_unsupported`, or
- * `snapshot_unsupported`). So nothing is ever asked of a plugin that would silently not do it.
+ * `static constexpr decoder_capabilities capabilities`. A decoder's options hold only what its
+ * plugin can do (setting pgoutput's `streaming` on a `wal2json_options` does not compile: there is
+ * no such member), and a sink whose hooks only a missing capability would call does not compile
+ * either. What the pipeline's own options ask of the plugin (a failover slot, a snapshot start mode)
+ * is refused before connecting (`decoder_capability_unsupported`, `snapshot_unsupported`), as is a
+ * decoder whose `settings()` claim more than its capabilities. So nothing is ever asked of a plugin
+ * that would silently not do it.
  *
  * | capability | pgoutput | wal2json | pglogical |
  * |---|---|---|---|
- * | `publications` (the table set is `pipeline_options::publications`) | yes | no: `wal2json_options::tables` | no: `pglogical_options::replication_sets` |
+ * | `publications` (the table set is `pgoutput_options::publications`) | yes | no: `wal2json_options::tables` | no: `pglogical_options::replication_sets` |
  * | `streaming`, `two_phase`, `origin_filter`, `binary`, `protocol_version` | yes | no | no |
  * | `failover` | yes | no | no |
  * | `messages` | yes | yes | no |
@@ -56,27 +58,27 @@ namespace replicant {
  * @endcode
  */
 struct decoder_capabilities {
-  /// The table set is the pgoutput publications of `pipeline_options::publications`, checked to
-  /// exist at connect and every `publication_check_interval`. A decoder without it names its
-  /// tables in its own options, and `pipeline_options::publications` must stay empty.
+  /// The table set is the publications of `plugin_settings::publications`, checked to exist at
+  /// connect and every `publication_check_interval`. A decoder without it names its tables in its
+  /// own options.
   bool publications = false;
-  /// In-progress transactions can be streamed (`pipeline_options::streaming`).
+  /// In-progress transactions can be streamed (`plugin_settings::streaming`).
   bool streaming = false;
-  /// Two-phase transactions can be decoded (`pipeline_options::two_phase`, `Sink::handle_prepare`).
+  /// Two-phase transactions can be decoded (`plugin_settings::two_phase`, `Sink::handle_prepare`).
   bool two_phase = false;
-  /// Logical decoding messages can be delivered (`pipeline_options::messages`,
+  /// Logical decoding messages can be delivered (`plugin_settings::messages`,
   /// `Sink::handle_message`).
   bool messages = false;
-  /// Transactions can be filtered by origin (`pipeline_options::origin`).
+  /// Transactions can be filtered by origin (`plugin_settings::origin`).
   bool origin_filter = false;
   /// The slot may be created as a failover slot (`pipeline_options::failover`).
   bool failover = false;
-  /// Column values can come in binary form (`pipeline_options::binary`).
+  /// Column values can come in binary form (`plugin_settings::binary`).
   bool binary = false;
-  /// The plugin's protocol version can be chosen (`pipeline_options::protocol_version`).
+  /// The plugin's protocol version can be chosen (`plugin_settings::protocol_version`).
   bool protocol_version = false;
-  /// The point-in-time snapshot start mode (`pipeline_options::snapshot`, `Sink::handle_snapshot`)
-  /// is available: it reads the published tables through their publication's filters.
+  /// The snapshot start modes (`pipeline_options::start`, `Sink::handle_snapshot`) are available:
+  /// they read the published tables through their publication's filters.
   bool snapshot = false;
   /// The decoder describes its tables from the server's catalog: the pipeline calls its
   /// `prepare()` at every connect, before `START_REPLICATION`.
@@ -93,12 +95,13 @@ enum class origin_filter {
 };
 
 /**
- * The plugin-independent settings a pipeline asks its output plugin for (`pipeline_options` holds
- * them; `plugin_settings_of` takes them out). Each decoder spells them for its plugin, and refuses
- * in `validate` what its plugin cannot do. A decoder sees these and nothing else of the pipeline.
+ * What a decoder asks its output plugin for, in plugin-independent terms: the pipeline's view of
+ * the decoder's own options (`d.settings()`), by which it checks publications, sizes its
+ * assembler, creates a two-phase slot, delivers messages and refuses combinations before
+ * connecting. A decoder without a setting leaves it at its default.
  *
  * @par Thread safety
- * A view: `publications` is valid while the options it was taken from are.
+ * A view: `publications` is valid while the decoder it was taken from is, and not modified.
  */
 struct plugin_settings {
   /// The publications to stream (pgoutput; a translating decoder names its tables in its own options).
@@ -117,17 +120,10 @@ struct plugin_settings {
   std::optional<origin_filter> origin{};
 };
 
-/**
- * What a decoder is told when the pipeline validates its options and at every connect.
- *
- * @par Thread safety
- * A view: valid while the options it refers to are.
- */
+/// What a decoder is told at every connect.
 struct decoder_context {
-  /// `server_version_num` of the server connected to (0 while validating, before any connection).
+  /// `server_version_num` of the server connected to.
   std::uint32_t server_version = 0;
-  /// What the plugin is asked for.
-  plugin_settings settings{};
 };
 
 /**
@@ -177,11 +173,17 @@ concept has_capabilities = requires {
   { D::capabilities } -> std::same_as<const decoder_capabilities&>;
 };
 
-/// Atom: `d.validate(options)` checks the decoder's own settings against the plugin settings,
-/// before anything connects, returning `halt_or<void>` (the halt of a start-time rejection as its error).
+/// Atom: `d.validate()` checks the decoder's own options before anything connects, returning
+/// `halt_or<void>` (the halt of a start-time rejection as its error).
 template <class D>
-concept has_validate = requires(const D& d, const plugin_settings& o) {
-  { d.validate(o) } -> std::same_as<halt_or<void>>;
+concept has_validate = requires(const D& d) {
+  { d.validate() } -> std::same_as<halt_or<void>>;
+};
+
+/// Atom: `d.settings()` says what the decoder's options ask of the plugin, as `plugin_settings`.
+template <class D>
+concept has_settings = requires(const D& d) {
+  { d.settings() } -> std::same_as<plugin_settings>;
 };
 
 /// Atom: `d.negotiate(context)` returns `result<start_request>`: what to ask for at START.
@@ -220,10 +222,16 @@ concept has_recheck = requires(D& d, const query_function& query, emitter_archet
   { d.recheck(query, emit) } -> std::same_as<result<std::optional<halt>>>;
 };
 
-// Whether a type is the options struct of a decoder (wal2json_options, pglogical_options): their
-// headers opt in, so that the pipeline can name them in its messages without including them.
+// Whether a type is the options struct of a decoder (pgoutput_options, wal2json_options,
+// pglogical_options): their headers opt in, so that the pipeline can name them in its messages
+// without including them.
 template <class T>
 inline constexpr bool is_decoder_options = false;
+
+// A decoder made from options of its own (`D::options_type`): a default-constructed one asks its
+// plugin for nothing (no publications, no tables), so a pipeline must be given them.
+template <class D>
+concept configured_by_options = requires { typename D::options_type; };
 
 }  // namespace detail
 
@@ -234,13 +242,14 @@ inline constexpr bool is_decoder_options = false;
  * |---|---|---|
  * | `D::plugin_name` | convertible to `std::string_view` | The output plugin, as `CREATE_REPLICATION_SLOT ... LOGICAL` names it. |
  * | `D::capabilities` | `const decoder_capabilities` | What the plugin can express; constant, so that combinations it cannot serve are refused at compile time or before connecting. |
- * | `d.validate(o)` | `halt_or<void>` | Checks the decoder's own settings against the plugin settings `o`, before any connection; the error is the halt of a start-time rejection (`replicant::refuse(halt_reason::config_invalid)`). |
+ * | `d.validate()` | `halt_or<void>` | Checks the decoder's own options, before any connection; the error is the halt of a start-time rejection (`replicant::refuse(halt_reason::config_invalid)`). |
+ * | `d.settings()` | `plugin_settings` | What its options ask of the plugin (publications, streaming, two-phase, messages, ...), for the pipeline; within its capabilities. |
  * | `d.negotiate(ctx)` | `result<start_request>` | What to ask for at `START_REPLICATION` on the server `ctx` describes. |
  * | `d.begin_session(ctx)` | `void` | A new session begins: forget the stream state of the previous one. |
  * | `d.translate(payload, emit)` | `result<void>` | Turns one XLogData payload into zero or more pgoutput messages, each handed to `emit` in order. |
  * | `d.prepare(query)` | `result<std::optional<halt>>` | Only with the `catalog` capability: at connect, read the catalog and check the table set; a halt when the pipeline must not start, an error when a query failed (the pipeline reconnects). |
  *
- * where `d` is an lvalue of `D` (`const` for the queries), `o` a `const plugin_settings&`, `ctx` a
+ * where `d` is an lvalue of `D` (`const` for the queries), `ctx` a
  * `const decoder_context&`, `payload` a `std::span<const std::byte>`, `emit` a
  * `replicant::pgoutput_emitter` and `query` a `const query_function&`. Optionally,
  * `d.recheck_interval()` (`std::chrono::milliseconds`), `d.recheck_due()` (`bool`) and
@@ -263,7 +272,7 @@ inline constexpr bool is_decoder_options = false;
  */
 template <class D>
 concept decoder_policy = detail::has_plugin_name<D> && detail::has_capabilities<D> && detail::has_validate<D> &&
-    detail::has_negotiate<D> && detail::has_begin_session<D> && detail::has_translate<D> &&
+    detail::has_settings<D> && detail::has_negotiate<D> && detail::has_begin_session<D> && detail::has_translate<D> &&
     (!D::capabilities.catalog || detail::has_prepare<D>);
 
 namespace detail {
@@ -291,8 +300,11 @@ constexpr auto check_decoder() -> bool {
                 "replicant: Decoder must provide `static constexpr decoder_capabilities capabilities` (what its "
                 "plugin can express)");
   static_assert(has_validate<D>,
-                "replicant: Decoder must provide `halt_or<void> validate(const plugin_settings&) const` (checks its "
-                "settings before anything connects)");
+                "replicant: Decoder must provide `halt_or<void> validate() const` (checks its options before "
+                "anything connects)");
+  static_assert(has_settings<D>,
+                "replicant: Decoder must provide `plugin_settings settings() const` (what its options ask of the "
+                "plugin)");
   static_assert(has_negotiate<D>,
                 "replicant: Decoder must provide `result<start_request> negotiate(const decoder_context&) const` "
                 "(what START_REPLICATION asks for)");

@@ -57,8 +57,7 @@ struct wal2json_options {
   /// Deliver logical messages (`pg_logical_emit_message`). wal2json always sends them; without
   /// this they are dropped. Their content reaches wal2json as a C string: it ends at the first NUL
   /// byte, and content that is not UTF-8 cannot be read from the JSON (`errc::decode_failure`).
-  /// In a replication pipeline `pipeline_options::messages` decides, and this must stay false
-  /// (a pipeline refuses it with `config_invalid`): it is the switch of the bare decoder.
+  /// In a replication pipeline, also whether the sink's `handle_message` is called.
   bool messages = false;
   /// Ask for `numeric-data-types-as-string` (wal2json 2.6 or later; an older plugin refuses the
   /// option at START_REPLICATION). Without it wal2json prints `NaN`, `Infinity` and `-Infinity` of
@@ -163,6 +162,9 @@ class wal2json_decoder {
   /// protocol choice or snapshot start mode.
   static constexpr decoder_capabilities capabilities{.messages = true, .catalog = true};
 
+  /// What a decoder is made from (its table set above all).
+  using options_type = wal2json_options;
+
   /**
    * A decoder for @p options, optionally seeded with the tables' current shapes.
    * @throws std::bad_alloc only.
@@ -203,11 +205,15 @@ class wal2json_decoder {
 
   /**
    * Checks the options before a pipeline connects: at least one table, every name part of an
-   * allowed shape, a non-negative schema check interval, and `messages` left to the pipeline.
-   * @return nothing, or the halt `config_invalid` or `invalid_identifier` (see @ref replicant::refuse).
+   * allowed shape, and a non-negative schema check interval.
+   * @return nothing, or `halt_reason::config_invalid` or `halt_reason::invalid_identifier`.
    * Never throws.
    */
-  [[nodiscard]] auto validate(const plugin_settings& o) const noexcept -> halt_or<void>;
+  [[nodiscard]] auto validate() const noexcept -> halt_or<void>;
+
+  /// What the pipeline reads of the options: `messages` (the rest of `plugin_settings` is
+  /// pgoutput's and stays off). Never throws.
+  [[nodiscard]] auto settings() const noexcept -> plugin_settings { return {.messages = options_.messages}; }
 
   /**
    * start_options() as the pipeline asks for them, with `fallback_options` (the same list without
@@ -217,11 +223,8 @@ class wal2json_decoder {
    */
   [[nodiscard]] auto negotiate(const decoder_context& ctx) const -> result<start_request>;
 
-  /// A new session: reset(), and deliver logical messages as `ctx.settings.messages` says.
-  auto begin_session(const decoder_context& ctx) noexcept -> void {
-    reset();
-    options_.messages = ctx.settings.messages;
-  }
+  /// A new session: reset(). Never throws.
+  auto begin_session(const decoder_context&) noexcept -> void { reset(); }
 
   /**
    * At connect: reads the configured tables' shapes (relation_catalog::query_for_tables) through

@@ -4,21 +4,19 @@
 #define REPLICANT_PIPELINE_OPTIONS_HPP
 
 /// @file
-/// replicant::pipeline_options: the runtime knobs of a replication pipeline, validated before any
-/// connection is made.
+/// replicant::pipeline_options: the runtime knobs of a replication pipeline (its connection,
+/// slot, start mode, bounds and timers), validated before any connection is made. The output
+/// plugin's settings are not here: they are the decoder's options.
 
 #include <replicant/core/halt.hpp>
-#include <replicant/decoder/policy.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/result.hpp>
 
 #include <chrono>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <vector>
+#include <variant>
 
 namespace replicant {
 
@@ -34,136 +32,115 @@ enum class overload_policy {
   halt,
 };
 
-/// How a pipeline fills a sink that starts without a checkpoint (see docs/snapshots.md).
-enum class snapshot_mode {
-  /// No snapshot: a start without a checkpoint needs `go_forward_only`.
-  none,
-  /// Create the slot exporting a snapshot, hand every existing row to `handle_snapshot` as of that
-  /// snapshot, then `handle_snapshot_complete(consistent_point)`, then stream from exactly there.
-  /// All or nothing: an interrupted one halts `snapshot_incomplete` on the next start.
-  point_in_time,
-  /// Stream at once from a durable slot while a reader on its own connection backfills every
-  /// published table in key-ordered chunks, each reconciled against the live stream between two
-  /// watermarks and delivered to `handle_snapshot` with a progress token the sink stores with it
-  /// (`snapshot_progress()`), or the checkpoint store keeps. A crash, halt or reconnect resumes
-  /// after the last applied chunk.
-  incremental,
+/**
+ * How a pipeline starts when it has no checkpoint yet: one value of @ref start_mode, each
+ * alternative carrying its own settings, so that two start modes cannot be asked for at once (see
+ * docs/snapshots.md). With a checkpoint, every mode resumes from it; the snapshot modes then only
+ * finish what an earlier run began.
+ */
+namespace start {
+
+/// No checkpoint is an error (`go_forward_required`): the pipeline only ever resumes. The default,
+/// so that a first start never silently skips what is already in the database.
+struct resume_only {};
+
+/// With no checkpoint yet, stream only what commits from now on.
+struct go_forward {};
+
+/**
+ * With no checkpoint yet, create the slot exporting a snapshot, hand every existing row of the
+ * published tables to the sink's `handle_snapshot` as of that snapshot, then
+ * `handle_snapshot_complete(consistent_point)`, then stream from exactly that point. Needs a sink
+ * with both members and a slot that does not exist yet. All or nothing: an interrupted one halts
+ * `snapshot_incomplete` on the next start.
+ */
+struct point_in_time_snapshot {
+  /// Rows per `handle_snapshot` batch at most (not 0).
+  std::size_t batch_rows = 1000;
 };
 
 /**
- * The value of `pipeline_options::snapshot`: a @ref snapshot_mode, also settable from a `bool`
- * (`true` is `snapshot_mode::point_in_time`, `false` is `snapshot_mode::none`), the spelling the
- * option had before it had modes.
+ * Stream at once from a durable slot while a reader on its own connection backfills every
+ * published table in key-ordered chunks, each reconciled against the live stream between two
+ * watermarks and delivered to `handle_snapshot` with a progress token the sink stores with it
+ * (`snapshot_progress()`), or the checkpoint store keeps. A crash, halt or reconnect resumes after
+ * the last applied chunk. Needs `handle_snapshot`, and `snapshot_progress()` unless the checkpoint
+ * is library-owned (whose store must then keep progress too); refuses binary values (chunks are
+ * reconciled by comparing key text).
+ */
+struct incremental_snapshot {
+  /// Rows per chunk at most (one `handle_snapshot` call each; not 0). Smaller chunks keep each
+  /// watermark window short, so fewer of their rows collide with live writes.
+  std::size_t chunk_rows = 1024;
+  /// Chunks the reader may read ahead of the stream (each held in memory until the stream reaches
+  /// its high watermark; not 0).
+  std::size_t max_pending_chunks = 4;
+};
+
+}  // namespace start
+
+/**
+ * The start mode of a pipeline: exactly one of @ref start::resume_only (the default),
+ * @ref start::go_forward, @ref start::point_in_time_snapshot and @ref start::incremental_snapshot.
+ * Only the pgoutput decoder serves the snapshot modes (another refuses them before connecting,
+ * `snapshot_unsupported`), and a sink that cannot take the mode is refused the same way.
  *
  * @par Example
  * @code
- * o.snapshot = replicant::snapshot_mode::incremental;
- * o.snapshot = true;  // point_in_time
- * if (o.snapshot) { ... }  // any snapshot mode
+ * o.start = replicant::start::incremental_snapshot{.chunk_rows = 4096};
  * @endcode
  */
-class snapshot_setting {
- public:
-  /// `snapshot_mode::none`. Never throws.
-  constexpr snapshot_setting() noexcept = default;
-  /// @p mode. Never throws.
-  // NOLINTNEXTLINE(google-explicit-constructor): assigning a mode is the point of the type.
-  constexpr snapshot_setting(snapshot_mode mode) noexcept : mode_(mode) {}
-  /// `point_in_time` for true, `none` for false. Only `bool` itself converts, not an integer.
-  template <std::same_as<bool> Bool>
-  // NOLINTNEXTLINE(google-explicit-constructor): keeps `o.snapshot = true` meaning what it always did.
-  constexpr snapshot_setting(Bool on) noexcept : mode_(on ? snapshot_mode::point_in_time : snapshot_mode::none) {}
+using start_mode =
+    std::variant<start::resume_only, start::go_forward, start::point_in_time_snapshot, start::incremental_snapshot>;
 
-  /// The mode. Never throws.
-  [[nodiscard]] constexpr auto mode() const noexcept -> snapshot_mode { return mode_; }
-  /// True for any mode but `none`. Never throws.
-  [[nodiscard]] constexpr explicit operator bool() const noexcept { return mode_ != snapshot_mode::none; }
-  /// Same mode. Never throws.
-  friend constexpr auto operator==(snapshot_setting a, snapshot_setting b) noexcept -> bool {
-    return a.mode_ == b.mode_;
-  }
-
- private:
-  snapshot_mode mode_ = snapshot_mode::none;
-};
+/// Whether @p mode reads the existing rows (either snapshot mode). Never throws.
+[[nodiscard]] constexpr auto takes_snapshot(const start_mode& mode) noexcept -> bool {
+  return std::holds_alternative<start::point_in_time_snapshot>(mode) ||
+         std::holds_alternative<start::incremental_snapshot>(mode);
+}
 
 /**
- * The runtime options of a pipeline. Everything but the connection string, the slot and the
- * publications has a default.
+ * The runtime options of a pipeline: what is the pipeline's own (connection, slot, start mode,
+ * bounds, timers). What the output plugin is asked for (for pgoutput: publications, protocol
+ * version, binary, streaming, two-phase, messages, origin) is the decoder's, in its options
+ * (`pgoutput_options`, `wal2json_options`, `pglogical_options`). An aggregate whose every member
+ * has a default member initializer, so that designated initializers may name any subset of them
+ * (GCC's -Wmissing-field-initializers is silent then). Everything but the connection string and
+ * the slot has a useful default.
  *
  * @par Example
  * @code
- * replicant::pipeline_options o;
- * o.conninfo = "host=db.internal dbname=orders user=replicator";
- * o.slot = "orders_mirror";
- * o.publications = {"orders_pub"};
- * o.go_forward_only = true;  // a new slot starts from now on
+ * replicant::pipeline_options o{.conninfo = "host=db.internal dbname=orders user=replicator",
+ *                               .slot = "orders_mirror",
+ *                               .start = replicant::start::go_forward{}};  // a new slot starts from now on
  * @endcode
  */
 struct pipeline_options {
   /// libpq connection string (keyword/value or URI). `replication=database` is added by the library,
   /// as are the session settings that make value text deterministic.
-  std::string conninfo;
+  std::string conninfo{};
   /// The logical replication slot (`[a-z0-9_]{1,63}`). Created if it does not exist, unless
   /// `create_slot` is off.
-  std::string slot;
-  /// The publications to stream (one or more, each a plain identifier). Every one must exist.
-  std::vector<std::string> publications;
+  std::string slot{};
 
-  /// Start-mode guard: with no checkpoint yet, stream only what commits from now on. Required for a
-  /// new slot unless `snapshot` is set; setting both is an error.
-  bool go_forward_only = false;
-  /// Start mode (see @ref snapshot_mode). `point_in_time` (or `true`): with no checkpoint yet,
-  /// create the slot exporting a snapshot, hand every existing row of the published tables to the
-  /// sink's `handle_snapshot` as of that snapshot, then `handle_snapshot_complete(consistent_point)`,
-  /// then stream from exactly that point; needs a sink with both members and a slot that does not
-  /// exist yet. `incremental`: stream at once and backfill in chunks beside the stream, resumably;
-  /// needs `handle_snapshot`, and `snapshot_progress()` unless the checkpoint is library-owned (whose
-  /// store must then keep progress too). A sink that cannot take the mode is refused with
-  /// `snapshot_unsupported`.
-  snapshot_setting snapshot{};
-  /// Point-in-time: rows per `handle_snapshot` batch at most.
-  std::size_t snapshot_batch_rows = 1000;
-  /// Incremental: rows per chunk at most (one `handle_snapshot` call each). Smaller chunks keep
-  /// each watermark window short, so fewer of their rows collide with live writes.
-  std::size_t snapshot_chunk_rows = 1024;
-  /// Incremental: chunks the reader may read ahead of the stream (each held in memory until the
-  /// stream reaches its high watermark).
-  std::size_t snapshot_max_pending_chunks = 4;
+  /// What to do without a checkpoint (see @ref start_mode): by default, refuse to start
+  /// (`go_forward_required`).
+  start_mode start{};
 
-  /// Create the slot when it does not exist (persistent, pgoutput, no snapshot). Off: a missing
-  /// slot halts `slot_missing`, for deployments where slots are provisioned by someone else.
+  /// Create the slot when it does not exist (persistent, no snapshot unless the start mode takes
+  /// one). Off: a missing slot halts `slot_missing`, for deployments where slots are provisioned by
+  /// someone else.
   bool create_slot = true;
-
-  /// Ask pgoutput for logical decoding messages (`pg_logical_emit_message`). Needs a sink with
-  /// `handle_message` for the non-transactional ones.
-  bool messages = false;
   /// Create the slot with `FAILOVER` so that standbys with `sync_replication_slots` keep a copy
   /// of it, and a promoted standby can be streamed from where this pipeline left off (PostgreSQL
-  /// 17+: below, `failover_unsupported`; with `two_phase` on 17, `two_phase_failover_conflict`).
-  /// An existing slot must already be a failover slot, and a standby cannot create one: either
-  /// halts `slot_not_failover`. Off, an existing failover slot is streamed as it is.
+  /// 17+: below, `failover_unsupported`; with the decoder's two-phase on 17,
+  /// `two_phase_failover_conflict`). An existing slot must already be a failover slot, and a
+  /// standby cannot create one: either halts `slot_not_failover`. Off, an existing failover slot is
+  /// streamed as it is. Only pgoutput's slots (`decoder_capability_unsupported` otherwise).
   bool failover = false;
-  /// Filter transactions by origin (PostgreSQL 16+; on 15 asking for it halts
-  /// `origin_unsupported`). None: the server's default, which is `any`.
-  std::optional<origin_filter> origin{};
-  /// Receive large transactions while they are still in progress (pgoutput `streaming`: `on` with
-  /// protocol 2-3, `parallel` with protocol 4 on PostgreSQL 16+), so the server does not spill them
-  /// to its own disk and delivery follows the commit at once. They are held until they commit and
-  /// count against `max_inflight_bytes`.
-  bool streaming = false;
-  /// With `streaming`, the most transactions in progress held at once; one more halts
-  /// `transaction_too_large`.
+  /// With the decoder's streaming of in-progress transactions, the most held at once; one more
+  /// halts `transaction_too_large`.
   std::size_t max_concurrent_txns = 64;
-  /// Decode two-phase transactions (protocol 3+): a prepared transaction is delivered once, when
-  /// COMMIT PREPARED arrives, and never after ROLLBACK PREPARED. The slot keeps two-phase decoding
-  /// for good once streamed with it. While a prepared transaction is outstanding, the slot is not
-  /// acknowledged past its PREPARE (the server would otherwise not send its changes again).
-  bool two_phase = false;
-  /// Ask pgoutput for binary column values (`binary 'true'`): faster for some types, same values.
-  bool binary = false;
-  /// pgoutput protocol version; 0 picks the highest the server speaks (3 on 15, 4 on 16+).
-  std::uint32_t protocol_version = 0;
 
   /// Bytes held in the process (transactions being assembled, and what the checkpoint policy holds,
   /// such as a batch).
@@ -211,60 +188,34 @@ struct pipeline_options {
 };
 
 namespace detail {
-// Everything validate() checks but the publications, which only the pgoutput decoder streams: the
-// other decoders name their tables in their own options (the pipeline refuses publications then).
-[[nodiscard]] inline auto validate_without_publications(const pipeline_options& o) noexcept -> halt_or<void>;
+// The settings of the start mode, each alternative by its own rule.
+[[nodiscard]] constexpr auto valid_start(const start::resume_only&) noexcept -> bool { return true; }
+[[nodiscard]] constexpr auto valid_start(const start::go_forward&) noexcept -> bool { return true; }
+[[nodiscard]] constexpr auto valid_start(const start::point_in_time_snapshot& s) noexcept -> bool {
+  return s.batch_rows != 0;
+}
+[[nodiscard]] constexpr auto valid_start(const start::incremental_snapshot& s) noexcept -> bool {
+  return s.chunk_rows != 0 && s.max_pending_chunks != 0;
+}
 }  // namespace detail
 
-/// The settings of @p o that the output plugin is asked for (a view of `o.publications`).
-[[nodiscard]] inline auto plugin_settings_of(const pipeline_options& o) noexcept -> plugin_settings {
-  return plugin_settings{.publications = o.publications,
-                         .protocol_version = o.protocol_version,
-                         .binary = o.binary,
-                         .streaming = o.streaming,
-                         .two_phase = o.two_phase,
-                         .messages = o.messages,
-                         .origin = o.origin};
-}
-
 /**
- * Checks @p o without connecting anywhere.
+ * Checks @p o without connecting anywhere. The decoder's options are the decoder's to check
+ * (`Decoder::validate()`); the pipeline checks both, and how they combine, before it connects.
  *
- * @return nothing, or the halt of a start-time rejection: `invalid_identifier` (slot or a publication is not of
- * an allowed shape; which one is not said), `conflicting_start_mode` (`go_forward_only` and
- * `snapshot` both set), `config_invalid`
- * (no connection string, no publication, a zero budget or interval, a protocol version outside 1-4,
- * a zero chunk size, or `binary` with the incremental snapshot).
- * Never throws.
+ * @return nothing, or a start-time rejection: `invalid_identifier` (the slot is not of an allowed
+ * shape), `config_invalid` (no connection string, a zero budget or interval, a zero batch or chunk
+ * size of the start mode, an interval shorter than the one it bounds). Never throws.
  */
 [[nodiscard]] inline auto validate(const pipeline_options& o) noexcept -> halt_or<void> {
   if (!identifier::validate_slot_name(o.slot)) return refuse(halt_reason::invalid_identifier);
-  if (o.publications.empty()) return refuse(halt_reason::config_invalid);
-  for (const auto& p : o.publications) {
-    if (!identifier::validate(p)) return refuse(halt_reason::invalid_identifier);
-  }
-  return detail::validate_without_publications(o);
-}
-
-inline auto detail::validate_without_publications(const pipeline_options& o) noexcept -> halt_or<void> {
-  if (!identifier::validate_slot_name(o.slot)) return refuse(halt_reason::invalid_identifier);
   if (o.conninfo.empty() || o.max_inflight_bytes == 0 || o.status_interval.count() <= 0 ||
       o.reconnect_delay.count() <= 0 || o.max_reconnect_delay < o.reconnect_delay || o.connect_timeout.count() <= 0 ||
-      o.protocol_version > 4 || o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 || o.receive_timeout.count() < 0 ||
-      o.heartbeat_interval.count() < 0 || (o.heartbeat_interval.count() > 0 && o.heartbeat_statement.empty()) ||
+      o.receive_low_water_bytes > (1U << 30U) || o.publication_check_interval.count() < 0 ||
+      o.receive_timeout.count() < 0 || o.heartbeat_interval.count() < 0 ||
+      (o.heartbeat_interval.count() > 0 && o.heartbeat_statement.empty()) ||
       (o.receive_low_water_bytes > 0 && o.receive_max_delay.count() <= 0) ||
-      (o.streaming && (o.max_concurrent_txns == 0 || (o.protocol_version != 0 && o.protocol_version < 2))) ||
-      (o.two_phase && o.protocol_version != 0 && o.protocol_version < 3)) {
-    return refuse(halt_reason::config_invalid);
-  }
-  if (o.go_forward_only && o.snapshot) return refuse(halt_reason::conflicting_start_mode);
-  if (o.snapshot.mode() == snapshot_mode::point_in_time && o.snapshot_batch_rows == 0) {
-    return refuse(halt_reason::config_invalid);
-  }
-  // Incremental chunks are reconciled with the stream by comparing key text, which binary values
-  // do not have.
-  if (o.snapshot.mode() == snapshot_mode::incremental &&
-      (o.snapshot_chunk_rows == 0 || o.snapshot_max_pending_chunks == 0 || o.binary)) {
+      !std::visit([](const auto& mode) { return detail::valid_start(mode); }, o.start)) {
     return refuse(halt_reason::config_invalid);
   }
   return {};

@@ -12,34 +12,34 @@
 #include <replicant/checkpoint/policy.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
-#include <replicant/sink/concepts.hpp>
-#include <replicant/decoder/framing.hpp>
-#include <replicant/decoder/pgoutput.hpp>
-#include <replicant/decoder/policy.hpp>
-#include <replicant/snapshot/detail/worker.hpp>
 #include <replicant/core/detail/fault_point.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/model/transaction.hpp>
 #include <replicant/pipeline/options.hpp>
-#include <replicant/pipeline/options_for.hpp>
+#include <replicant/pipeline/sink_for.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
-#include <replicant/core/result.hpp>
+#include <replicant/sink/concepts.hpp>
 #include <replicant/sink/vocabulary.hpp>
-#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/snapshot/detail/worker.hpp>
 #include <replicant/snapshot/incremental.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/spill/policy.hpp>
 #include <replicant/telemetry/telemetry.hpp>
-#include <replicant/model/transaction.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <concepts>
+#include <type_traits>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -92,9 +92,9 @@ namespace replicant {
  * @tparam Decoder the output plugin's decoder, a @ref replicant::decoder_policy "decoder_policy":
  * @ref pgoutput_decoder, or `wal2json_decoder` (decoder/wal2json.hpp) or `pglogical_decoder`
  * (decoder/pglogical.hpp), which translate their plugin's output into pgoutput. Its capabilities
- * decide which options and sink hooks are allowed, and where the table set is named: the
- * publications of `pipeline_options::publications` for pgoutput, the decoder's own options
- * otherwise (docs/decoders.md).
+ * decide which sink hooks are allowed; its options (@ref pgoutput_options, `wal2json_options`,
+ * `pglogical_options`) hold what its plugin is asked for, and only what it can do: the table set
+ * (publications for pgoutput), messages, streaming, two-phase... (docs/decoders.md).
  * @tparam CheckpointPolicy who owns the checkpoint, and when a delivered transaction becomes
  * durable: @ref sink_owned_checkpoint (the sink, per transaction), @ref sink_owned_batches (the
  * sink, per atomic batch), @ref lib_owned_checkpoint (the library, in a
@@ -110,21 +110,17 @@ namespace replicant {
  * @code
  * my_sink sink{...};
  * replicant::pipeline_options o{.conninfo = "dbname=shop", .slot = "shop_mirror",
- *                               .publications = {"shop_pub"}, .go_forward_only = true};
+ *                               .start = replicant::start::go_forward{}};
  * replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
- *                     replicant::no_spill, my_sink> p{sink, o};
- * std::jthread stopper{[&](std::stop_token t) { wait_for_signal(t); p.stop(); }};
- * p.run();  // returns after stop(), throws replicant::error on a halt
+ *                     replicant::no_spill, my_sink> p{sink, replicant::pgoutput_options{.publications = {"shop_pub"}},
+ * o}; std::jthread stopper{[&](std::stop_token t) { wait_for_signal(t); p.stop(); }}; p.run();  // returns after
+ * stop(), throws replicant::error on a halt
  *
  * // wal2json instead: the tables are the decoder's, and its options have no publications (nor
- * // any other setting wal2json cannot express: setting one does not compile).
- * replicant::wal2json_options w{.tables = {{"public", "orders"}}};
- * replicant::pipeline_options_for<replicant::wal2json_decoder> j;
- * j.conninfo = "dbname=shop";
- * j.slot = "shop_json";
- * j.go_forward_only = true;
+ * // any other setting wal2json cannot express: there is no such member to set).
+ * replicant::wal2json_options w{.tables = {{"public", "orders"}}, .messages = true};
  * replicant::pipeline<replicant::wal2json_decoder, replicant::sink_owned_checkpoint,
- *                     replicant::no_spill, my_sink> q{sink, w, j};
+ *                     replicant::no_spill, my_sink> q{sink, w, o};
  * @endcode
  *
  * @par Thread safety
@@ -138,40 +134,66 @@ class pipeline {
   static_assert(detail::check_sink<Sink, CheckpointPolicy>());
 
  public:
-  /// The options this pipeline takes: `pipeline_options` for pgoutput; for a decoder that cannot
-  /// express all of it, the same without what it cannot express (see @ref pipeline_options_for).
-  using options_type = pipeline_options_for<Decoder>;
-
   /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
-  /// telemetry to @p events if given. For a checkpoint policy without settings of its own.
-  pipeline(Sink& sink, options_type options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+  /// telemetry to @p events if given. For a checkpoint policy without settings of its own, and a
+  /// decoder without options of its own (these first three forms; pgoutput, wal2json and pglogical
+  /// are given theirs, see below).
+  pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr) requires
+      std::default_initializable<CheckpointPolicy> &&(!detail::configured_by_options<Decoder>)
       : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
   /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
-  pipeline(Sink& sink, CheckpointPolicy checkpoint, options_type options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy> &&
+      (!detail::configured_by_options<Decoder>)
       : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// As above, with the spill policy's settings too (the spill directory and its bound).
-  pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, options_type options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder>
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder> &&
+      (!detail::configured_by_options<Decoder>)
       : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
+  /// A decoder configured by its options, left out: refused, because a default one would ask its
+  /// plugin for nothing (no publications, no tables) and every start would be refused.
+  template <class First, class... Rest>
+  pipeline(Sink& sink, First&&, Rest&&...) requires detail::configured_by_options<Decoder> &&
+      (std::same_as<std::remove_cvref_t<First>, pipeline_options> ||
+       std::same_as<std::remove_cvref_t<First>, CheckpointPolicy>)
+      : sink_(sink), events_(nullptr) {
+    static_assert(detail::always_false<First>,
+                  "replicant: pipeline: this Decoder is configured by its options (pgoutput_options: the "
+                  "publications; wal2json_options: the tables; pglogical_options: the replication sets): pass them, "
+                  "or the decoder, right after the sink");
+  }
   /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
   /// policy without settings of its own.
-  pipeline(Sink& sink, Decoder decoder, options_type options,
+  pipeline(Sink& sink, Decoder decoder, pipeline_options options,
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
       : pipeline(sink, std::move(decoder), CheckpointPolicy{}, std::move(options), events) {}
   /// With the decoder's options, e.g. a `wal2json_options`, from which the decoder is made.
   template <class DecoderOptions>
-  pipeline(Sink& sink, DecoderOptions decoder_options, options_type options,
+  pipeline(Sink& sink, DecoderOptions decoder_options, pipeline_options options,
            telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
       std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<CheckpointPolicy>
       : pipeline(sink, Decoder{std::move(decoder_options)}, CheckpointPolicy{}, std::move(options), events) {}
+  /// With the decoder's options and the checkpoint policy's settings.
+  template <class DecoderOptions>
+  pipeline(Sink& sink, DecoderOptions decoder_options, CheckpointPolicy checkpoint, pipeline_options options,
+           telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
+      std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<SpillPolicy>
+      : pipeline(sink, Decoder{std::move(decoder_options)}, std::move(checkpoint), SpillPolicy{}, std::move(options),
+                 events) {}
+  /// With the decoder's options, the checkpoint policy's and the spill policy's settings.
+  template <class DecoderOptions>
+  pipeline(Sink& sink, DecoderOptions decoder_options, CheckpointPolicy checkpoint, SpillPolicy spill,
+           pipeline_options options, telemetry::dispatcher* events = nullptr) requires
+      detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions>
+      : pipeline(sink, Decoder{std::move(decoder_options)}, std::move(checkpoint), std::move(spill), std::move(options),
+                 events) {}
   /// With the decoder's and the checkpoint policy's settings.
-  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, options_type options,
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, pipeline_options options,
            telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
       : pipeline(sink, std::move(decoder), std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// With the decoder's, the checkpoint policy's and the spill policy's settings.
-  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, options_type options,
+  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
            telemetry::dispatcher* events = nullptr);
   /// Another decoder, or another decoder's options: refused, because each decoder names its table
   /// set in its own options, and those of one decoder mean nothing to another.
@@ -181,20 +203,9 @@ class pipeline {
       : sink_(sink), events_(nullptr) {
     static_assert(detail::always_false<Other>,
                   "replicant: pipeline: the decoder settings given belong to another Decoder. The table set is named "
-                  "per decoder: pgoutput_decoder streams the publications of pipeline_options::publications, "
+                  "per decoder: pgoutput_decoder streams the publications of pgoutput_options::publications, "
                   "wal2json_decoder the tables of wal2json_options::tables, pglogical_decoder the replication sets of "
                   "pglogical_options::replication_sets");
-  }
-  /// A full `pipeline_options` for a decoder that cannot express all of it: refused, so that
-  /// what the plugin cannot do is caught where it is set (see @ref pipeline_options_for).
-  template <class... Args>
-  explicit pipeline(Sink& sink, const Args&...) requires(!std::same_as<options_type, pipeline_options> &&
-                                                         (std::same_as<Args, pipeline_options> || ...))
-      : sink_(sink), events_(nullptr) {
-    static_assert(detail::always_false<Sink>,
-                  "replicant: pipeline: this Decoder cannot express every setting of pipeline_options; give it "
-                  "pipeline_options_for<Decoder> (replicant/pipeline/options_for.hpp), whose settings the decoder cannot "
-                  "express do not compile, or convert explicitly: pipeline_options_for<Decoder>{full_options}");
   }
   pipeline(const pipeline&) = delete;
   auto operator=(const pipeline&) -> pipeline& = delete;
@@ -255,6 +266,13 @@ class pipeline {
   auto report_halt(const halt& h) -> void;
   auto refused(const pq::connect_refusal& r) -> void;
   [[nodiscard]] auto validate_options() const -> halt_or<void>;
+  // What the decoder's options ask of the plugin (a view into decoder_).
+  [[nodiscard]] auto plugin() const noexcept -> plugin_settings { return decoder_.settings(); }
+  // The start mode's settings when it is @p Mode, else null.
+  template <class Mode>
+  [[nodiscard]] auto start_as() const noexcept -> const Mode* {
+    return std::get_if<Mode>(&options_.start);
+  }
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
   auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;

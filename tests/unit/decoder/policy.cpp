@@ -83,7 +83,7 @@ auto base_options() -> replicant::pipeline_options {
   // Nothing listens there: every test below must be refused before the pipeline connects.
   o.conninfo = "host=127.0.0.1 port=1 dbname=nowhere connect_timeout=1";
   o.slot = "policy_slot";
-  o.go_forward_only = true;
+  o.start = replicant::start::go_forward{};
   return o;
 }
 
@@ -100,9 +100,7 @@ using pipeline_of = replicant::pipeline<Decoder, replicant::sink_owned_checkpoin
 template <class Decoder, class... DecoderArgs>
 auto refusal(const replicant::pipeline_options& o, DecoderArgs&&... decoder) -> halt_reason {
   plain_sink sink;
-  // Converted explicitly, so that what the decoder cannot express is carried over (setting it on
-  // pipeline_options_for<Decoder> would not compile) and refused at run time instead.
-  pipeline_of<Decoder> p{sink, std::forward<DecoderArgs>(decoder)..., replicant::pipeline_options_for<Decoder>{o}};
+  pipeline_of<Decoder> p{sink, std::forward<DecoderArgs>(decoder)..., o};
   std::error_code ec;
   p.run(ec);
   // A refusal is a halt: run(ec) says that it stopped, the halt says why (no reason otherwise).
@@ -162,10 +160,8 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(pgoutput_decoder_as_policy)
 
 BOOST_AUTO_TEST_CASE(negotiates_the_start_options_the_pipeline_always_sent) {
-  const replicant::pgoutput_decoder d;
-  auto o = base_options();
-  o.publications = {"pub", "Other"};
-  auto on15 = d.negotiate({150018, replicant::plugin_settings_of(o)});
+  replicant::pgoutput_options o{.publications = {"pub", "Other"}};
+  auto on15 = replicant::pgoutput_decoder{o}.negotiate({150018});
   BOOST_TEST_REQUIRE(on15.has_value());
   BOOST_TEST(on15->options == "proto_version '3', publication_names '\"pub\",\"Other\"'");
   BOOST_TEST(on15->protocol.version == 3U);
@@ -177,26 +173,49 @@ BOOST_AUTO_TEST_CASE(negotiates_the_start_options_the_pipeline_always_sent) {
   o.two_phase = true;
   o.origin = replicant::origin_filter::none;
   o.binary = true;
-  auto on16 = d.negotiate({160002, replicant::plugin_settings_of(o)});
+  auto on16 = replicant::pgoutput_decoder{o}.negotiate({160002});
   BOOST_TEST_REQUIRE(on16.has_value());
   BOOST_TEST(on16->options ==
              "proto_version '4', publication_names '\"pub\",\"Other\"', messages 'true', streaming 'parallel', "
              "two_phase 'on', origin 'none', binary 'true'");
   BOOST_TEST((on16->protocol.streaming == replicant::pgoutput_streaming::parallel));
-  auto streamed15 = d.negotiate({150018, replicant::plugin_settings_of(o)});
+  auto streamed15 = replicant::pgoutput_decoder{o}.negotiate({150018});
   BOOST_TEST_REQUIRE(streamed15.has_value());
   BOOST_TEST((streamed15->protocol.streaming == replicant::pgoutput_streaming::on));
   BOOST_TEST(streamed15->options.find("streaming 'on'") != std::string::npos);
   o.protocol_version = 2;
   o.two_phase = false;
-  auto asked = d.negotiate({170000, replicant::plugin_settings_of(o)});
+  auto asked = replicant::pgoutput_decoder{o}.negotiate({170000});
   BOOST_TEST_REQUIRE(asked.has_value());
   BOOST_TEST(asked->protocol.version == 2U);
   BOOST_TEST((asked->protocol.streaming == replicant::pgoutput_streaming::on));
 }
 
+BOOST_AUTO_TEST_CASE(validates_its_options_and_reports_them_as_plugin_settings) {
+  const auto checked = [](replicant::pgoutput_options o) {
+    return replicant::pgoutput_decoder{std::move(o)}.validate();
+  };
+  BOOST_TEST(checked({.publications = {"pub"}}).has_value());
+  BOOST_TEST((checked({}).error().reason == halt_reason::config_invalid));
+  BOOST_TEST((checked({.publications = {"Not Plain"}}).error().reason == halt_reason::invalid_identifier));
+  BOOST_TEST((checked({.publications = {"pub"}, .protocol_version = 5}).error().reason == halt_reason::config_invalid));
+  BOOST_TEST((checked({.publications = {"pub"}, .protocol_version = 1, .streaming = true}).error().reason ==
+              halt_reason::config_invalid));
+  BOOST_TEST((checked({.publications = {"pub"}, .protocol_version = 2, .two_phase = true}).error().reason ==
+              halt_reason::config_invalid));
+  BOOST_TEST(
+      checked({.publications = {"pub"}, .protocol_version = 3, .streaming = true, .two_phase = true}).has_value());
+
+  const replicant::pgoutput_decoder d{replicant::pgoutput_options{.publications = {"pub"}, .messages = true}};
+  const auto settings = d.settings();
+  BOOST_TEST_REQUIRE(settings.publications.size() == 1U);
+  BOOST_TEST(settings.publications[0] == "pub");
+  BOOST_TEST(settings.messages);
+  BOOST_TEST(!settings.streaming);
+}
+
 BOOST_AUTO_TEST_CASE(translates_by_handing_the_payload_over_unchanged) {
-  const replicant::pgoutput_decoder d;
+  const replicant::pgoutput_decoder d{};
   const std::array<std::byte, 3> payload{std::byte{'B'}, std::byte{1}, std::byte{2}};
   std::vector<std::span<const std::byte>> seen;
   auto r = d.translate(payload, [&](std::span<const std::byte> m) { seen.push_back(m); });
@@ -216,13 +235,12 @@ BOOST_AUTO_TEST_SUITE(wal2json_decoder_as_policy)
 
 BOOST_AUTO_TEST_CASE(falls_back_without_the_option_older_builds_refuse) {
   auto w = wal2json_items();
-  const auto o = base_options();
-  auto plain = replicant::wal2json_decoder{w}.negotiate({150018, replicant::plugin_settings_of(o)});
+  auto plain = replicant::wal2json_decoder{w}.negotiate({150018});
   BOOST_TEST_REQUIRE(plain.has_value());
   BOOST_TEST(!plain->fallback_options.has_value());
   BOOST_TEST((plain->protocol.streaming == replicant::pgoutput_streaming::off));
   w.numeric_data_types_as_string = true;
-  auto asking = replicant::wal2json_decoder{w}.negotiate({150018, replicant::plugin_settings_of(o)});
+  auto asking = replicant::wal2json_decoder{w}.negotiate({150018});
   BOOST_TEST_REQUIRE(asking.has_value());
   BOOST_TEST(asking->options.find("\"numeric-data-types-as-string\" '1'") != std::string::npos);
   BOOST_TEST_REQUIRE(asking->fallback_options.has_value());
@@ -339,16 +357,16 @@ BOOST_AUTO_TEST_CASE(recheck_describes_again_a_table_that_lost_a_column) {
   BOOST_TEST(((*gone)->reason == halt_reason::decoder_table_missing));
 }
 
-BOOST_AUTO_TEST_CASE(delivers_messages_as_the_pipeline_says) {
-  const auto w = wal2json_items();
+BOOST_AUTO_TEST_CASE(tells_the_pipeline_whether_it_delivers_messages) {
+  auto w = wal2json_items();
+  BOOST_TEST(!replicant::wal2json_decoder{w}.settings().messages);
+  w.messages = true;
   replicant::wal2json_decoder d{w};
-  auto o = base_options();
-  o.messages = true;
-  d.begin_session({150018, replicant::plugin_settings_of(o)});
-  BOOST_TEST(d.options().messages);
-  o.messages = false;
-  d.begin_session({150018, replicant::plugin_settings_of(o)});
-  BOOST_TEST(!d.options().messages);
+  BOOST_TEST(d.settings().messages);
+  d.begin_session({150018});  // a session keeps the options
+  BOOST_TEST(d.settings().messages);
+  BOOST_TEST(d.settings().publications.empty());
+  BOOST_TEST(!replicant::pglogical_decoder{pglogical_default()}.settings().messages);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -396,7 +414,7 @@ BOOST_AUTO_TEST_CASE(prepare_checks_library_extension_node_and_sets) {
 
 BOOST_AUTO_TEST_CASE(negotiates_its_start_options_without_fallback) {
   const replicant::pglogical_decoder d{pglogical_default()};
-  auto r = d.negotiate({150018, replicant::plugin_settings_of(base_options())});
+  auto r = d.negotiate({150018});
   BOOST_TEST_REQUIRE(r.has_value());
   BOOST_TEST(r->options == d.start_options().value());
   BOOST_TEST(!r->fallback_options.has_value());
@@ -415,26 +433,16 @@ BOOST_AUTO_TEST_CASE(refuses_every_option_the_decoder_cannot_serve_before_connec
     return o;
   };
   const auto capability = halt_reason::decoder_capability_unsupported;
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.streaming = true; }), w) == capability));
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.two_phase = true; }), w) == capability));
+  // What the plugins cannot do is no member of their options; what the pipeline's own options ask
+  // of the plugin is refused before connecting.
   BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.failover = true; }), w) == capability));
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.binary = true; }), w) == capability));
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.protocol_version = 3; }), w) == capability));
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.origin = replicant::origin_filter::none; }),
-                                                   w) == capability));
-  BOOST_TEST((refusal<replicant::pglogical_decoder>(with([](auto& o) { o.messages = true; }), g) == capability));
-  BOOST_TEST((refusal<replicant::pglogical_decoder>(with([](auto& o) { o.streaming = true; }), g) == capability));
   BOOST_TEST((refusal<replicant::pglogical_decoder>(with([](auto& o) { o.failover = true; }), g) == capability));
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) {
-                                                     o.snapshot = true;
-                                                     o.go_forward_only = false;
-                                                   }),
-                                                   w) == halt_reason::snapshot_unsupported));
-  // The table set is the decoder's: publications have no meaning here, and none is refused.
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.publications = {"pub"}; }), w) ==
-              halt_reason::config_invalid));
-  BOOST_TEST((refusal<replicant::pglogical_decoder>(with([](auto& o) { o.publications = {"pub"}; }), g) ==
-              halt_reason::config_invalid));
+  BOOST_TEST(
+      (refusal<replicant::wal2json_decoder>(with([](auto& o) { o.start = replicant::start::point_in_time_snapshot{}; }),
+                                            w) == halt_reason::snapshot_unsupported));
+  BOOST_TEST(
+      (refusal<replicant::pglogical_decoder>(with([](auto& o) { o.start = replicant::start::incremental_snapshot{}; }),
+                                             g) == halt_reason::snapshot_unsupported));
   BOOST_TEST((refusal<replicant::wal2json_decoder>(base_options(), replicant::wal2json_options{}) ==
               halt_reason::config_invalid));
   BOOST_TEST((refusal<replicant::pglogical_decoder>(base_options(), replicant::pglogical_options{}) ==
@@ -445,66 +453,48 @@ BOOST_AUTO_TEST_CASE(refuses_every_option_the_decoder_cannot_serve_before_connec
   auto bad_set = g;
   bad_set.replication_sets = {"no;such"};
   BOOST_TEST((refusal<replicant::pglogical_decoder>(base_options(), bad_set) == halt_reason::invalid_identifier));
-  // wal2json's own `messages` switch is the bare decoder's; in a pipeline the pipeline's decides.
-  auto own_messages = w;
-  own_messages.messages = true;
-  BOOST_TEST((refusal<replicant::wal2json_decoder>(base_options(), own_messages) == halt_reason::config_invalid));
   // The pipeline's other options are checked as for pgoutput.
   BOOST_TEST((refusal<replicant::wal2json_decoder>(with([](auto& o) { o.slot = "Bad Slot"; }), w) ==
               halt_reason::invalid_identifier));
   // And a pgoutput pipeline still needs its publications.
-  BOOST_TEST((refusal<replicant::pgoutput_decoder>(base_options()) == halt_reason::config_invalid));
+  BOOST_TEST((refusal<replicant::pgoutput_decoder>(base_options(), replicant::pgoutput_options{}) ==
+              halt_reason::config_invalid));
+  // Binary values cannot be reconciled by the incremental snapshot.
+  BOOST_TEST(
+      (refusal<replicant::pgoutput_decoder>(with([](auto& o) { o.start = replicant::start::incremental_snapshot{}; }),
+                                            replicant::pgoutput_options{.publications = {"pub"}, .binary = true}) ==
+       halt_reason::config_invalid));
 }
 
-// The options of a translating decoder: pgoutput's own are pipeline_options; the others redeclare
-// what their plugin cannot express as members that do not compile when set (tests/compile_fail
-// proves that), and keep the rest.
-static_assert(std::same_as<replicant::pipeline_options_for<replicant::pgoutput_decoder>, replicant::pipeline_options>);
-static_assert(
-    std::derived_from<replicant::pipeline_options_for<replicant::wal2json_decoder>, replicant::pipeline_options>);
-static_assert(std::same_as<decltype(replicant::pipeline_options_for<replicant::wal2json_decoder>::messages), bool>);
-static_assert(!std::same_as<decltype(replicant::pipeline_options_for<replicant::pglogical_decoder>::messages), bool>);
-static_assert(!std::same_as<decltype(replicant::pipeline_options_for<replicant::wal2json_decoder>::streaming), bool>);
-static_assert(!std::is_assignable_v<replicant::pipeline_options_for<replicant::wal2json_decoder>,
-                                    const replicant::pipeline_options&>);
-
-BOOST_AUTO_TEST_CASE(translated_options_keep_what_the_decoder_can_express) {
-  replicant::pipeline_options_for<replicant::wal2json_decoder> j;
-  j.slot = "orders_json";
-  j.messages = true;
-  j.max_inflight_bytes = 1234;
-  const auto full = replicant::detail::widen(j);
-  BOOST_TEST(full.slot == "orders_json");
-  BOOST_TEST(full.messages);
-  BOOST_TEST(full.max_inflight_bytes == 1234U);
-  BOOST_TEST(!full.streaming);
-
-  // Converted from a full set: what wal2json expresses is kept, what it cannot is carried over, so
-  // that the pipeline refuses it at start rather than dropping it (see the refusals above).
-  auto o = base_options();
-  o.messages = true;
-  o.streaming = true;
-  const auto carried = replicant::detail::widen(replicant::pipeline_options_for<replicant::wal2json_decoder>{o});
-  BOOST_TEST(carried.messages);
-  BOOST_TEST(carried.streaming);
-  const auto unset = replicant::detail::widen(replicant::pipeline_options_for<replicant::pglogical_decoder>{});
-  BOOST_TEST(!unset.messages);
-}
+// Each decoder's options hold only what its plugin can do.
+template <class Options>
+concept names_streaming = requires(Options o) {
+  o.streaming;
+};
+template <class Options>
+concept names_messages = requires(Options o) {
+  o.messages;
+};
+static_assert(names_streaming<replicant::pgoutput_options> && names_messages<replicant::pgoutput_options>);
+static_assert(!names_streaming<replicant::wal2json_options> && names_messages<replicant::wal2json_options>);
+static_assert(!names_streaming<replicant::pglogical_options> && !names_messages<replicant::pglogical_options>);
+static_assert(replicant::detail::is_decoder_options<replicant::pgoutput_options>);
 
 BOOST_AUTO_TEST_CASE(takes_the_decoder_or_its_options) {
-  // Both forms construct; nothing runs.
+  // Every form constructs; nothing runs.
   plain_sink sink;
   const auto o = base_options();
-  const replicant::pipeline_options_for<replicant::wal2json_decoder> j{o};
-  const replicant::pipeline_options_for<replicant::pglogical_decoder> l{o};
-  pipeline_of<replicant::wal2json_decoder> from_options{sink, wal2json_items(), j};
-  pipeline_of<replicant::wal2json_decoder> from_decoder{sink, replicant::wal2json_decoder{wal2json_items()}, j};
-  pipeline_of<replicant::pglogical_decoder> from_sets{sink, pglogical_default(), l};
-  pipeline_of<replicant::pgoutput_decoder> pgoutput{sink, replicant::pgoutput_decoder{}, o};
+  pipeline_of<replicant::wal2json_decoder> from_options{sink, wal2json_items(), o};
+  pipeline_of<replicant::wal2json_decoder> from_decoder{sink, replicant::wal2json_decoder{wal2json_items()}, o};
+  pipeline_of<replicant::pglogical_decoder> from_sets{sink, pglogical_default(), o};
+  pipeline_of<replicant::pgoutput_decoder> pgoutput{sink, replicant::pgoutput_options{.publications = {"pub"}}, o};
+  pipeline_of<replicant::pgoutput_decoder> with_policy{sink, replicant::pgoutput_options{.publications = {"pub"}},
+                                                       replicant::sink_owned_checkpoint{}, o};
   BOOST_TEST(!from_options.last_halt().has_value());
   BOOST_TEST(!from_decoder.last_halt().has_value());
   BOOST_TEST(!from_sets.last_halt().has_value());
   BOOST_TEST(!pgoutput.last_halt().has_value());
+  BOOST_TEST(!with_policy.last_halt().has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

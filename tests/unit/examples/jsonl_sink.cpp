@@ -228,7 +228,7 @@ BOOST_AUTO_TEST_CASE(parses_a_command_line_with_its_defaults) {
   const auto po = jsonl::pipeline_options_for(o);
   BOOST_TEST(po.slot == "s1");
   BOOST_TEST(po.create_slot);
-  BOOST_TEST(po.go_forward_only);
+  BOOST_TEST(std::holds_alternative<replicant::start::go_forward>(po.start));
   BOOST_TEST(po.conninfo == "fallback_application_name=replicant-jsonl-sink");
 }
 

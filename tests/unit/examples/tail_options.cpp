@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace tail = replicant::examples::tail;
@@ -148,10 +149,10 @@ BOOST_AUTO_TEST_CASE(parses_the_snapshot_options) {
 BOOST_AUTO_TEST_CASE(snapshot_and_go_forward_only_exclude_each_other) {
   auto p = parse({"--slot", "s", "--publication", "p", "--snapshot", "--go-forward-only"});
   BOOST_TEST_REQUIRE(!p);
-  BOOST_TEST((p.error().reason == halt_reason::conflicting_start_mode));
+  BOOST_TEST(p.error().code == replicant::errc::invalid_options);
   BOOST_TEST(tail::is_refusal(p.error()), "exit status 2: nothing started");
   const auto text = tail::describe(p.error());
-  BOOST_TEST(text.find("[conflicting_start_mode]") != std::string::npos, text);
+  BOOST_TEST(text.find("[invalid_options]") != std::string::npos, text);
   BOOST_TEST(text.find("--snapshot") != std::string::npos, text);
   BOOST_TEST(text.find("--go-forward-only") != std::string::npos, text);
 }
@@ -169,15 +170,15 @@ BOOST_AUTO_TEST_CASE(maps_snapshot_onto_the_pipeline_options) {
   BOOST_TEST_REQUIRE(static_cast<bool>(p));
   // No checkpoint yet: the slot is created with the snapshot.
   const auto fresh = tail::pipeline_options_for(*p);
-  BOOST_TEST((fresh.snapshot.mode() == replicant::snapshot_mode::point_in_time));
+  const auto* snapshot = std::get_if<replicant::start::point_in_time_snapshot>(&fresh.start);
+  BOOST_TEST_REQUIRE(snapshot != nullptr);
   BOOST_TEST(fresh.create_slot);
-  BOOST_TEST(!fresh.go_forward_only);
-  BOOST_TEST(fresh.snapshot_batch_rows == tail::snapshot_batch_rows);
+  BOOST_TEST(snapshot->batch_rows == tail::snapshot_batch_rows);
   BOOST_TEST(replicant::validate(fresh).has_value());
   // A checkpoint exists: the snapshot was taken by an earlier run. Resuming never creates the slot,
   // not even with --create-slot, since a slot made now would begin after a gap.
   const auto resuming = tail::pipeline_options_for(*p, true);
-  BOOST_TEST((resuming.snapshot.mode() == replicant::snapshot_mode::point_in_time));
+  BOOST_TEST(std::holds_alternative<replicant::start::point_in_time_snapshot>(resuming.start));
   BOOST_TEST(!resuming.create_slot);
   auto c = parse({"--slot", "s", "--publication", "p", "--snapshot", "--create-slot"});
   BOOST_TEST_REQUIRE(static_cast<bool>(c));
@@ -187,7 +188,7 @@ BOOST_AUTO_TEST_CASE(maps_snapshot_onto_the_pipeline_options) {
   // Without --snapshot nothing changes: --create-slot --go-forward-only creates, checkpoint or not.
   auto g = parse({"--slot", "s", "--publication", "p", "--create-slot", "--go-forward-only"});
   BOOST_TEST_REQUIRE(static_cast<bool>(g));
-  BOOST_TEST((tail::pipeline_options_for(*g, true).snapshot.mode() == replicant::snapshot_mode::none));
+  BOOST_TEST(std::holds_alternative<replicant::start::go_forward>(tail::pipeline_options_for(*g, true).start));
   BOOST_TEST(tail::pipeline_options_for(*g, true).create_slot);
 }
 
@@ -218,13 +219,15 @@ BOOST_AUTO_TEST_CASE(maps_onto_the_pipeline_options) {
   const auto o = tail::pipeline_options_for(*p);
   BOOST_TEST(o.conninfo == "host=/tmp dbname=app");
   BOOST_TEST(o.slot == "orders_1");
-  BOOST_TEST(o.publications == (std::vector<std::string>{"pub_a", "PubB"}));
   BOOST_TEST(o.create_slot);
-  BOOST_TEST(o.go_forward_only);
-  BOOST_TEST(o.protocol_version == 3U);
-  BOOST_TEST(o.messages);
+  BOOST_TEST(std::holds_alternative<replicant::start::go_forward>(o.start));
   BOOST_TEST((o.status_interval == std::chrono::seconds(5)));
   BOOST_TEST(replicant::validate(o).has_value());
+  const auto pg = tail::pgoutput_options_for(*p);
+  BOOST_TEST(pg.publications == (std::vector<std::string>{"pub_a", "PubB"}));
+  BOOST_TEST(pg.protocol_version == 3U);
+  BOOST_TEST(pg.messages);
+  BOOST_TEST(replicant::pgoutput_decoder{pg}.validate().has_value());
 
   // The defaults: libpq's PG* variables (the pipeline refuses an empty connection string, so the
   // program's name stands in), no slot creation, the highest protocol, no messages.
@@ -233,10 +236,9 @@ BOOST_AUTO_TEST_CASE(maps_onto_the_pipeline_options) {
   const auto od = tail::pipeline_options_for(*d);
   BOOST_TEST(od.conninfo == "fallback_application_name=replicant-tail");
   BOOST_TEST(!od.create_slot, "the pipeline's default is to create; replicant-tail's is not to");
-  BOOST_TEST(!od.go_forward_only);
-  BOOST_TEST(od.protocol_version == 0U);
-  BOOST_TEST(!od.messages);
-  BOOST_TEST((od.snapshot.mode() == replicant::snapshot_mode::none));
+  BOOST_TEST(std::holds_alternative<replicant::start::resume_only>(od.start));
+  BOOST_TEST(tail::pgoutput_options_for(*d).protocol_version == 0U);
+  BOOST_TEST(!tail::pgoutput_options_for(*d).messages);
   BOOST_TEST((od.status_interval == std::chrono::seconds(10)));
   BOOST_TEST(replicant::validate(od).has_value());
 }

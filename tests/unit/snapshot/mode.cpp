@@ -1,8 +1,8 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// The snapshot start mode of pipeline_options: its enum and the boolean spelling it keeps, and the
-// start-time checks of the incremental mode's settings.
+// The snapshot start modes: which sinks and checkpoint stores the incremental one can serve, and
+// which start modes read the existing rows.
 #include <replicant/pipeline/options.hpp>
 
 #define BOOST_TEST_MODULE replicant.unit.snapshot.mode
@@ -14,24 +14,7 @@
 #include <string>
 #include <type_traits>
 
-using replicant::halt_reason;
-using replicant::snapshot_mode;
-
 namespace {
-
-auto options() -> replicant::pipeline_options {
-  replicant::pipeline_options o;
-  o.conninfo = "dbname=x";
-  o.slot = "s";
-  o.publications = {"p"};
-  return o;
-}
-
-// A bool converts; an integer does not (it would silently pick a mode).
-static_assert(std::is_convertible_v<bool, replicant::snapshot_setting>);
-static_assert(std::is_convertible_v<snapshot_mode, replicant::snapshot_setting>);
-static_assert(!std::is_convertible_v<int, replicant::snapshot_setting>);
-static_assert(!std::is_convertible_v<replicant::snapshot_setting, bool>);  // explicit: `if (o.snapshot)` only
 
 struct progress_sink {
   auto checkpoint() -> replicant::result<std::optional<replicant::lsn>>;
@@ -68,42 +51,15 @@ static_assert(!replicant::progress_store<plain_store>);
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(snapshot_setting)
+BOOST_AUTO_TEST_SUITE(start_mode)
 
-BOOST_AUTO_TEST_CASE(keeps_the_boolean_spelling) {
-  auto o = options();
-  BOOST_TEST((o.snapshot.mode() == snapshot_mode::none));
-  BOOST_TEST(!o.snapshot);
-  o.snapshot = true;
-  BOOST_TEST((o.snapshot.mode() == snapshot_mode::point_in_time));
-  BOOST_TEST(static_cast<bool>(o.snapshot));
-  o.snapshot = snapshot_mode::incremental;
-  BOOST_TEST((o.snapshot == snapshot_mode::incremental));
-  o.snapshot = false;
-  BOOST_TEST((o.snapshot == snapshot_mode::none));
-}
-
-BOOST_AUTO_TEST_CASE(validates_the_incremental_settings) {
-  auto o = options();
-  o.snapshot = snapshot_mode::incremental;
-  BOOST_TEST(replicant::validate(o).has_value());
-  o.go_forward_only = true;
-  BOOST_TEST((replicant::validate(o).error().reason == halt_reason::conflicting_start_mode));
-  o.go_forward_only = false;
-  for (const auto broken : {+[](replicant::pipeline_options& p) { p.snapshot_chunk_rows = 0; },
-                            +[](replicant::pipeline_options& p) { p.snapshot_max_pending_chunks = 0; },
-                            +[](replicant::pipeline_options& p) { p.binary = true; }}) {
-    auto b = o;
-    broken(b);
-    BOOST_TEST((replicant::validate(b).error().reason == halt_reason::config_invalid));
-  }
-  // The point-in-time mode ignores the chunk settings, and may stream binary values.
-  o.snapshot = snapshot_mode::point_in_time;
-  o.snapshot_chunk_rows = 0;
-  o.binary = true;
-  BOOST_TEST(replicant::validate(o).has_value());
-  o.snapshot_batch_rows = 0;
-  BOOST_TEST((replicant::validate(o).error().reason == halt_reason::config_invalid));
+// The incremental snapshot's needs of a sink and a store are decided at compile time (above); a
+// start mode's settings at start (unit/pipeline/options.cpp).
+BOOST_AUTO_TEST_CASE(the_snapshot_modes_are_told_apart_from_the_others) {
+  BOOST_TEST(replicant::takes_snapshot(replicant::start::point_in_time_snapshot{}));
+  BOOST_TEST(replicant::takes_snapshot(replicant::start::incremental_snapshot{}));
+  BOOST_TEST(!replicant::takes_snapshot(replicant::start::go_forward{}));
+  BOOST_TEST(!replicant::takes_snapshot(replicant::start::resume_only{}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -232,7 +232,7 @@ inline auto pglogical_decoder::start_options() const -> result<std::string> {
   return out;
 }
 
-inline auto pglogical_decoder::validate(const plugin_settings&) const noexcept -> halt_or<void> {
+inline auto pglogical_decoder::validate() const noexcept -> halt_or<void> {
   if (options_.replication_sets.empty()) return refuse(halt_reason::config_invalid);
   for (const std::string& set : options_.replication_sets) {
     if (!identifier::validate(set)) return refuse(halt_reason::invalid_identifier);

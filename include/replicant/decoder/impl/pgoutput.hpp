@@ -12,6 +12,7 @@
 // what makes malformed input a decode_failure rather than a protocol_violation, and what leaves the
 // decoder untouched after any failure.
 
+#include <replicant/core/identifier.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 
 #include <algorithm>
@@ -478,8 +479,22 @@ inline auto pgoutput_decoder::decode_two_phase(std::uint8_t type, detail::byte_r
   return {};
 }
 
+inline auto pgoutput_decoder::validate() const noexcept -> halt_or<void> {
+  const pgoutput_options& o = options_;
+  if (o.publications.empty()) return refuse(halt_reason::config_invalid);
+  for (const auto& p : o.publications) {
+    if (!identifier::validate(p)) return refuse(halt_reason::invalid_identifier);
+  }
+  const bool chosen = o.protocol_version != 0;
+  if (o.protocol_version > 4 || (o.streaming && chosen && o.protocol_version < 2) ||
+      (o.two_phase && chosen && o.protocol_version < 3)) {
+    return refuse(halt_reason::config_invalid);
+  }
+  return {};
+}
+
 inline auto pgoutput_decoder::negotiate(const decoder_context& ctx) const -> result<start_request> {
-  const plugin_settings& o = ctx.settings;
+  const pgoutput_options& o = options_;
   start_request r;
   // The highest protocol the server speaks, unless one was asked for: 4 (parallel streaming) on
   // 16 and later, 3 (two-phase) on 15.

@@ -69,10 +69,8 @@ inline auto wal2json_decoder::build_start_options(bool numeric_as_string) const 
   return out;
 }
 
-inline auto wal2json_decoder::validate(const plugin_settings& o) const noexcept -> halt_or<void> {
+inline auto wal2json_decoder::validate() const noexcept -> halt_or<void> {
   if (options_.tables.empty() || options_.schema_check_interval.count() < 0) return refuse(halt_reason::config_invalid);
-  // The pipeline's own switch decides; a second one here could only disagree with it.
-  if (options_.messages && !o.messages) return refuse(halt_reason::config_invalid);
   for (const table_name& t : options_.tables) {
     if (!identifier::validate(t.schema) || !identifier::validate(t.name)) {
       return refuse(halt_reason::invalid_identifier);

@@ -25,6 +25,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -101,7 +102,7 @@ inline auto parse_attnums(std::string_view text) -> std::optional<std::vector<in
 }
 
 // `IN (...)` of the requested publication names (validated identifiers, so quoting cannot fail).
-inline auto publication_name_list(const std::vector<std::string>& publications) -> std::string {
+inline auto publication_name_list(std::span<const std::string> publications) -> std::string {
   std::string out;
   for (const auto& p : publications) {
     if (!out.empty()) out += ", ";
@@ -113,8 +114,7 @@ inline auto publication_name_list(const std::vector<std::string>& publications) 
 // One query for all of it, seven text columns per row: 'p' rows carry a publication's flags, 'r'
 // rows a relation of its explicit list, 's' rows a schema of its list. Catalog objects are
 // schema-qualified so that a hostile search_path cannot substitute them.
-inline auto publication_definition_query(const std::vector<std::string>& publications, int server_version)
-    -> std::string {
+inline auto publication_definition_query(std::span<const std::string> publications, int server_version) -> std::string {
   const std::string in = publication_name_list(publications);
   const std::string generated = server_version >= 180000 ? "p.pubgencols::text" : "'n'";
   return "SELECT 'p', p.pubname::text, pg_catalog.concat(p.puballtables::int, p.pubinsert::int, p.pubupdate::int,"
@@ -184,7 +184,7 @@ inline auto parse_publication_definitions(const pq::query_result& rows) -> resul
 }
 
 // Reads the definitions of @p publications on @p conn (a walsender or an ordinary session).
-inline auto read_publication_definitions(pq::connection& conn, const std::vector<std::string>& publications)
+inline auto read_publication_definitions(pq::connection& conn, std::span<const std::string> publications)
     -> result<publication_definitions> {
   auto rows = conn.exec(publication_definition_query(publications, conn.server_version()));
   if (!rows) return unexpected(rows.error());
@@ -238,7 +238,7 @@ inline auto find_narrowings(const publication_definitions& before, const publica
 // Whether a removed relation or schema is a real narrowing: it still exists and, for a relation,
 // none of @p publications publishes it any more by another route (a schema, FOR ALL TABLES, another
 // publication). A query failure is returned as such.
-inline auto still_narrowed(pq::connection& conn, const narrowing& n, const std::vector<std::string>& publications)
+inline auto still_narrowed(pq::connection& conn, const narrowing& n, std::span<const std::string> publications)
     -> result<bool> {
   std::string sql;
   if (n.kind == narrowing_kind::schema_removed) {
@@ -267,7 +267,7 @@ inline auto still_narrowed(pq::connection& conn, const narrowing& n, const std::
  * baseline, so that a later narrowing of what was added is noticed too. An error is a failed
  * query, left to the next check.
  */
-inline auto check_publication_definitions(pq::connection& conn, const std::vector<std::string>& publications,
+inline auto check_publication_definitions(pq::connection& conn, std::span<const std::string> publications,
                                           publication_definitions& baseline) -> result<std::optional<halt>> {
   auto now = read_publication_definitions(conn, publications);
   if (!now) return unexpected(now.error());

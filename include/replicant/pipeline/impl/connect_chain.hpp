@@ -41,13 +41,14 @@ auto pipeline<D, C, S, Sink>::adopt_halt(session& s) -> bool {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::publications_exist(pq::connection& conn) -> result<bool> {
   std::string pubs;
-  for (const auto& p : options_.publications) {
+  const plugin_settings asked = plugin();
+  for (const auto& p : asked.publications) {
     if (!pubs.empty()) pubs += ", ";
     pubs += quote_literal(p).value();
   }
   auto found = conn.exec("SELECT count(DISTINCT pubname) FROM pg_publication WHERE pubname IN (" + pubs + ")");
   if (!found) return unexpected(found.error());
-  std::vector<std::string_view> names(options_.publications.begin(), options_.publications.end());
+  std::vector<std::string_view> names(asked.publications.begin(), asked.publications.end());
   std::sort(names.begin(), names.end());
   const auto distinct = static_cast<std::int64_t>(std::unique(names.begin(), names.end()) - names.begin());
   return detail::read_int(found->get(0, 0)).value_or(-1) == distinct;
@@ -90,9 +91,9 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
       return {};
     };
     snapshot_options so;
-    so.batch_rows = options_.snapshot_batch_rows;
+    so.batch_rows = start_as<start::point_in_time_snapshot>()->batch_rows;
     so.cancel_fd = stop_fd_;
-    auto summary = read_point_in_time_snapshot(*conn, exported, options_.publications, deliver, so);
+    auto summary = read_point_in_time_snapshot(*conn, exported, plugin().publications, deliver, so);
     if (!summary) {
       if (sink_error) return failed(halt_reason::sink_failed, *sink_error);
       if (summary.error() == errc::publication_missing) return failed(halt_reason::publication_missing, {});
@@ -150,7 +151,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   identity.xlogpos = parse_lsn(ident->get(0, 2)).value_or(lsn{});
   identity.database = std::string{ident->get(0, 3)};
   if constexpr (detail::has_handle_session_identity<Sink>) {
-    const session_context ctx{options_.slot, options_.publications};
+    const session_context ctx{options_.slot, plugin().publications};
     if (auto verdict = sink_.handle_session_identity(identity, ctx); !verdict) {
       emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
                                                                         halt_reason::session_identity_rejected);
@@ -170,11 +171,11 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     halt_with(detail::to_halt(halt_reason::failover_unsupported, make_error_code(errc::unsupported_server)));
     return fail(errc::halted);
   }
-  if (options_.origin && s.server_version < 160000) {
+  if (plugin().origin && s.server_version < 160000) {
     halt_with(detail::to_halt(halt_reason::origin_unsupported, make_error_code(errc::unsupported_server)));
     return fail(errc::halted);
   }
-  if (options_.failover && options_.two_phase && s.server_version < 180000) {
+  if (options_.failover && plugin().two_phase && s.server_version < 180000) {
     // PostgreSQL 17 creates such a slot, but its slot sync leaves two_phase_at behind: after a
     // failover a transaction prepared before that point could be skipped. 18 syncs it.
     halt_with(detail::to_halt(halt_reason::two_phase_failover_conflict, make_error_code(errc::unsupported_server)));
@@ -257,14 +258,14 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     // reconnect compares with what the first session began with, and halts as the check would.
     if (options_.publication_check_interval.count() > 0) {
       if (s.publications) {
-        auto changed = detail::check_publication_definitions(conn, options_.publications, *s.publications);
+        auto changed = detail::check_publication_definitions(conn, plugin().publications, *s.publications);
         if (!changed) return server_failed(changed.error());
         if (*changed) {
           halt_with(std::move(**changed));
           return fail(errc::halted);
         }
       } else {
-        auto defined = detail::read_publication_definitions(conn, options_.publications);
+        auto defined = detail::read_publication_definitions(conn, plugin().publications);
         if (!defined) return server_failed(defined.error());
         s.publications = std::move(*defined);
       }
@@ -299,13 +300,13 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     return fail(errc::halted);
   }
   if (checkpoint_) resumed_from_.store(checkpoint_->value());
-  if (!checkpoint_ && !options_.go_forward_only && !options_.snapshot) {
+  if (!checkpoint_ && start_as<start::resume_only>() != nullptr) {
     halt_with(detail::to_halt(halt_reason::go_forward_required));
     return fail(errc::halted);
   }
   // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
   // interrupted snapshot leaves behind, and its exported snapshot is gone.
-  const bool take_snapshot = !checkpoint_ && options_.snapshot.mode() == snapshot_mode::point_in_time;
+  const bool take_snapshot = !checkpoint_ && start_as<start::point_in_time_snapshot>() != nullptr;
   if (take_snapshot && slot_exists) {
     halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
     return fail(errc::halted);
@@ -334,7 +335,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
     std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL " + std::string{D::plugin_name} +
                          " (SNAPSHOT '" + (take_snapshot ? "export" : "nothing") + "'";
     if (options_.failover) create += ", FAILOVER";
-    if (options_.two_phase) create += ", TWO_PHASE";
+    if (plugin().two_phase) create += ", TWO_PHASE";
     create += ")";
     auto created = conn.exec(create);
     if (!created) {
@@ -386,7 +387,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
 
   // START_REPLICATION with what the decoder asks of this server (pgoutput: the highest protocol the
   // server speaks, or the one asked for).
-  const decoder_context ctx{s.server_version, plugin_settings_of(options_)};
+  const decoder_context ctx{s.server_version};
   auto request = decoder_.negotiate(ctx);
   if (!request) {
     halt_with(detail::to_halt(halt_reason::config_invalid, request.error()));
@@ -395,14 +396,14 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   s.protocol = request->protocol.version;
   s.streaming = request->protocol.streaming;
   // The incremental snapshot's watermarks are logical messages (only pgoutput serves that mode).
-  if (options_.snapshot.mode() == snapshot_mode::incremental && !options_.messages) {
+  if (start_as<start::incremental_snapshot>() != nullptr && !plugin().messages) {
     request->options += ", messages 'true'";
   }
   // The server starts after the greater of this position and the slot's acknowledged one. The
   // checkpoint saves re-sending what the sink has; with two-phase decoding it may lie past the
   // PREPARE of a transaction still outstanding, whose changes would then never be sent again, so
   // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
-  const lsn start_at = options_.two_phase ? lsn{} : checkpoint_.value_or(lsn{});
+  const lsn start_at = plugin().two_phase ? lsn{} : checkpoint_.value_or(lsn{});
   const auto start_command = [&](const std::string& plugin_options) {
     return "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) + " (" + plugin_options + ")";
   };

@@ -91,7 +91,7 @@ struct pipeline<D, C, S, Sink>::applier {
     p.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
                                                               telemetry::keys::change_count = t.change_count(),
                                                               telemetry::keys::byte_size = bytes);
-    if (p.options_.messages) {
+    if (p.plugin().messages) {
       for (const auto& m : t.messages()) report(m);  // they ride the transaction
     }
     return checked(s.delivery.deliver(ctx, std::move(t)));
@@ -106,7 +106,7 @@ struct pipeline<D, C, S, Sink>::applier {
 
   auto operator()(const logical_message& m) -> result<void> {
     if constexpr (detail::has_handle_message<Sink>) {
-      if (!p.options_.messages) return {};
+      if (!p.plugin().messages) return {};
       report(m);
       // The sink sees events in commit order: what is held goes first.
       if (auto r = flush(); !r) return r;

@@ -74,7 +74,8 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
   incremental_.worker.reset();
   incremental_.reconciler.reset();
-  if (options_.snapshot.mode() != snapshot_mode::incremental) return {};
+  const auto* mode = start_as<start::incremental_snapshot>();
+  if (mode == nullptr) return {};
   if constexpr (!detail::supports_incremental_snapshot<Sink, C>) {
     static_cast<void>(s);
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
@@ -102,10 +103,10 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
     copts.timeout = options_.connect_timeout;
     copts.cancel_fd = stop_fd_;
     incremental_snapshot_options reading;
-    reading.chunk_rows = options_.snapshot_chunk_rows;
+    reading.chunk_rows = mode->chunk_rows;
     std::string sqlstate;
-    auto worker = detail::incremental_worker::open(options_.conninfo, copts, options_.publications, reading,
-                                                options_.snapshot_max_pending_chunks, sqlstate);
+    auto worker = detail::incremental_worker::open(options_.conninfo, copts, plugin().publications, reading,
+                                                   mode->max_pending_chunks, sqlstate);
     if (!worker) {
       const std::error_code ec = worker.error();
       if (ec == errc::cancelled || stopping_.load()) return fail(errc::cancelled);
@@ -249,7 +250,7 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::snapshot_w
     const relation_info& relation = *chunk->relation;
     const table_name table{relation.schema, relation.table};
     // "Touched heavily": more than half a full chunk's rows changed while it was open.
-    const std::size_t drop_cap = std::max<std::size_t>(1, options_.snapshot_chunk_rows / 2);
+    const std::size_t drop_cap = std::max<std::size_t>(1, start_as<start::incremental_snapshot>()->chunk_rows / 2);
     const auto outcome = incremental_.reconciler->reconcile(w, *chunk, drop_cap);
     if (outcome.contended) {
       // The budget is the chunk's, across reconnects (which re-read it without spending any).

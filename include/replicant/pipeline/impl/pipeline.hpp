@@ -190,13 +190,13 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
 };
 
 template <class D, class C, class S, class Sink>
-pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, options_type options,
+pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, pipeline_options options,
                                   telemetry::dispatcher* events)
     : sink_(sink),
       policy_(std::move(checkpoint)),
       spill_(std::move(spill)),
       decoder_(std::move(decoder)),
-      options_(detail::widen(std::move(options))),
+      options_(std::move(options)),
       events_(events) {
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -319,25 +319,29 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
                           : std::error_code{};
 }
 
-// The options, and what the decoder can serve of them: everything is refused before connecting.
+// The pipeline's options, the decoder's, and how they combine: everything is refused before
+// connecting. A decoder's settings beyond its declared capabilities are refused too (a user's
+// decoder could claim them; the engine must not ask a plugin for what it said it cannot do).
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::validate_options() const -> halt_or<void> {
   constexpr decoder_capabilities can = D::capabilities;
-  if constexpr (can.publications) {
-    if (auto v = validate(options_); !v) return v;
-  } else {
-    // This decoder's table set is in its own options: publications here would be ignored.
-    if (!options_.publications.empty()) return refuse(halt_reason::config_invalid);
-    if (auto v = detail::validate_without_publications(options_); !v) return v;
-  }
-  if ((options_.streaming && !can.streaming) || (options_.two_phase && !can.two_phase) ||
-      (options_.failover && !can.failover) || (options_.messages && !can.messages) ||
-      (options_.origin && !can.origin_filter) || (options_.binary && !can.binary) ||
-      (options_.protocol_version != 0 && !can.protocol_version)) {
+  if (auto v = validate(options_); !v) return v;
+  if (auto v = decoder_.validate(); !v) return v;
+  const plugin_settings asked = plugin();
+  if ((asked.streaming && !can.streaming) || (asked.two_phase && !can.two_phase) ||
+      (options_.failover && !can.failover) || (asked.messages && !can.messages) ||
+      (asked.origin && !can.origin_filter) || (asked.binary && !can.binary) ||
+      (asked.protocol_version != 0 && !can.protocol_version) || (!asked.publications.empty() && !can.publications)) {
     return refuse(halt_reason::decoder_capability_unsupported);
   }
-  if (options_.snapshot && !can.snapshot) return refuse(halt_reason::snapshot_unsupported);
-  return decoder_.validate(plugin_settings_of(options_));
+  if (takes_snapshot(options_.start) && !can.snapshot) return refuse(halt_reason::snapshot_unsupported);
+  // With streaming, the bound on transactions held in progress; incremental chunks are reconciled
+  // with the stream by comparing key text, which binary values do not have.
+  if ((asked.streaming && options_.max_concurrent_txns == 0) ||
+      (start_as<start::incremental_snapshot>() != nullptr && asked.binary)) {
+    return refuse(halt_reason::config_invalid);
+  }
+  return {};
 }
 
 template <class D, class C, class S, class Sink>
@@ -354,16 +358,16 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     halt_with(detail::to_halt(halt_reason::config_invalid));
     return;
   }
-  if (options_.messages && !detail::has_handle_message<Sink>) {
+  if (plugin().messages && !detail::has_handle_message<Sink>) {
     halt_with(detail::to_halt(halt_reason::messages_unsupported));
     return;
   }
-  if (options_.snapshot.mode() == snapshot_mode::point_in_time &&
+  if (start_as<start::point_in_time_snapshot>() != nullptr &&
       !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
     return;
   }
-  if (options_.snapshot.mode() == snapshot_mode::incremental && !detail::supports_incremental_snapshot<Sink, C>) {
+  if (start_as<start::incremental_snapshot>() != nullptr && !detail::supports_incremental_snapshot<Sink, C>) {
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
     return;
   }

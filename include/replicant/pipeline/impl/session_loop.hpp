@@ -250,7 +250,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     // Only on a probe connection that just answered: one that failed is left to the next check, so
     // that a silent network costs one command timeout per check, not two.
     if (!s.publications || !p.probe_) return;
-    auto changed = detail::check_publication_definitions(*p.probe_, p.options_.publications, *s.publications);
+    auto changed = detail::check_publication_definitions(*p.probe_, p.plugin().publications, *s.publications);
     if (!changed) {
       p.probe_.reset();  // a failed check is left to the next one
     } else if (*changed) {
