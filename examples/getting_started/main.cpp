@@ -34,6 +34,9 @@
 
 #include <boost/hana/define_struct.hpp>
 
+#include <range/v3/view/filter.hpp>
+#include <range/v3/view/transform.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -48,7 +51,6 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -189,13 +191,14 @@ class mirror_sink {
       if (!seen.unchanged.empty()) ops += " leaving out " + join(seen.unchanged);
       changes.push_back(std::move(seen));
     }
-    // The same changes seen through a typed view, composed with std::views like any range (range-v3's
-    // views work alike): the name of every item inserted or updated, mapped onto `item`.
+    // The same changes seen through a typed view, composed with range-v3's views like any range
+    // (std::views work alike, with a toolchain that compiles them; Clang 14 with libstdc++ 12 does
+    // not): the name of every item inserted or updated, mapped onto `item`.
     std::vector<std::string> names;
     const replicant::table_ref items{"public", table_};
     for (auto&& name : replicant::rows<item>(txn, items) |
-                           std::views::filter([](const auto& row) { return row.has_value(); }) |
-                           std::views::transform([](auto&& row) { return std::move(row->name); })) {
+                           ranges::views::filter([](const auto& row) { return row.has_value(); }) |
+                           ranges::views::transform([](auto&& row) { return std::move(row->name); })) {
       names.push_back(std::move(name));
     }
     // A transaction spilled to disk (under disk_spill) whose file cannot be read back ends the loops

@@ -11,6 +11,7 @@
 
 #include "archetypes/spill_policy.hpp"
 #include "support/spill_fixture.hpp"
+#include "support/std_views.hpp"
 #include "support/transaction_collector.hpp"
 #include "unit/docs_support.hpp"
 
@@ -38,6 +39,8 @@
 
 namespace pg = replicant::test;
 
+// Where the toolchain cannot compile std::views (support/std_views.hpp) the snippet is not compiled.
+#if REPLICANT_TEST_STD_RANGES
 //[ranges_pipelines
 // The tables a transaction inserted into, with std::views; the same with range-v3's views.
 auto tables_inserted_into(const replicant::transaction& txn) -> std::vector<std::string_view> {
@@ -53,6 +56,7 @@ auto tables_inserted_into(const replicant::transaction& txn) -> std::vector<std:
   return tables;
 }
 //]
+#endif
 
 //[ranges_sink
 struct order {
@@ -137,12 +141,14 @@ BOOST_AUTO_TEST_CASE(the_page_quotes_its_compiled_snippets) {
   docs_support::require_quoted(docs_support::read_text(__FILE__), "docs/ranges.md");
 }
 
+#if REPLICANT_TEST_STD_RANGES
 BOOST_AUTO_TEST_CASE(the_pipelines_of_both_libraries_agree) {
   const auto t = orders_transaction(3);
   const auto tables = tables_inserted_into(t);
   BOOST_TEST(tables == (std::vector<std::string_view>{"orders", "orders", "orders", "orders", "orders", "orders"}),
              boost::test_tools::per_element());
 }
+#endif
 
 BOOST_AUTO_TEST_CASE(the_sink_stores_a_transaction_in_memory_or_spilled) {
   for (const bool spill : {false, true}) {

@@ -15,6 +15,10 @@
 #include <replicant/model/mapping.hpp>
 #include <replicant/model/transaction.hpp>
 
+#include <range/v3/range/access.hpp>
+#include <range/v3/range/concepts.hpp>
+#include <range/v3/range/primitives.hpp>
+#include <range/v3/range/traits.hpp>
 #include <range/v3/range_fwd.hpp>
 
 #include <concepts>
@@ -38,14 +42,17 @@ enum class row_side {
   deleted,
 };
 
+// The typed views are built on range-v3's concepts and accessors, not std::ranges': both see the
+// same ranges, and range-v3's also compile where the standard library's do not (Clang 14 with
+// libstdc++ 12 cannot instantiate std::ranges::begin of any range).
 namespace detail {
 
 /// A view of changes a typed view can read: a semiregular view (as range-v3 asks) whose elements
 /// are `const change&`, with begin() and end() of one type, also when const.
 template <class V>
-concept change_view = std::ranges::view<V> && std::semiregular<V> && std::ranges::common_range<const V> &&
-                      std::ranges::input_range<const V> &&
-                      std::same_as<std::ranges::range_reference_t<const V>, const change&>;
+concept change_view = ::ranges::view_<V> && std::semiregular<V> && ::ranges::common_range<const V> &&
+                      ::ranges::input_range<const V> &&
+                      std::same_as<::ranges::range_reference_t<const V>, const change&>;
 
 /// What a typed view reads from @p source: a transaction's changes(), a view of changes as it is
 /// (a change_range, a snapshot_batch), or a contiguous range of changes through a span.
@@ -57,7 +64,7 @@ auto changes_of(Source&& source) noexcept {
   } else if constexpr (change_view<plain>) {
     return plain{source};
   } else {
-    return std::span<const change>{std::ranges::data(source), std::ranges::size(source)};
+    return std::span<const change>{::ranges::data(source), ::ranges::size(source)};
   }
 }
 
@@ -68,8 +75,8 @@ concept change_source =
     change_view<std::remove_cvref_t<Source>> ||
     (std::is_lvalue_reference_v<Source> &&
      (std::same_as<std::remove_cvref_t<Source>, transaction> ||
-      (std::ranges::contiguous_range<Source> && std::ranges::sized_range<Source> &&
-       std::same_as<std::remove_cv_t<std::ranges::range_value_t<Source>>, change>)));
+      (::ranges::contiguous_range<Source> && ::ranges::sized_range<Source> &&
+       std::same_as<std::remove_cv_t<::ranges::range_value_t<Source>>, change>)));
 
 }  // namespace detail
 
@@ -105,7 +112,7 @@ class table_rows_view : public std::ranges::view_base, public ::ranges::view_bas
     using reference = mapping_result<T>;
     using difference_type = std::ptrdiff_t;
     using iterator_concept =
-        std::conditional_t<std::ranges::forward_range<const V>, std::forward_iterator_tag, std::input_iterator_tag>;
+        std::conditional_t<::ranges::forward_range<const V>, std::forward_iterator_tag, std::input_iterator_tag>;
     using iterator_category = std::input_iterator_tag;  // its reference is no reference: no more for C++17
     ///@}
 
@@ -124,7 +131,7 @@ class table_rows_view : public std::ranges::view_base, public ::ranges::view_bas
     }
     /// Moves to the next row: returns the iterator before, when the view is forward.
     auto operator++(int) {
-      if constexpr (std::ranges::forward_range<const V>) {
+      if constexpr (::ranges::forward_range<const V>) {
         auto before = *this;
         ++*this;
         return before;
@@ -137,12 +144,12 @@ class table_rows_view : public std::ranges::view_base, public ::ranges::view_bas
 
    private:
     friend class table_rows_view;
-    using base_iterator = std::ranges::iterator_t<const V>;
+    using base_iterator = ::ranges::iterator_t<const V>;
     iterator(const table_rows_view* view, base_iterator at) : view_(view), at_(std::move(at)) { skip(); }
 
     // Moves on to the next change this view yields (or the end).
     auto skip() -> void {
-      const auto end = std::ranges::end(view_->base_);
+      const auto end = ::ranges::end(view_->base_);
       while (at_ != end && !view_->yields(*at_)) ++at_;
     }
 
@@ -156,9 +163,9 @@ class table_rows_view : public std::ranges::view_base, public ::ranges::view_bas
   table_rows_view(V base, table_ref table) : base_(std::move(base)), table_(table) {}
 
   /// The first row of the table (reading spilled changes up to it).
-  [[nodiscard]] auto begin() const -> iterator { return iterator{this, std::ranges::begin(base_)}; }
+  [[nodiscard]] auto begin() const -> iterator { return iterator{this, ::ranges::begin(base_)}; }
   /// Past the last change.
-  [[nodiscard]] auto end() const -> iterator { return iterator{this, std::ranges::end(base_)}; }
+  [[nodiscard]] auto end() const -> iterator { return iterator{this, ::ranges::end(base_)}; }
   /// The table whose rows it yields.
   [[nodiscard]] auto table() const noexcept -> table_ref { return table_; }
   /// The changes it reads.
