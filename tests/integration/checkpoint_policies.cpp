@@ -405,15 +405,15 @@ BOOST_AUTO_TEST_CASE(delivers_bounded_batches_in_commit_order_and_drains_on_stop
   BOOST_TEST(distinct(commits));
   BOOST_TEST(f.confirmed_flush() > commits.back());
   BOOST_TEST(events.count("replicant.sink.batch_committed") == 3U);
-  BOOST_TEST(events.count("kind=batch_full") == 2U);
-  BOOST_TEST(events.count("kind=batch_drain") == 1U);
+  BOOST_TEST(events.count("reason=batch_full") == 2U);
+  BOOST_TEST(events.count("reason=batch_drain") == 1U);
 
   insert_each(f, 8, 1);
   running<batch_pipeline> r{sink, f.pgoutput, replicant::sink_owned_batches{.max_transactions = 3, .max_delay = 100ms},
                             f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(rec.wait_for(8));
   BOOST_TEST(distinct(rec.snapshot()));
-  BOOST_TEST(events.contains("kind=batch_timer"));
+  BOOST_TEST(events.contains("reason=batch_timer"));
   BOOST_TEST(!r.stop());
 }
 

@@ -79,7 +79,6 @@ auto documented_defaults() -> std::map<std::string, std::string> {
   BOOST_TEST_REQUIRE(o.conninfo.empty());
   BOOST_TEST_REQUIRE(o.slot.empty());
   BOOST_TEST_REQUIRE(std::holds_alternative<replicant::start::resume_only>(o.start));
-  const auto overload = o.overload == replicant::overload_policy::pace ? "pace" : "halt";
   return {
       {"conninfo", "—"},
       {"slot", "—"},
@@ -88,7 +87,7 @@ auto documented_defaults() -> std::map<std::string, std::string> {
       {"failover", flag(o.failover)},
       {"max_concurrent_txns", count(o.max_concurrent_txns)},
       {"max_inflight_bytes", bytes(o.max_inflight_bytes)},
-      {"overload", code(overload)},
+      {"max_wal_lag", bytes(o.max_wal_lag)},
       {"receive_low_water_bytes", bytes(o.receive_low_water_bytes)},
       {"receive_max_delay", span(o.receive_max_delay)},
       {"publication_check_interval", span(o.publication_check_interval)},

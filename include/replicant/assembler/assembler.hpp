@@ -70,6 +70,8 @@ struct stream_abort_event {
   transaction_id subxid = 0;
   /// Number of changes dropped.
   std::size_t dropped_changes = 0;
+  /// Bytes of change data dropped (row images held in memory, and their spilled records).
+  std::uint64_t dropped_bytes = 0;
 };
 
 /**
@@ -354,6 +356,14 @@ class assembler {
   }
 
   // Removes the part of a streamed transaction that belongs to subtransaction subxid.
+  // The change data a transaction holds: its resident row images and its spilled records. (Its
+  // arena is not a measure here: cutting a subtransaction does not shrink it.)
+  static auto held_bytes(const transaction& t) noexcept -> std::uint64_t {
+    std::uint64_t bytes = t.spilled_bytes();
+    for (const change& c : t.changes_) bytes += c.record_tuple().wire().size() + c.old_tuple().wire().size();
+    return bytes;
+  }
+
   static auto cut_subtransaction(open_txn& o, transaction_id subxid) -> result<std::size_t> {
     const auto first_change = static_cast<std::size_t>(
         std::find(o.change_xids.begin(), o.change_xids.end(), subxid) - o.change_xids.begin());
@@ -537,16 +547,19 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
         } else if constexpr (std::is_same_v<M, stream_abort_message>) {
           auto it = streams_.find(m.xid);
-          stream_abort_event e{m.xid, m.subxid, 0};
+          stream_abort_event e{m.xid, m.subxid, 0, 0};
           if (it != streams_.end()) {
             if (m.subxid == m.xid) {
               e.dropped_changes = it->second.txn.change_count();
+              e.dropped_bytes = it->second.txn.byte_size() + it->second.txn.spilled_bytes();
               recycle(std::move(it->second.txn));
               streams_.erase(it);
             } else {
+              const auto held = held_bytes(it->second.txn);
               auto cut = cut_subtransaction(it->second, m.subxid);
               if (!cut) return unexpected(cut.error());
               e.dropped_changes = *cut;
+              e.dropped_bytes = held - held_bytes(it->second.txn);
             }
           }
           return handler(std::as_const(e));

@@ -126,7 +126,7 @@ struct sink_owned_batches {
       for (const auto& t : batch_) changes += t.change_count();
       ctx.template emit<telemetry::events::sink_batch_committed>(
           telemetry::keys::duration = took, telemetry::keys::commit_lsn = last, telemetry::keys::change_count = changes,
-          telemetry::keys::kind = why);
+          telemetry::keys::reason = why);
       ctx.persisted(last, batch_.back().end_lsn());
       for (auto& t : batch_) ctx.release(std::move(t));
       batch_.clear();

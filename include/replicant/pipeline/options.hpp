@@ -20,18 +20,6 @@
 
 namespace replicant {
 
-/// What the pipeline does when the sink falls behind: the sink holds the stream back (nothing is
-/// read while it runs), or the held transactions fill the resident budget (`max_inflight_bytes`).
-enum class overload_policy {
-  /// Stop reading the socket: TCP pushes back on the walsender, which waits. Status updates keep
-  /// going, so `wal_sender_timeout` never fires. The default.
-  pace,
-  /// Halt fail-closed with `sink_too_slow` once, while input waits unread, the server's WAL runs
-  /// more than `max_inflight_bytes` past the durable position (checked every status interval, at
-  /// most every second), or the held transactions fill the budget; the halt reports the lag.
-  halt,
-};
-
 /**
  * How a pipeline starts when it has no checkpoint yet: one value of @ref start_mode, each
  * alternative carrying its own settings, so that two start modes cannot be asked for at once (see
@@ -143,10 +131,19 @@ struct pipeline_options {
   std::size_t max_concurrent_txns = 64;
 
   /// Bytes held in the process (transactions being assembled, and what the checkpoint policy holds,
-  /// such as a batch).
+  /// such as a batch). When it is full the pipeline stops reading the socket: TCP pushes back on
+  /// the walsender, which waits, and status updates keep going, so `wal_sender_timeout` never fires.
   std::size_t max_inflight_bytes = 64U * 1024U * 1024U;
-  /// What to do when that budget is full.
-  overload_policy overload = overload_policy::pace;
+  /**
+   * The WAL-lag bound, in bytes: how far the server's WAL may run past the durable position while
+   * the sink holds the stream back (input waits unread between two transactions). Past it the
+   * pipeline halts fail-closed with `sink_too_slow` and the lag; at half of it, it emits
+   * `replicant.sink.lagging` (once each time the lag crosses half). Pacing keeps memory bounded,
+   * but a sink that is chronically slower than the server makes the slot hold ever more WAL on
+   * the server: this is the alarm for that. Checked every status interval, at most every second,
+   * on the pipeline's ordinary connection. 0: no bound.
+   */
+  std::size_t max_wal_lag = 64U * 1024U * 1024U;
 
   /// On TCP, let the session thread sleep until this many bytes have arrived (`SO_RCVLOWAT`), so
   /// that one wakeup carries many messages and the walsender is not woken for each of them either.

@@ -75,8 +75,9 @@ namespace replicant {
  * **Back-pressure.** While the sink runs nothing is read, so TCP makes the walsender wait. At most
  * `max_inflight_bytes` are held (transactions being assembled, and what the checkpoint policy
  * holds, such as a batch); when that is full the socket is left unread until the policy hands
- * something over (`overload_policy::pace`), or the pipeline halts `sink_too_slow`
- * (`overload_policy::halt`). A single transaction larger than the budget halts
+ * something over. A sink that stays slower than the server is paced until the server's WAL runs
+ * `max_wal_lag` past the durable position; then the pipeline halts `sink_too_slow`. A single
+ * transaction larger than the budget halts
  * `transaction_too_large` under `no_spill`, and is held partly on disk under `disk_spill`.
  *
  * **Faults.** A lost connection or a server restart reconnects with exponential backoff. Errors of

@@ -4,7 +4,7 @@
 #define REPLICANT_TELEMETRY_TELEMETRY_HPP
 
 /// @file
-/// Value-free telemetry: the compile-time catalog of replicant's thirty-one events, the allowlisted
+/// Value-free telemetry: the compile-time catalog of replicant's thirty-two events, the allowlisted
 /// keys they may carry, `telemetry::emit`, and the `telemetry::dispatcher` user handlers attach to.
 ///
 /// **Value-free by construction.** An event carries only allowlisted keys — `commit_lsn`,
@@ -83,6 +83,7 @@ enum class kind {
   batch_full,              ///< `sink_batch_committed`: the batch reached its size bound.
   batch_timer,             ///< `sink_batch_committed`: the batch's delay bound elapsed.
   batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
+  stream_abort,            ///< `stream_aborted`: the server reported the transaction (or a subtransaction) aborted.
 };
 
 /// Every @ref kind, in declaration order.
@@ -90,7 +91,7 @@ inline constexpr std::array kinds = {
     kind::primary,      kind::standby,     kind::idle,         kind::additive,
     kind::destructive,  kind::wal_removed, kind::rows_removed, kind::wal_level_insufficient,
     kind::idle_timeout, kind::invalidated, kind::batch_full,   kind::batch_timer,
-    kind::batch_drain};
+    kind::batch_drain,  kind::stream_abort};
 
 /// The stable snake_case name of @p k, e.g. `"idle"`. Never throws.
 [[nodiscard]] constexpr auto to_string(kind k) noexcept -> std::string_view {
@@ -108,6 +109,7 @@ inline constexpr std::array kinds = {
     case kind::batch_full: return "batch_full";
     case kind::batch_timer: return "batch_timer";
     case kind::batch_drain: return "batch_drain";
+    case kind::stream_abort: return "stream_abort";
   }
   return "unknown";
 }
@@ -331,11 +333,14 @@ struct slot_shape {
   }
 };
 
-template <class Enum>
+template <class... Enums>
 struct enum_shape {
   template <class V>
-  static constexpr bool accepts = std::is_same_v<V, Enum>;
-  static auto store(Enum v) noexcept -> field_value { return field_value(std::in_place_type<Enum>, v); }
+  static constexpr bool accepts = (std::is_same_v<V, Enums> || ...);
+  template <class V>
+  static auto store(V v) noexcept -> field_value {
+    return field_value(std::in_place_type<V>, v);
+  }
 };
 
 }  // namespace detail
@@ -413,8 +418,11 @@ struct transactional_t : detail::bool_shape { static constexpr std::string_view 
 struct table_t : detail::table_shape { static constexpr std::string_view name = "table"; };
 /// `slot_name`: the replication slot (@ref replicant::slot_name, validated).
 struct slot_name_t : detail::slot_shape { static constexpr std::string_view name = "slot_name"; };
-/// `reason`: why something stopped (@ref replicant::halt_reason).
-struct reason_t : detail::enum_shape<halt_reason> { static constexpr std::string_view name = "reason"; };
+/// `reason`: why: a @ref replicant::halt_reason for a halt or a failure, a @ref telemetry::kind
+/// for a cause that is not one (what closed a batch, a stream's abort).
+struct reason_t : detail::enum_shape<halt_reason, telemetry::kind> {
+  static constexpr std::string_view name = "reason";
+};
 /// `error_class`: what kind of error occurred (@ref replicant::errc).
 struct error_class_t : detail::enum_shape<errc> { static constexpr std::string_view name = "error_class"; };
 /// `kind`: a variant of the event (@ref telemetry::kind).
@@ -484,7 +492,7 @@ inline constexpr auto metadata_keys =
 inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t>;
 
 /**
- * The thirty-one events (the reference's thirty, and the heartbeat). Each type names its event
+ * The thirty-two events (the reference's thirty, the heartbeat and the lag warning). Each type names its event
  * (`name`) and lists the keys it may carry:
  * `measurements` and `metadata`, as Hana tuples of key tags. Every key is optional: an emitter
  * passes those that apply (for instance `reason` on `connection_disconnected` only for a halt).
@@ -623,12 +631,22 @@ struct sink_committed {
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
   /// @}
 };
-/// The sink persisted a batch atomically (`kind`: what closed the batch).
+/// The sink persisted a batch atomically (`reason`: what closed the batch, batch_full, batch_timer
+/// or batch_drain).
 struct sink_batch_committed {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.sink.batch_committed";
   static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::kind_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::reason_t>;
+  /// @}
+};
+/// The WAL lag (the server's WAL position past the durable position `commit_lsn`, while the sink
+/// holds the stream back) reached half of `pipeline_options::max_wal_lag`: once per crossing.
+struct sink_lagging {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.sink.lagging";
+  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
   /// @}
 };
 /// The sink failed (error result or exception); the pipeline halts.
@@ -731,12 +749,13 @@ struct stream_committed {
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::change_count_t>;
   /// @}
 };
-/// A streamed transaction aborted; what was buffered for it is dropped.
+/// A streamed transaction, or one of its subtransactions, aborted (`reason` stream_abort); what was
+/// held for it is dropped (`change_count` changes, `byte_size` bytes of row data).
 struct stream_aborted {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.stream.aborted";
   static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::change_count_t>;
+  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::byte_size_t, keys::change_count_t>;
   /// @}
 };
 /// Part of an oversized streamed transaction was spilled to disk.
@@ -759,7 +778,7 @@ struct stream_spill_exhausted {
 
 }  // namespace events
 
-/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-one).
+/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-two).
 inline constexpr auto catalog = hana::tuple_t<
     events::connection_connected, events::connection_disconnected, events::connection_slot_active,
     events::connection_slot_invalidated, events::connection_session_identity_rejected,
@@ -770,7 +789,7 @@ inline constexpr auto catalog = hana::tuple_t<
     events::schema_change_halted, events::snapshot_started, events::snapshot_resumed,
     events::snapshot_table_completed, events::snapshot_chunk_completed, events::snapshot_chunk_retried,
     events::snapshot_completed, events::snapshot_failed, events::stream_committed, events::stream_aborted,
-    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat>;
+    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat, events::sink_lagging>;
 
 /// The names of all catalogued events, in catalog order.
 inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {

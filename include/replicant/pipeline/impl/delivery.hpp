@@ -172,7 +172,9 @@ struct pipeline<D, C, S, Sink>::applier {
     return (*this)(empty_commit{e.end_lsn});
   }
   auto operator()(const stream_abort_event& e) -> result<void> {
-    p.template emit<telemetry::events::stream_aborted>(telemetry::keys::change_count = e.dropped_changes);
+    p.template emit<telemetry::events::stream_aborted>(telemetry::keys::reason = telemetry::kind::stream_abort,
+                                                       telemetry::keys::byte_size = e.dropped_bytes,
+                                                       telemetry::keys::change_count = e.dropped_changes);
     return {};
   }
 };

@@ -13,10 +13,12 @@
 // outlasts the status interval, so that a slow sink or store never lets wal_sender_timeout fire.
 
 #include <replicant/pipeline/detail/keepalive_guard.hpp>
+#include <replicant/pipeline/detail/wal_lag_watch.hpp>
 #include <replicant/pipeline/pipeline.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -94,6 +96,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   pq::replication_stream& stream;
   detail::stream_guard_state guard_state{};
   lsn received;  // the highest position the server said it sent
+  detail::wal_lag_watch lag_watch{static_cast<std::int64_t>(p.options_.max_wal_lag)};
   lsn reported{};
   lsn keepalive_end{};  // the lower of the last two keepalives' positions (for the idle advance)
   lsn previous_keepalive_end{};
@@ -215,26 +218,40 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (const auto sent = p.walsender_sent(s.walsender_pid)) server_sent = *sent;
       next_sent_check = clock::now() + p.options_.status_interval;
     }
-    if (p.options_.overload == overload_policy::halt && now >= next_lag_check) {
-      check_lag();
+    if (p.options_.max_wal_lag > 0 && now >= next_lag_check && check_lag()) {
       next_lag_check = clock::now() + std::min<std::chrono::milliseconds>(p.options_.status_interval,
                                                                           std::chrono::seconds(1));
     }
   }
 
-  // overload_policy::halt: while input waits unread (the sink is what holds the stream back), the
-  // server's WAL may run at most the budget past the durable position; past it the pipeline halts
-  // sink_too_slow instead of pacing. An idle or filtered stream has nothing waiting, so a busy
-  // server alone never trips it.
-  auto check_lag() -> void {
-    if (!stream.input_waiting()) return;
-    const auto at = p.server_wal_position();
-    if (!at) return;  // the probe cannot be asked now: the next check will
-    const auto lag = distance(lsn{p.durable_.load()}, *at);
-    if (lag > static_cast<std::int64_t>(p.options_.max_inflight_bytes)) {
-      s.too_slow_lag = lag;
-      end();
+  // The WAL-lag bound (pipeline_options::max_wal_lag, judged by detail::wal_lag_watch). Measured
+  // only while the sink is what holds the stream back (input waits unread), so that an idle or
+  // filtered stream, which has nothing waiting, never trips it on a busy server; and only between
+  // transactions, because the WAL of one being assembled is the spill policy's to bound, not lag.
+  // False when it could not be measured now, in the middle of a transaction: it is tried again at
+  // the next turn. (A probe that failed waits for the next interval, as the other checks do.)
+  auto check_lag() -> bool {
+    if (!stream.input_waiting()) {
+      lag_watch.caught_up();
+      return true;
     }
+    if (!a.asm_.idle()) return false;
+    const auto at = p.server_wal_position();
+    if (!at) return true;
+    const lsn durable{p.durable_.load()};
+    const auto lag = distance(durable, *at);
+    switch (lag_watch.measure(lag)) {
+      case detail::wal_lag_watch::verdict::fine: break;
+      case detail::wal_lag_watch::verdict::lagging:
+        p.template emit<telemetry::events::sink_lagging>(telemetry::keys::lag_bytes = lag,
+                                                        telemetry::keys::commit_lsn = durable);
+        break;
+      case detail::wal_lag_watch::verdict::too_slow:
+        s.too_slow_lag = lag;
+        end();
+        break;
+    }
+    return true;
   }
 
   // The periodic publication check (on its own connection). PostgreSQL 18 skips a dropped
@@ -304,13 +321,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
     return timeout;
   }
 
-  // The budget is full with what nothing but a timer can hand over: halt (overload_policy::halt)
-  // or wait for it without reading, so TCP holds the walsender back (pace). Silence is ours then.
+  // The budget is full with what nothing but a timer can hand over: wait for it without reading,
+  // so that TCP holds the walsender back (the lag bound, check_lag, says how long). Silence is
+  // ours then.
   auto overloaded() -> bool {
-    if (p.options_.overload == overload_policy::halt) {
-      s.too_slow_lag = distance(lsn{p.durable_.load()}, received);
-      return false;
-    }
     last_heard = clock::now();
     pinged = false;
     if (detail::poll_readable(p.wake_fd_, wait_time())) detail::drain_eventfd(p.wake_fd_);
