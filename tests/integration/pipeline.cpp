@@ -351,6 +351,20 @@ BOOST_AUTO_TEST_CASE(a_missing_slot_halts_when_creating_it_is_not_allowed) {
   BOOST_TEST(!r.stop());
 }
 
+BOOST_AUTO_TEST_CASE(a_physical_slot_of_the_name_halts_and_is_left_alone) {
+  fixture f;
+  memory_sink sink;
+  event_log events;
+  f.sql("SELECT pg_create_physical_replication_slot('" + f.slot + "', true)");
+  {
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
+    BOOST_TEST(r.halted() == halt_reason::slot_plugin_mismatch);
+  }
+  BOOST_TEST(events.contains("reason=slot_plugin_mismatch"));
+  BOOST_TEST(f.pg.scalar("SELECT slot_type FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'", f.db) ==
+             "physical");
+}
+
 BOOST_AUTO_TEST_CASE(start_time_rejections_happen_before_connecting) {
   fixture f;
   memory_sink sink;
@@ -691,31 +705,60 @@ BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_halts) {
   BOOST_TEST(sink.snapshot().empty());
 }
 
-BOOST_AUTO_TEST_CASE(a_slow_sink_is_paced_or_halts_as_configured) {
+// A backlog of @p n one-row transactions with ids from @p first, written while no pipeline runs:
+// the WAL it spans.
+auto write_backlog(fixture& f, int first, int n) -> std::int64_t {
+  const auto before = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()", f.db)).value();
+  f.sql("DO $$ BEGIN FOR i IN " + std::to_string(first) + ".." + std::to_string(first + n - 1) +
+        " LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END $$");
+  const auto after = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()", f.db)).value();
+  return replicant::distance(before, after);
+}
+
+BOOST_AUTO_TEST_CASE(a_slow_sink_catches_up_on_a_backlog_but_halts_when_it_falls_ever_further_behind) {
   fixture f;
   memory_sink sink;
-  f.options.max_inflight_bytes = 256 * 1024;
+  f.create_slot(sink);
+  // A small resident budget keeps each turn's reading short, and a short status interval makes the
+  // lag be measured five times a second.
+  f.options.max_inflight_bytes = 32 * 1024;
+  f.options.status_interval = 200ms;
   sink.before_store = [](const replicant::transaction&) -> result<void> {
-    std::this_thread::sleep_for(2ms);
+    std::this_thread::sleep_for(3ms);
     return {};
   };
+  // A backlog twice the bound: warned of, but it shrinks as the sink works, so it is caught up on.
+  const auto backlog = write_backlog(f, 1, 3000);
+  f.options.max_wal_lag = static_cast<std::size_t>(backlog / 2);
   {
-    // pace (default): everything arrives, slowly, with the budget respected.
-    running r{sink, f.pgoutput, f.options};
-    BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
-    f.sql(
-        "DO $$ BEGIN FOR i IN 1..1500 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
-        "$$");
-    BOOST_TEST(sink.wait_for_rows(1500, 120s));
+    event_log events;
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
+    BOOST_TEST(sink.wait_for_rows(3000, 120s));
+    BOOST_TEST(!r.stop());
+    BOOST_TEST(events.count("replicant.sink.lagging lag_bytes=") >= 1U);
+    BOOST_TEST(!events.contains("sink_too_slow"));
   }
-  // halt: the same overload stops the pipeline instead.
-  f.options.overload = replicant::overload_policy::halt;
-  f.sql(
-      "DO $$ BEGIN FOR i IN 1501..3000 LOOP INSERT INTO items VALUES (i, repeat('y', 200), i); COMMIT; END LOOP; END "
-      "$$");
+  // A writer faster than the sink for good: the lag passes the bound and keeps growing, and the
+  // pipeline halts with it, having acknowledged nothing it has not stored.
+  f.options.max_wal_lag = 256 * 1024;
+  std::thread writer{[&] { write_backlog(f, 3001, 20000); }};
+  {
+    event_log events;
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
+    BOOST_TEST(r.halted() == halt_reason::sink_too_slow);
+    BOOST_TEST(r.pipeline.last_halt()->lag_bytes.value() > 256 * 1024);
+    BOOST_TEST(events.count("replicant.sink.lagging lag_bytes=") >= 1U);
+    BOOST_TEST(events.count("replicant.connection.disconnected lag_bytes=") == 1U);
+    BOOST_TEST(events.contains("reason=sink_too_slow"));
+  }
+  writer.join();
+  BOOST_TEST(sink.snapshot().size() < 23000U);
+  // A restart goes on where the halt stopped (with a sink that keeps up, and no bound).
+  sink.before_store = nullptr;
+  f.options.max_wal_lag = 0;
   running r{sink, f.pgoutput, f.options};
-  BOOST_TEST(r.halted() == halt_reason::sink_too_slow);
-  BOOST_TEST(r.pipeline.last_halt()->lag_bytes.value() > 0);
+  BOOST_TEST(sink.wait_for_rows(23000, 120s));
+  BOOST_TEST(!r.stop());
 }
 
 BOOST_AUTO_TEST_CASE(messages_need_a_sink_that_takes_them) {

@@ -183,4 +183,27 @@ BOOST_AUTO_TEST_CASE(an_interrupted_snapshot_is_reported_on_the_next_start) {
   BOOST_TEST(!r.stop());
 }
 
+BOOST_AUTO_TEST_CASE(a_snapshot_the_server_cannot_read_halts_snapshot_failed_and_delivers_nothing_past_it) {
+  replicant::test::published_database f;
+  f.options.start = replicant::start::point_in_time_snapshot{.batch_rows = 100};
+  // A publication whose row filter divides by a column that is zero in one row: the server fails
+  // the snapshot's copy midway (SQLSTATE 22012), after some batches were delivered.
+  f.sql("INSERT INTO items SELECT g, 's3cr3t-' || g, CASE WHEN g = 700 THEN 0 ELSE g END FROM generate_series(1, 1000) g;"
+        "CREATE PUBLICATION explodes FOR TABLE items WHERE (100 / qty >= 0)");
+  f.pgoutput.publications = {"explodes"};
+  mirror_sink sink;
+  event_log events;
+  {
+    running<snapshot_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
+    BOOST_TEST(r.halted() == halt_reason::snapshot_failed);
+    BOOST_TEST(r.pipeline.last_halt()->sqlstate.value_or("") == "22012");
+  }
+  BOOST_TEST(events.contains("replicant.snapshot.failed reason=snapshot_failed"));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=snapshot_failed"));
+  // Nothing was completed: no checkpoint, and the next start says the snapshot is incomplete.
+  BOOST_TEST(!sink.stored.has_value());
+  running<snapshot_pipeline> r{sink, f.pgoutput, f.options};
+  BOOST_TEST(r.halted() == halt_reason::snapshot_incomplete);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,7 @@
 // What the live pipeline tests share: a database with a published table and the options to stream
 // it, a pipeline running on its own thread, and a telemetry recorder.
 
+#include "support/catalog_audit.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/time_scale.hpp"
 #include "support/value_free_audit.hpp"
@@ -25,13 +26,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace replicant::test {
@@ -66,6 +70,7 @@ struct memory_sink {
   std::function<replicant::result<void>(const replicant::transaction&)> before_store;  // may fail or throw
   std::function<replicant::result<void>(const replicant::schema_change&)> on_schema_change;
   int messages = 0;
+  std::size_t repeats = 0;  // deliveries at or below the stored checkpoint (the library's to prevent)
 
   auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> {
     const std::lock_guard lock{mutex};
@@ -77,7 +82,14 @@ struct memory_sink {
       if (auto r = before_store(t); !r) return replicant::unexpected(r.error());
     }
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();  // the dedup a real sink does
+    if (stored && t.commit_lsn() <= *stored) {
+      // The dedup a real sink does, kept apart from counting: the library skips what is at or
+      // below the checkpoint it read at connect, so a repeat here is its fault, and fails the
+      // test program (support/value_free_audit.hpp), whichever test it came from.
+      ++repeats;
+      audit::finding("a transaction delivered again at or below the sink's checkpoint");
+      return t.commit_lsn();
+    }
     for (const auto& c : t.changes()) {
       const auto tuple = c.op() == replicant::change_op::delete_ ? c.old() : c.record();
       const auto id = tuple.value("id");
@@ -114,7 +126,8 @@ struct memory_sink {
   }
 };
 
-/// Records every telemetry event as text, to check sequences and that no value leaks.
+/// Records every telemetry event as text, to check sequences and that no value leaks; each event is
+/// also held against its catalog entry (support/catalog_audit.hpp).
 struct event_log {
   replicant::telemetry::dispatcher dispatcher;
   std::mutex mutex;
@@ -124,6 +137,7 @@ struct event_log {
     dispatcher.attach([this](const replicant::telemetry::event_record& e) {
       auto line = replicant::telemetry::to_string(e);
       audit::note("telemetry event", line);
+      audit::check_catalog(e);
       const std::lock_guard lock{mutex};
       lines.push_back(std::move(line));
     });
@@ -207,20 +221,54 @@ struct published_database {
   }
 };
 
-/// Runs a pipeline (constructed from the given arguments) on its own thread for a scope.
+/// What a pipeline's telemetry said about its halts: the reasons `connection.disconnected` carried,
+/// and whether `sink.failed` was emitted.
+struct halt_telemetry {
+  std::mutex mutex;
+  std::set<replicant::halt_reason> disconnected;
+  bool sink_failed = false;
+
+  auto take(const replicant::telemetry::event_record& e) -> void {
+    const std::lock_guard lock{mutex};
+    if (e.name == replicant::telemetry::events::sink_failed::name) sink_failed = true;
+    if (e.name != replicant::telemetry::events::connection_disconnected::name) return;
+    if (const auto* reason = e.find("reason")) {
+      if (const auto* r = std::get_if<replicant::halt_reason>(reason)) disconnected.insert(*r);
+    }
+  }
+  /// Whether a halt for @p reason was reported as every halt must be: `connection.disconnected`
+  /// with its reason, and a sink's failure as `sink.failed` too.
+  auto reported(replicant::halt_reason reason) -> bool {
+    const std::lock_guard lock{mutex};
+    return disconnected.count(reason) == 1U && (reason != replicant::halt_reason::sink_failed || sink_failed);
+  }
+};
+
+/// Runs a pipeline (constructed from the given arguments) on its own thread for a scope. When one
+/// of the arguments is a telemetry dispatcher, the halt the pipeline ends in is held against its
+/// events: a halt without `connection.disconnected` (and, for a sink's failure, `sink.failed`) is
+/// a finding of the suite-wide audit, which fails the test program.
 template <class Pipeline>
 struct running {
   Pipeline pipeline;
   std::error_code ec;
   std::atomic<bool> ended{false};  // run() returned (ec and the pipeline's last_halt() are final)
+  replicant::telemetry::dispatcher* events = nullptr;
+  std::optional<replicant::telemetry::handler_id> watch;
+  std::shared_ptr<halt_telemetry> halts = std::make_shared<halt_telemetry>();
   std::thread thread;
 
   template <class... Args>
-  explicit running(Args&&... args)
-      : pipeline(std::forward<Args>(args)...), thread([this] {
-          pipeline.run(ec);
-          ended.store(true);
-        }) {}
+  explicit running(Args&&... args) : pipeline(std::forward<Args>(args)...) {
+    (find_dispatcher(args), ...);
+    if (events != nullptr) {
+      watch = events->attach([h = halts](const replicant::telemetry::event_record& e) { h->take(e); });
+    }
+    thread = std::thread([this] {
+      pipeline.run(ec);
+      ended.store(true);
+    });
+  }
   /// Whether run() returns by itself within @p timeout; after true, join() does not block.
   auto ends_within(std::chrono::seconds timeout) -> bool {
     return test::wait_until([this] { return ended.load(); }, timeout);
@@ -236,6 +284,7 @@ struct running {
       thread.join();
       audit::note("pipeline error", ec.message());
       if (const auto& h = pipeline.last_halt()) audit::note("halt description", replicant::describe(*h));
+      check_halt_telemetry();
     }
     return ec;
   }
@@ -250,6 +299,20 @@ struct running {
   ~running() { stop(); }
   running(const running&) = delete;
   auto operator=(const running&) -> running& = delete;
+
+ private:
+  auto find_dispatcher(replicant::telemetry::dispatcher* d) -> void { events = d; }
+  template <class T>
+  auto find_dispatcher(const T&) -> void {}
+
+  auto check_halt_telemetry() -> void {
+    if (events == nullptr || !watch) return;
+    static_cast<void>(events->detach(*watch));
+    watch.reset();
+    const auto& h = pipeline.last_halt();
+    if (ec != replicant::errc::halted || !h || halts->reported(h->reason)) return;
+    audit::finding("a halt without its telemetry: " + std::string{replicant::to_string(h->reason)});
+  }
 };
 
 }  // namespace replicant::test

@@ -64,10 +64,11 @@ enum class halt_reason {
   /// a snapshot batch. Nothing from the failed delivery on was acknowledged.
   /// Action: fix the sink or the store it writes to, then restart; delivery resumes at the checkpoint.
   sink_failed = 1,
-  /// With the `halt` overload policy, WAL received but not yet durably persisted grew past the
-  /// in-flight bound: the sink cannot keep up with the write rate.
-  /// Action: make the sink faster, use batch delivery, raise the bound, or use the default policy
-  /// (which slows down reading from the server instead of halting).
+  /// While the sink held the stream back, the server's WAL ran more than `max_wal_lag` past the
+  /// durable position: the sink cannot keep up with the write rate, and the slot holds ever more
+  /// WAL on the server.
+  /// Action: make the sink faster, use batch delivery, or raise `max_wal_lag` (0: pace without a
+  /// bound).
   sink_too_slow,
   /// One transaction is larger than the resident memory budget and the spill policy is `no_spill`.
   /// Action: use `disk_spill`, raise `max_inflight_bytes`, or split the transaction at its source.
@@ -205,8 +206,9 @@ enum class halt_reason {
   /// Action: add a primary key, set `REPLICA IDENTITY FULL`, or declare the table insert-only.
   table_keyless,
   /// The slot exists but was created for another output plugin than the chosen decoder's (say,
-  /// for pgoutput, and the pipeline now runs wal2json): the plugin would refuse every start.
-  /// Action: use the decoder the slot was made for, or a new slot for this decoder.
+  /// for pgoutput, and the pipeline now runs wal2json): the plugin would refuse every start. Or a
+  /// physical slot has the name.
+  /// Action: use the decoder the slot was made for, or a new slot (name) for this decoder.
   slot_plugin_mismatch,
 
   // --- start-time rejections: nothing started --------------------------------------------------
@@ -468,7 +470,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
   switch (reason) {
     case halt_reason::sink_failed: return "fix the sink or the store it writes to, then restart";
     case halt_reason::sink_too_slow:
-      return "make the sink faster, use batch delivery, raise the in-flight bound, or use the pacing overload policy";
+      return "make the sink faster, use batch delivery, or raise max_wal_lag (0 paces without a bound)";
     case halt_reason::transaction_too_large:
       return "use disk_spill, raise max_inflight_bytes, or split the transaction at its source";
     case halt_reason::spill_exhausted: return "free disk space or raise max_spill_bytes, then restart";

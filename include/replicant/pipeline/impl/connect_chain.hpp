@@ -62,19 +62,27 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
   if constexpr (detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>) {
     const auto started = std::chrono::steady_clock::now();
     emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
+    std::optional<pq::connection> conn;
     const auto failed = [&](halt_reason why, std::error_code cause) {
       if (stopping_.load() || cause == errc::cancelled) return false;
       emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
                                                telemetry::keys::error_class = detail::error_class_of(cause));
-      halt_with(detail::to_halt(why, cause));
+      halt h = detail::to_halt(why, cause);
+      // The server's own code for what it refused (a row filter's division by zero, a snapshot
+      // that expired): a code, never its message.
+      if (cause == errc::server_error && conn && !conn->last_error().sqlstate.empty()) {
+        h.sqlstate = conn->last_error().sqlstate;
+      }
+      halt_with(std::move(h));
       return false;
     };
     pq::connect_options copts;
     copts.timeout = options_.connect_timeout;
     copts.cancel_fd = stop_fd_;
     copts.command_cancel_fd = stop_fd_;
-    auto conn = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
-    if (!conn) return failed(halt_reason::snapshot_failed, conn.error());
+    auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
+    if (!opened) return failed(halt_reason::snapshot_failed, opened.error());
+    conn.emplace(std::move(*opened));
     std::optional<std::error_code> sink_error;
     const auto deliver = [&](const snapshot_batch& batch, const snapshot_context& ctx) -> result<void> {
       auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, ctx); });
@@ -235,11 +243,12 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   }
 
   // A slot made for another output plugin (say, pgoutput's, before the decoder was changed) would
-  // refuse this decoder's options at START on every retry.
-  if (slot_exists) {
+  // refuse this decoder's options at START on every retry; a physical slot of the name (no plugin
+  // at all) cannot be created over nor decoded from.
+  {
     auto plugin = conn.exec("SELECT plugin FROM pg_catalog.pg_replication_slots WHERE slot_name = " + slot_literal);
     if (!plugin) return server_failed(plugin.error());
-    if (plugin->rows() == 1 && plugin->get(0, 0) != D::plugin_name) {
+    if (plugin->rows() == 1 && (plugin->is_null(0, 0) || plugin->get(0, 0) != D::plugin_name)) {
       halt_with(detail::to_halt(halt_reason::slot_plugin_mismatch));
       return fail(errc::halted);
     }
