@@ -61,8 +61,10 @@ inline constexpr int min_server_version = 150000;
     case pq::refusal::role: return "the server refused the role: check the user name, and that the role may log in";
     case pq::refusal::host: return "a pg_hba.conf line rejects this connection: add one for this host, user and database";
     case pq::refusal::database: return "the database does not exist: check dbname in --dsn";
-    case pq::refusal::tls:
-      return "sslmode requires TLS and it could not be set up: check the server's ssl setting and sslrootcert";
+    case pq::refusal::tls: return "sslmode requires TLS and the server offers none: check the server's ssl setting";
+    case pq::refusal::tls_verification:
+      return "the server's certificate did not verify: check sslrootcert, and that the host in --dsn is one the "
+             "certificate names";
     case pq::refusal::none: break;
   }
   return "the server refused the connection";

@@ -424,6 +424,50 @@ void write_text(const fs::path& path, std::string_view text, const credentials& 
   give_to(path, owner);
 }
 
+// --- Certificates ---------------------------------------------------------------------------------
+
+// The openssl program: on the caller's PATH, else where Debian installs it. Nothing of the caller's
+// environment reaches it (spawn() gives every child the same small one).
+auto find_openssl() -> fs::path {
+  std::vector<fs::path> dirs;
+  if (auto path = env("PATH")) {
+    std::istringstream parts{*path};
+    for (std::string dir; std::getline(parts, dir, ':');) {
+      if (!dir.empty()) dirs.emplace_back(dir);
+    }
+  }
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin"}) dirs.emplace_back(dir);
+  for (const auto& dir : dirs) {
+    if (access((dir / "openssl").c_str(), X_OK) == 0) return dir / "openssl";
+  }
+  throw std::runtime_error{"pg_cluster: a TLS cluster needs the openssl program (Debian package openssl)"};
+}
+
+// The configuration of every openssl step, so that the system's openssl.cnf changes nothing. The
+// authority may sign certificates and nothing else. The server's certificate is for TLS servers
+// only, and names the two ways a test reaches the server: verify-full compares the host of the
+// connection string with these names (an IP address with the IP entry), and with nothing else.
+constexpr std::string_view openssl_config = R"([req]
+distinguished_name = subject
+prompt = no
+
+[subject]
+CN = replicant test
+
+[test_ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+
+[test_server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost, IP:127.0.0.1
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+)";
+
 }  // namespace
 
 // --- pg_error, pg_result, pg_connection -----------------------------------------------------------
@@ -653,6 +697,8 @@ void pg_cluster::create() {
     if (status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) settings_.insert("output_plugin_libraries");
   }
 
+  if (options_.tls) make_certificates();
+
   {
     // Appended, so these win over initdb's defaults; ALTER SYSTEM (postgresql.auto.conf) still wins
     // over these, which is what set() relies on. The port is given on the command line instead,
@@ -670,6 +716,14 @@ void pg_cluster::create() {
     if (has_setting("output_plugin_libraries")) {
       conf << "output_plugin_libraries = 'pgoutput, test_decoding, wal2json, pglogical_output'\n";
     }
+    // TLS beside plain connections: pg_hba.conf's `host` lines match both, so that only what a
+    // test asks of its client (sslmode) decides, and a test that wants a server requiring TLS
+    // writes `hostssl` lines of its own.
+    if (tls_) {
+      conf << "ssl = on\n"
+           << "ssl_cert_file = " << quote_conf(tls_->server_certificate.string()) << "\n"
+           << "ssl_key_file = " << quote_conf(tls_->server_key.string()) << "\n";
+    }
     if (!conf.flush()) throw std::runtime_error{"pg_cluster: could not write postgresql.conf"};
   }
 
@@ -678,6 +732,44 @@ void pg_cluster::create() {
   const std::chrono::duration<double> took = steady::now() - began;
   std::fprintf(stderr, "pg_cluster: PostgreSQL %d ready on 127.0.0.1:%d in %.2f s (%s)\n", major_, port_, took.count(),
                dir_.c_str());
+}
+
+// Makes the certificates of tls_files in <dir>/tls with the openssl program, run as the account the
+// server runs as, so that the key is that account's as PostgreSQL demands. Elliptic-curve keys
+// (P-256): made in milliseconds, and read by the OpenSSL 1.1 of the provisioned 16-18 builds as by
+// Debian's OpenSSL 3.
+void pg_cluster::make_certificates() {
+  const credentials as{drop_privileges_, uid_, gid_};
+  const auto dir = dir_ / "tls";
+  fs::create_directory(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  give_to(dir, as);
+  write_text(dir / "openssl.cnf", openssl_config, as);
+  const auto openssl = find_openssl().string();
+  const auto step = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), openssl);
+    run({std::move(args), dir_ / "openssl.log", dir, as}, 60'000);
+  };
+  const std::vector<std::string> new_key = {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
+  const auto with_key = [&](std::vector<std::string> args) {
+    args.insert(args.end(), new_key.begin(), new_key.end());
+    return args;
+  };
+  // Self-signed authorities, valid for a week: longer than any run, and nothing outlives the run.
+  for (const std::string name : {"root", "other-root"}) {
+    step(with_key({"req", "-x509", "-new", "-config", "openssl.cnf", "-extensions", "test_ca", "-days", "7", "-subj",
+                   "/CN=replicant " + name + " test authority", "-keyout", name + ".key", "-out", name + ".crt"}));
+  }
+  step(with_key({"req", "-new", "-config", "openssl.cnf", "-subj", "/CN=localhost", "-keyout", "server.key", "-out",
+                 "server.csr"}));
+  step({"x509", "-req", "-in", "server.csr", "-CA", "root.crt", "-CAkey", "root.key", "-set_serial", "2", "-days", "7",
+        "-extfile", "openssl.cnf", "-extensions", "test_server", "-out", "server.crt"});
+  // PostgreSQL refuses a key file that its group or others may read; openssl makes them 0600
+  // already, which this makes certain.
+  for (const char* key : {"root.key", "other-root.key", "server.key"}) {
+    if (chmod((dir / key).c_str(), 0600) != 0) throw_errno(std::string{"could not chmod "} + key);
+  }
+  tls_ = tls_files{dir / "root.crt", dir / "other-root.crt", dir / "server.crt", dir / "server.key"};
 }
 
 // A fresh cluster directory under the temporary root, locked for as long as this object lives.
@@ -918,6 +1010,11 @@ auto pg_cluster::socket_dsn(std::string_view database) const -> std::string {
          " user=" + quote_conninfo(superuser_) + " dbname=" + quote_conninfo(database) + " connect_timeout=10";
 }
 
+auto pg_cluster::tls_dsn(std::string_view database) const -> std::string {
+  if (!tls_) throw std::logic_error{"pg_cluster::tls_dsn: this cluster was made without TLS"};
+  return dsn(database) + " sslmode=verify-full sslrootcert=" + quote_conninfo(tls_->root_certificate.string());
+}
+
 auto pg_cluster::connect(std::string_view database) const -> pg_connection { return pg_connection{dsn(database)}; }
 
 auto pg_cluster::connect_replication(std::string_view database) const -> pg_connection {
@@ -963,6 +1060,7 @@ void pg_cluster::create_standby(const standby_of& of) {
   uid_ = primary.uid_;
   gid_ = primary.gid_;
   settings_ = primary.settings_;
+  tls_ = primary.tls_;  // the copied postgresql.conf names the primary's certificate and key
   make_directory();
   const credentials owner{drop_privileges_, uid_, gid_};
 
@@ -1042,6 +1140,7 @@ namespace {
 
 struct live_state {
   std::unique_ptr<pg_cluster> cluster;
+  bool tls = false;                    // live_tls_server_fixture asked for a TLS server
   std::optional<std::string> failure;  // a failed creation is not retried by every test
 };
 
@@ -1075,7 +1174,8 @@ auto live_server() -> pg_cluster& {
   auto& state = live();
   if (state.cluster) return *state.cluster;
   if (state.failure) throw std::runtime_error{*state.failure};
-  const auto options = pg_cluster_options::from_environment();
+  auto options = pg_cluster_options::from_environment();
+  options.tls = state.tls;
   require_binaries(options);
   try {
     state.cluster = std::make_unique<pg_cluster>(options);
@@ -1089,6 +1189,14 @@ auto live_server() -> pg_cluster& {
 live_server_fixture::live_server_fixture() {
   install_signal_handlers();
   require_binaries(pg_cluster_options::from_environment());
+}
+
+live_tls_server_fixture::live_tls_server_fixture() {
+  auto& state = live();
+  if (state.cluster && !state.tls) {
+    throw std::logic_error{"live_tls_server_fixture: live_server() already started a server without TLS"};
+  }
+  state.tls = true;
 }
 
 live_server_fixture::~live_server_fixture() {

@@ -23,6 +23,10 @@
 /// | `REPLICANT_PG_KEEP`        | `1`: keep the cluster directory after the run (the server is still     |
 /// |                            | stopped), to read its `server.log`                                     |
 ///
+/// A program that tests TLS asks for it in code (live_tls_server_fixture, pg_cluster_options::tls),
+/// never through the environment, so that no other program's server changes with it. Its
+/// certificates are made with the `openssl` program (Debian package `openssl`).
+///
 /// Nothing here prints row values. Errors carry SQLSTATEs, paths and ports; the server's own log is
 /// shown only when the server fails to start, and only its tail.
 
@@ -192,6 +196,10 @@ struct pg_cluster_options {
   std::filesystem::path temp_root = "/tmp";
   /// Keep the directory after teardown (the server is stopped either way).
   bool keep_directory = false;
+  /// Serve TLS (`ssl = on`) with certificates made for this cluster alone (see tls_files). Off by
+  /// default, and set by no environment variable: only a program that asks for it gets it (see
+  /// live_tls_server_fixture), so every other test talks to a plain server.
+  bool tls = false;
 
   /// The options the environment variables of this file's table describe. Never throws except
   /// std::bad_alloc.
@@ -199,6 +207,28 @@ struct pg_cluster_options {
 
   /// Whether these options name a bindir holding executable `initdb` and `postgres`. Never throws.
   [[nodiscard]] auto binaries_present() const noexcept -> bool;
+};
+
+/**
+ * The throwaway certificates of a TLS cluster (pg_cluster_options::tls), made with the `openssl`
+ * program when the cluster is created, in its directory's `tls/`, and removed with it.
+ *
+ * Two certificate authorities, each valid for a few days and trusted by nothing else: one signed
+ * the server's certificate, the other signed nothing this server presents, for a client that
+ * trusts the wrong authority. The server's certificate names `localhost` and `127.0.0.1` (subject
+ * alternative names), so that `sslmode=verify-full` accepts the harness's DSNs, which connect to
+ * 127.0.0.1, and refuses any other host name. Its key belongs to the account the server runs as,
+ * mode 0600, as PostgreSQL demands of a key file.
+ */
+struct tls_files {
+  /// The authority that signed the server's certificate: what `sslrootcert` names to trust it.
+  std::filesystem::path root_certificate;
+  /// An authority that signed nothing of this server's: trusting it alone, verification fails.
+  std::filesystem::path other_root_certificate;
+  /// The server's certificate (`ssl_cert_file`).
+  std::filesystem::path server_certificate;
+  /// The server's private key (`ssl_key_file`).
+  std::filesystem::path server_key;
 };
 
 /**
@@ -227,7 +257,10 @@ struct standby_options {
  * logical replication tests (`wal_level=logical`, 32 WAL senders and slots, `fsync=off`, TCP on a
  * free loopback port, the unix socket in the temporary directory, and `output_plugin_libraries`
  * where the server has that setting) and starts it. When this process is root the server runs as
- * an unprivileged account, because `postgres` refuses root.
+ * an unprivileged account, because `postgres` refuses root. With pg_cluster_options::tls it also
+ * makes a certificate authority and a server certificate (tls_files) and serves TLS beside plain
+ * connections: dsn() is unchanged (libpq's default `sslmode=prefer` then uses TLS without
+ * verifying), and tls_dsn() verifies the server in full.
  *
  * The postmaster is a direct child of this process, started with a parent-death signal (Linux), so
  * it goes down with the test program however the program ends, including a crash or SIGKILL. The
@@ -314,6 +347,14 @@ class pg_cluster {
   /// Keyword/value DSN for a normal connection to @p database over the unix socket.
   [[nodiscard]] auto socket_dsn(std::string_view database = "postgres") const -> std::string;
 
+  /// Like dsn(), plus `sslmode=verify-full` and `sslrootcert=` the authority that signed this
+  /// server's certificate: TLS, and a server proven to be this one. @throws std::logic_error for a
+  /// cluster made without pg_cluster_options::tls.
+  [[nodiscard]] auto tls_dsn(std::string_view database = "postgres") const -> std::string;
+
+  /// The certificates of a TLS cluster; `std::nullopt` for a plain one. Never throws.
+  [[nodiscard]] auto tls() const noexcept -> const std::optional<tls_files>& { return tls_; }
+
   /// Opens a normal connection. @throws pg_error.
   [[nodiscard]] auto connect(std::string_view database = "postgres") const -> pg_connection;
 
@@ -388,6 +429,7 @@ class pg_cluster {
 
   void create();
   void make_directory();
+  void make_certificates();
   void start_on_free_port();
   void start_once(bool& port_clash);
   void wait_for_exit(int signal, int timeout_ms) noexcept;
@@ -410,6 +452,7 @@ class pg_cluster {
   bool standby_ = false;
   std::string primary_slot_;  // with primary_dsn_: dropped on the primary by the destructor
   std::string primary_dsn_;
+  std::optional<tls_files> tls_;
 };
 
 /**
@@ -442,6 +485,20 @@ struct live_server_fixture {
   ~live_server_fixture();
   live_server_fixture(const live_server_fixture&) = delete;
   auto operator=(const live_server_fixture&) -> live_server_fixture& = delete;
+};
+
+/**
+ * Boost.Test global fixture for an integration program whose server serves TLS:
+ * `BOOST_TEST_GLOBAL_FIXTURE(replicant::test::live_tls_server_fixture);`
+ *
+ * Everything live_server_fixture does, and the server live_server() then starts is made with
+ * pg_cluster_options::tls (its certificates: pg_cluster::tls()). Other programs keep their plain
+ * server: only the program that declares this fixture gets TLS.
+ */
+struct live_tls_server_fixture : live_server_fixture {
+  /// live_server_fixture's checks, then asks live_server() for a TLS server. @throws
+  /// std::logic_error when live_server() already started a plain one.
+  live_tls_server_fixture();
 };
 
 /**

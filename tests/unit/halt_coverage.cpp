@@ -33,7 +33,6 @@ const std::set<halt_reason> not_provoked = {
     halt_reason::batch_unsupported,        // never produced: batching is a checkpoint policy
     halt_reason::invalid_start_lsn,        // never produced: the options have no start position
     halt_reason::slot_origin_unavailable,  // only in a race with another creator of the slot
-    halt_reason::tls_unavailable,          // the harness starts no server with TLS yet
 };
 
 // The texts of the C++ sources in @p folder of the repository (recursively).

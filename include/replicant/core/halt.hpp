@@ -292,11 +292,20 @@ enum class halt_reason {
   /// The database in the connection string does not exist (SQLSTATE 3D000).
   /// Action: correct the database name, or create the database.
   database_missing,
-  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and it could
-  /// not be set up: the server offers none, or its certificate did not verify.
-  /// Action: enable `ssl` on the server, or give the client the right root certificate
-  /// (`sslrootcert`) and host name; never lower `sslmode` to get past it.
+  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and the
+  /// server offers none (`ssl = off`, or a server built without it).
+  /// Action: enable `ssl` on the server (with a certificate and its key) and reload its
+  /// configuration; never lower `sslmode` to get past it.
   tls_unavailable,
+  /// The connection string requires TLS and the server's certificate did not verify: it is not
+  /// signed by a certificate authority of `sslrootcert` (or that file is missing), or, under
+  /// `sslmode=verify-full`, it names another host than the one connected to. Either way the server
+  /// cannot be told from an impostor, so nothing is sent to it; a retry would meet the same
+  /// certificate. libpq decides this before the server says anything, so there is no SQLSTATE.
+  /// Action: give the client the root certificate that signed the server's (`sslrootcert`), connect
+  /// by a name the certificate carries, or renew the server's certificate; never lower `sslmode` to
+  /// get past it.
+  tls_verification_failed,
 };
 
 /// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
@@ -352,6 +361,7 @@ inline constexpr std::array halt_reasons = {
     halt_reason::host_rejected,
     halt_reason::database_missing,
     halt_reason::tls_unavailable,
+    halt_reason::tls_verification_failed,
 };
 
 namespace detail {
@@ -362,7 +372,7 @@ constexpr auto halt_reasons_are_complete() noexcept -> bool {
   for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
     if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
   }
-  return halt_reasons.back() == halt_reason::tls_unavailable;
+  return halt_reasons.back() == halt_reason::tls_verification_failed;
 }
 static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
 
@@ -425,6 +435,7 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::host_rejected: return "host_rejected";
     case halt_reason::database_missing: return "database_missing";
     case halt_reason::tls_unavailable: return "tls_unavailable";
+    case halt_reason::tls_verification_failed: return "tls_verification_failed";
   }
   return "unknown";
 }
@@ -535,8 +546,9 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::role_rejected: return "correct the user name, or create the role with LOGIN and REPLICATION";
     case halt_reason::host_rejected: return "add a pg_hba.conf line for this connection, then reload the server";
     case halt_reason::database_missing: return "correct the database name, or create the database";
-    case halt_reason::tls_unavailable:
-      return "enable ssl on the server, or give the client the right root certificate and host name";
+    case halt_reason::tls_unavailable: return "enable ssl on the server and reload it; never lower sslmode";
+    case halt_reason::tls_verification_failed:
+      return "give the client the CA that signed the server's certificate (sslrootcert) and a host name it carries";
   }
   return "consult docs/errors.md";
 }
@@ -599,7 +611,8 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::role_rejected: return "the server refused the role";
     case halt_reason::host_rejected: return "a pg_hba.conf rule rejects the connection";
     case halt_reason::database_missing: return "the database does not exist";
-    case halt_reason::tls_unavailable: return "TLS is required and could not be set up";
+    case halt_reason::tls_unavailable: return "TLS is required and the server offers none";
+    case halt_reason::tls_verification_failed: return "the server's TLS certificate did not verify";
   }
   return "unknown halt reason";
 }

@@ -86,7 +86,8 @@ namespace replicant {
  * down is retried until stop() (each failed attempt emits `connection.disconnected` with its count);
  * a run stopped before any connect succeeded ends with `errc::connection_failed`. What a retry
  * cannot fix halts at once: refused credentials (`authentication_failed`), role (`role_rejected`),
- * host (`host_rejected`), database (`database_missing`) or TLS (`tls_unavailable`). Every halt is
+ * host (`host_rejected`), database (`database_missing`), TLS the server lacks (`tls_unavailable`) or
+ * a server certificate that does not verify (`tls_verification_failed`). Every halt is
  * value-free (see @ref replicant::halt), and emits `connection.disconnected` with its reason (a
  * sink's failure also `sink.failed`).
  *

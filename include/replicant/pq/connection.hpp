@@ -111,9 +111,13 @@ enum class refusal {
   host,
   /// The database does not exist (SQLSTATE 3D000).
   database,
-  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and it could
-  /// not be established: the server has none, or its certificate did not verify.
+  /// The connection string requires TLS (`sslmode` require, verify-ca or verify-full) and the
+  /// server offers none.
   tls,
+  /// The connection string requires TLS and the server's certificate did not verify: signed by no
+  /// certificate authority of `sslrootcert` (or that file is missing), or, under verify-full, made
+  /// out to another host name.
+  tls_verification,
 };
 
 /// What open() learned of a refused connection: the refusal and the server's SQLSTATE, if it sent one.
@@ -157,7 +161,8 @@ class connection {
  public:
   /// Opens a connection described by @p conninfo (a libpq keyword/value string or URI).
   /// @return the connection, or `errc::connection_refused` (a fault a retry cannot fix: credentials,
-  ///         role, host rules, database, TLS; @p refused, when given, says which),
+  ///         role, host rules, database, TLS the server lacks or a certificate that does not verify;
+  ///         @p refused, when given, says which),
   ///         `errc::connection_failed` (unreachable, dropped, timed out), `errc::cancelled` (the
   ///         cancel descriptor fired) or `errc::invalid_options` (unparseable connection string).
   ///         The error never contains the connection string or the server's message.
@@ -241,6 +246,25 @@ inline auto requires_tls(std::string_view sslmode) noexcept -> bool {
   return sslmode == "require" || sslmode == "verify-ca" || sslmode == "verify-full";
 }
 
+// Classifies libpq's own TLS failures, for a connection string that requires TLS. libpq writes
+// them itself (the server has said nothing yet), in English unless the program has set a locale
+// for messages. Two are final:
+//   - "server does not support SSL, but SSL was required": the server answered the SSLRequest
+//     with 'N' (ssl = off);
+//   - every failed verification names a certificate: OpenSSL's "certificate verify failed" (no CA
+//     of sslrootcert signed it, or it expired), libpq's "server certificate for "..." does not
+//     match host name "..."" (verify-full) and "root certificate file "..." does not exist"
+//     (a client certificate the connection string names and libpq cannot load reads alike, and
+//     is as final).
+// Anything else ("SSL SYSCALL error: EOF detected", "SSL error: unexpected eof while reading",
+// "SSL connection has been closed unexpectedly") is a handshake the network or a restarting
+// server cut short: transient, retried like any dropped connection.
+inline auto classify_tls_failure(std::string_view message) noexcept -> refusal {
+  if (message.find("does not support SSL") != std::string_view::npos) return refusal::tls;
+  if (message.find("certificate") != std::string_view::npos) return refusal::tls_verification;
+  return refusal::none;
+}
+
 // Classifies a failed connection attempt: a refusal that a retry cannot fix, or none (transient).
 // @p message is libpq's (verbose) error text, read here and dropped; @p needs_password is
 // PQconnectionNeedsPassword; @p sslmode the effective sslmode. The server's own messages are not
@@ -256,12 +280,9 @@ inline auto classify_refusal(std::string_view message, bool needs_password, std:
   }
   if (!state.empty()) return {};  // the server said something else: too many clients, starting up, ...
   if (needs_password) return {refusal::authentication, {}};
-  // libpq's own TLS failures (English unless the program has set a locale for messages): no server
-  // with TLS, or a certificate that did not verify. Only where the connection string demands TLS.
-  if (requires_tls(sslmode) &&
-      (message.find("SSL") != std::string_view::npos || message.find("certificate") != std::string_view::npos)) {
-    return {refusal::tls, {}};
-  }
+  // Without a sslmode that requires TLS, libpq falls back to a plain connection rather than fail on
+  // TLS, so a TLS word in its message is no refusal of ours there.
+  if (requires_tls(sslmode)) return {classify_tls_failure(message), {}};
   return {};
 }
 

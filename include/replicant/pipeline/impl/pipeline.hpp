@@ -292,6 +292,7 @@ auto pipeline<D, C, S, Sink>::refused(const pq::connect_refusal& r) -> void {
       case pq::refusal::role: return halt_reason::role_rejected;
       case pq::refusal::host: return halt_reason::host_rejected;
       case pq::refusal::database: return halt_reason::database_missing;
+      case pq::refusal::tls_verification: return halt_reason::tls_verification_failed;
       case pq::refusal::tls:
       case pq::refusal::none: break;
     }
