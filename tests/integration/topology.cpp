@@ -197,6 +197,18 @@ auto make_standby_slot(standby_database& f, memory_sink& sink) -> bool {
   return !r.stop() && made;
 }
 
+// Drops the logical slots left on @p primary by the program's earlier tests, which are over (a
+// fixture drops its slot only once no walsender holds it, and one may still have been exiting), and
+// says whether none is left. Any of them would hold back vacuum of the catalogs in every database,
+// and keep the primary from starting with a wal_level below logical.
+auto no_logical_slots_on(pg_cluster& primary) -> bool {
+  return wait_until([&] {
+    primary.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_type = 'logical' "
+                "AND NOT active");
+    return primary.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical'") == "0";
+  });
+}
+
 // wal_level = replica on @p primary for a scope (a restart), logical again (another restart) when
 // it ends, also when a check failed: later tests need a primary that decodes. The primary must
 // have no logical slot of its own, or it would refuse to start.
@@ -768,6 +780,7 @@ BOOST_AUTO_TEST_CASE(a_standby_slot_whose_catalog_rows_were_vacuumed_halts_rows_
   standby_database f;
   if (f.pg.major() < 16) return;  // no logical decoding on a standby before 16 (standby_unsupported)
   memory_sink sink;
+  BOOST_TEST_REQUIRE(no_logical_slots_on(f.pg));
   BOOST_TEST_REQUIRE(make_standby_slot(f, sink));
   {
     const replicant::test::scoped_setting off{f.standby, "hot_standby_feedback", "off"};
@@ -806,8 +819,8 @@ BOOST_AUTO_TEST_CASE(a_standby_slot_halts_wal_level_insufficient_once_the_primar
   standby_database f;
   if (f.pg.major() < 16) return;  // as above
   memory_sink sink;
+  BOOST_TEST_REQUIRE(no_logical_slots_on(f.pg));
   BOOST_TEST_REQUIRE(make_standby_slot(f, sink));
-  BOOST_TEST_REQUIRE(f.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical'") == "0");
   {
     // The standby reconnects to the restarted primary at once rather than after 5 s.
     const replicant::test::scoped_setting retry{f.standby, "wal_retrieve_retry_interval", "100ms"};

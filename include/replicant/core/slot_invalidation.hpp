@@ -24,10 +24,11 @@ namespace replicant {
  * The class of a slot invalidation, as far as the server says.
  *
  * PostgreSQL 17 and later name it (`pg_replication_slots.invalidation_reason`; 18 adds
- * `idle_timeout`). Older servers do not: there, a slot whose `wal_status` is `lost` (all that
- * PostgreSQL 15 can invalidate for) is `wal_removed`, and one that PostgreSQL 16 reports as
- * `conflicting` (catalog rows or `wal_level`, it does not say which) is the generic `invalidated`.
- * A reason a later server adds is `invalidated` too, never its text.
+ * `idle_timeout`). Older servers do not: on 15 a slot whose `wal_status` is `lost` is `wal_removed`
+ * (the one cause 15 has); 16 shows every invalidated slot as `conflicting`, and one whose restart
+ * position it cleared is `wal_removed`, one that kept it lost catalog rows or its primary's
+ * `wal_level` (16 does not say which): the generic `invalidated`. A reason a later server adds is
+ * `invalidated` too, never its text.
  *
  * The snake_case name of each enumerator (@ref to_string(slot_invalidation)) is stable and is the
  * `kind` of the `replicant.connection.slot_invalidated` event.
@@ -45,8 +46,8 @@ enum class slot_invalidation {
   /// The slot stayed inactive for longer than `idle_replication_slot_timeout` (PostgreSQL 18).
   /// Keep its consumer running, or raise the timeout.
   idle_timeout,
-  /// Invalidated, but the server does not say why (PostgreSQL 16's `conflicting`), or names a
-  /// reason this version of replicant does not know.
+  /// Invalidated, but the server does not say why (on PostgreSQL 16, one of the two standby
+  /// classes above), or names a reason this version of replicant does not know.
   invalidated,
 };
 

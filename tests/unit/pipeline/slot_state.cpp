@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A slot's invalidation class from the pg_replication_slots columns each server version has: 15
-// (wal_status), 16 (+ conflicting), 17 and 18 (+ invalidation_reason). The live side, each class
+// (wal_status, restart_lsn), 16 (+ conflicting), 17 and 18 (+ invalidation_reason). The live side, each class
 // provoked on real servers, is in tests/integration/pipeline.cpp and topology.cpp.
 #include <replicant/pipeline/detail/slot_state.hpp>
 
@@ -32,14 +32,21 @@ BOOST_AUTO_TEST_CASE(a_valid_slot_has_no_class) {
 
 BOOST_AUTO_TEST_CASE(fifteen_can_only_lose_wal) {
   BOOST_TEST((slot_invalidation_of({.wal_status = "lost"}) == slot_invalidation::wal_removed));
+  BOOST_TEST(
+      (slot_invalidation_of({.wal_status = "lost", .restart_lsn = "0/1A2B3C4"}) == slot_invalidation::wal_removed));
 }
 
-// 16 marks a recovery conflict (catalog rows removed, or the primary's wal_level lowered) without
-// saying which, and shows every invalidated slot as lost: the conflict wins over wal_status.
+// 16 shows every invalidated slot as conflicting and lost, and clears the restart position of one
+// whose WAL was removed only: a conflicting slot that kept it is one of the two standby classes,
+// which 16 does not tell apart.
 BOOST_AUTO_TEST_CASE(sixteen_tells_removed_wal_from_a_conflict_it_does_not_name) {
-  BOOST_TEST((slot_invalidation_of({.wal_status = "lost", .conflicting = "f"}) == slot_invalidation::wal_removed));
-  BOOST_TEST((slot_invalidation_of({.wal_status = "lost", .conflicting = "t"}) == slot_invalidation::invalidated));
-  BOOST_TEST((slot_invalidation_of({.wal_status = {}, .conflicting = "t"}) == slot_invalidation::invalidated));
+  BOOST_TEST((slot_invalidation_of({.wal_status = "lost", .restart_lsn = {}, .conflicting = "t"}) ==
+              slot_invalidation::wal_removed));
+  BOOST_TEST((slot_invalidation_of({.wal_status = "lost", .restart_lsn = "0/1A2B3C4", .conflicting = "t"}) ==
+              slot_invalidation::invalidated));
+  // Should a 16 ever show a lost slot that is not conflicting, its WAL is what it lost.
+  BOOST_TEST((slot_invalidation_of({.wal_status = "lost", .restart_lsn = {}, .conflicting = "f"}) ==
+              slot_invalidation::wal_removed));
 }
 
 BOOST_AUTO_TEST_CASE(seventeen_and_later_name_the_class) {

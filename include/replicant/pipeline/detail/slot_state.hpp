@@ -22,9 +22,10 @@ namespace replicant::detail {
 // The invalidation columns of one slot, as the server's text. A column the server version lacks,
 // or a NULL, is nullopt.
 struct slot_invalidation_columns {
-  std::optional<std::string_view> wal_status;           // 13+: reserved, extended, unreserved, lost
-  std::optional<std::string_view> conflicting;          // 16+: t when invalidated by a recovery conflict
-  std::optional<std::string_view> invalidation_reason;  // 17+: why, when invalidated
+  std::optional<std::string_view> wal_status{};           // 13+: reserved, extended, unreserved, lost
+  std::optional<std::string_view> restart_lsn{};          // NULL once invalidated for removed WAL (15, 16)
+  std::optional<std::string_view> conflicting{};          // 16: t when invalidated at all; 17+: by a conflict
+  std::optional<std::string_view> invalidation_reason{};  // 17+: why, when invalidated
 };
 
 // PostgreSQL's name for an invalidation cause (`invalidation_reason`, 17+; `idle_timeout`, 18) as
@@ -40,14 +41,14 @@ struct slot_invalidation_columns {
 
 // The class of the slot's invalidation, or nullopt for a slot that is still valid.
 //
-// 17+ names the cause. 16 says only `conflicting` for a recovery conflict (catalog rows removed, or
-// the primary's wal_level lowered: it does not say which), and reports every invalidated slot's
-// wal_status as lost, so `conflicting` is read before wal_status. 15 can invalidate a slot for one
-// cause only, removed WAL, and shows it as a lost wal_status.
+// 17+ names the cause. 16 does not: it shows every invalidated slot as conflicting and lost, but it
+// clears the restart position only of a slot invalidated for removed WAL, so a conflicting slot
+// that kept it lost catalog rows or its primary's wal_level, 16 does not say which (the generic
+// class). 15 can invalidate a slot for removed WAL only, and shows it as lost.
 [[nodiscard]] constexpr auto slot_invalidation_of(const slot_invalidation_columns& c) noexcept
     -> std::optional<slot_invalidation> {
   if (c.invalidation_reason) return slot_invalidation_from_server(*c.invalidation_reason);
-  if (c.conflicting == "t") return slot_invalidation::invalidated;
+  if (c.conflicting == "t") return c.restart_lsn ? slot_invalidation::invalidated : slot_invalidation::wal_removed;
   if (c.wal_status == "lost") return slot_invalidation::wal_removed;
   return std::nullopt;
 }
