@@ -75,6 +75,36 @@ auto ids(const std::vector<seen>& rows) -> std::vector<std::string> {
   return out;
 }
 
+// The invalidation class of the halt @p r ended with, by name; "none" without one.
+template <class Running>
+auto invalidation_class(Running& r) -> std::string {
+  const auto& h = r.pipeline.last_halt();
+  return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
+}
+
+// The event that reports a slot_invalidated halt of class @p kind for @p slot.
+auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
+  return "replicant.connection.slot_invalidated slot_name=" + slot +
+         " reason=slot_invalidated kind=" + std::string{kind};
+}
+
+// Makes the server remove WAL the slot of @p f still needs, as max_slot_wal_keep_size allows
+// (restored when the call returns, also when it throws): WAL written into a table nobody
+// publishes (with secret values), switched to new segments, and a checkpoint, which invalidates
+// the slot (ending its walsender first if one streams from it). Whether the slot is lost is
+// returned.
+auto remove_wal_of_the_slot(fixture& f) -> bool {
+  const replicant::test::scoped_setting keep{f.pg, "max_slot_wal_keep_size", "1MB"};
+  const replicant::test::scoped_setting no_extra{f.pg, "wal_keep_size", "0"};
+  f.sql("CREATE TABLE IF NOT EXISTS unpublished (n int, label text)");
+  for (int i = 0; i < 5; ++i) {
+    f.sql("INSERT INTO unpublished SELECT g, '" + std::string{secret} + "' FROM generate_series(1, 1000) g");
+    f.pg.sql("SELECT pg_switch_wal()");
+  }
+  f.pg.sql("CHECKPOINT");
+  return f.pg.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'") == "lost";
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(pipeline_delivery, *utf::label("integration"))
@@ -673,25 +703,68 @@ BOOST_AUTO_TEST_CASE(failover_is_refused_below_postgresql_17) {
   }
 }
 
+// wal_removed, on every major: the slot fell further behind than max_slot_wal_keep_size allows
+// while nobody streamed from it. The halt and its event carry the class, and nothing else.
 BOOST_AUTO_TEST_CASE(an_invalidated_slot_halts) {
   fixture f;
   memory_sink sink;
   f.create_slot(sink);
-  {
-    // Restored when the scope ends, also when the check below fails.
-    const replicant::test::scoped_setting keep{f.pg, "max_slot_wal_keep_size", "1MB"};
-    const replicant::test::scoped_setting no_extra{f.pg, "wal_keep_size", "0"};
-    for (int i = 0; i < 5; ++i) {
-      f.sql("INSERT INTO items SELECT g, 'x', 1 FROM generate_series(" + std::to_string(i * 1000 + 1) + ", " +
-            std::to_string(i * 1000 + 1000) + ") g");
-      f.pg.sql("SELECT pg_switch_wal()");
-    }
-    f.pg.sql("CHECKPOINT");
-    BOOST_TEST_REQUIRE(f.pg.scalar("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '" + f.slot +
-                                   "'") == "lost");
-  }
-  running r{sink, f.pgoutput, f.options};
+  BOOST_TEST_REQUIRE(remove_wal_of_the_slot(f));
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
+  BOOST_TEST(invalidation_class(r) == "wal_removed");
+  BOOST_TEST(events.contains(invalidated_event(f.slot, "wal_removed")));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=slot_invalidated"));
+  BOOST_TEST(!events.contains(secret));
+}
+
+// The same while streaming: an append log's slot stays at what it stored while WAL nobody
+// publishes piles up, the checkpoint ends its walsender and invalidates it, and the reconnect's
+// checks find it, with its class.
+BOOST_AUTO_TEST_CASE(a_slot_invalidated_while_streaming_halts_with_its_class_at_the_reconnect) {
+  fixture f;
+  append_sink sink;
+  event_log events;
+  replicant::test::running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                               replicant::no_spill, append_sink>>
+      r{sink, f.pgoutput, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
+  BOOST_TEST_REQUIRE(remove_wal_of_the_slot(f));
+  BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
+  BOOST_TEST(invalidation_class(r) == "wal_removed");
+  BOOST_TEST(events.contains(invalidated_event(f.slot, "wal_removed")));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=slot_invalidated"));
+  BOOST_TEST(sink.snapshot().size() == 1U);
+  BOOST_TEST(!events.contains(secret));
+}
+
+// idle_timeout, on PostgreSQL 18: a slot nobody streamed from for longer than
+// idle_replication_slot_timeout (seconds; restored afterwards) is invalidated by the next
+// checkpoint.
+BOOST_AUTO_TEST_CASE(a_slot_idle_past_the_timeout_halts_idle_timeout_from_postgresql_18) {
+  fixture f;
+  if (!f.pg.has_setting("idle_replication_slot_timeout")) return;  // before 18: no such invalidation
+  memory_sink sink;
+  f.create_slot(sink);
+  {
+    const replicant::test::scoped_setting timeout{f.pg, "idle_replication_slot_timeout", "1s"};
+    const auto reason =
+        "SELECT COALESCE(invalidation_reason, '') FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'";
+    // The timeout counts from when the slot was released; only a checkpoint looks at it.
+    BOOST_TEST_REQUIRE(fixture::wait_until([&] {
+      f.pg.sql("CHECKPOINT");
+      if (f.pg.scalar(reason) == "idle_timeout") return true;
+      std::this_thread::sleep_for(200ms);
+      return false;
+    }));
+  }
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
+  BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
+  BOOST_TEST(invalidation_class(r) == "idle_timeout");
+  BOOST_TEST(events.contains(invalidated_event(f.slot, "idle_timeout")));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=slot_invalidated"));
 }
 
 BOOST_AUTO_TEST_CASE(a_transaction_larger_than_the_budget_halts) {

@@ -4,7 +4,8 @@
 // Topologies on real clusters, once per PostgreSQL major: a pipeline pointed at a physical standby
 // (logical decoding on a standby, 16+; refused on 15), failover slots synced to a standby and
 // resumed on it after a promotion under a concurrent writer (17+; refused on 15 and 16), the halts
-// around them, and heartbeats keeping the WAL an idle slot retains bounded.
+// around them, heartbeats keeping the WAL an idle slot retains bounded, and the two invalidations
+// only a standby's slot meets (16+: catalog rows vacuumed away, the primary's wal_level lowered).
 //
 // The standby tests share one physical standby of the program's server (made on first use, a
 // second); the failover test crashes its primary, so it has a primary and a standby of its own.
@@ -157,6 +158,85 @@ auto wait_for_synced_slot(pg_cluster& primary, pg_cluster& standby, const std::s
   }
   return false;
 }
+
+// The invalidation class of the halt @p r ended with, by name; "none" without one.
+template <class Running>
+auto invalidation_class(Running& r) -> std::string {
+  const auto& h = r.pipeline.last_halt();
+  return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
+}
+
+// The event that reports a slot_invalidated halt of class @p kind for @p slot.
+auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
+  return "replicant.connection.slot_invalidated slot_name=" + slot +
+         " reason=slot_invalidated kind=" + std::string{kind};
+}
+
+// How the standby describes the invalidation of its slot: `conflicting` on 16, which does not say
+// which conflict it was, `invalidation_reason` from 17 (empty while the slot is valid).
+auto standby_invalidation(standby_database& f) -> std::string {
+  const std::string column =
+      f.pg.major() >= 17 ? "COALESCE(invalidation_reason, '')" : "COALESCE(conflicting, false)::text";
+  return f.standby.scalar("SELECT " + column + " FROM pg_replication_slots WHERE slot_name = " + literal(f.slot));
+}
+
+// What the standby says, and what replicant reports, for a recovery conflict named @p named: 16
+// only says that there was one.
+auto server_conflict(int major, std::string_view named) -> std::string {
+  return major >= 17 ? std::string{named} : "true";
+}
+auto reported_conflict(int major, std::string_view named) -> std::string {
+  return major >= 17 ? std::string{named} : "invalidated";
+}
+
+// The slot of @p f made on the standby by a pipeline that streams from it once, then stops.
+auto make_standby_slot(standby_database& f, memory_sink& sink) -> bool {
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
+  const bool made = f.nudge_until([&] { return streaming(events); });
+  return !r.stop() && made;
+}
+
+// Drops the logical slots left on @p primary by the program's earlier tests, which are over (a
+// fixture drops its slot only once no walsender holds it, and one may still have been exiting), and
+// says whether none is left. Any of them would hold back vacuum of the catalogs in every database,
+// and keep the primary from starting with a wal_level below logical.
+auto no_logical_slots_on(pg_cluster& primary) -> bool {
+  return wait_until([&] {
+    primary.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_type = 'logical' "
+                "AND NOT active");
+    return primary.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical'") == "0";
+  });
+}
+
+// wal_level = replica on @p primary for a scope (a restart), logical again (another restart) when
+// it ends, also when a check failed: later tests need a primary that decodes. The primary must
+// have no logical slot of its own, or it would refuse to start.
+class wal_level_lowered {
+ public:
+  explicit wal_level_lowered(pg_cluster& primary) : primary_{primary} {
+    primary_.set("wal_level", "replica");
+    try {
+      primary_.restart();
+    } catch (...) {
+      restore();
+      throw;
+    }
+  }
+  ~wal_level_lowered() { restore(); }
+  wal_level_lowered(const wal_level_lowered&) = delete;
+  auto operator=(const wal_level_lowered&) -> wal_level_lowered& = delete;
+
+ private:
+  void restore() noexcept {
+    try {
+      primary_.reset("wal_level");
+      primary_.restart();
+    } catch (...) {
+    }
+  }
+  pg_cluster& primary_;
+};
 
 auto ids_of(const std::vector<replicant::test::seen>& rows) -> std::vector<std::string> {
   std::vector<std::string> out;
@@ -682,6 +762,82 @@ BOOST_AUTO_TEST_CASE(wal_retained_by_an_idle_append_log_stays_bounded_with_heart
       BOOST_TEST(!r.stop());
     }
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// --- slot invalidation on a standby ---------------------------------------------------------------
+
+// The two recovery conflicts that invalidate a standby's slot (16+), provoked on the shared
+// standby; the halt and its event carry the class the server gives (17+), or the generic one (16,
+// which only says `conflicting`). Last in the program: they turn the standby's feedback off and
+// restart the primary. The other classes are provoked in tests/integration/pipeline.cpp.
+BOOST_AUTO_TEST_SUITE(slot_invalidation, *utf::label("integration"))
+
+// rows_removed: without hot_standby_feedback, vacuum on the primary removes catalog rows the
+// standby's slot still needs, and replaying it invalidates the slot.
+BOOST_AUTO_TEST_CASE(a_standby_slot_whose_catalog_rows_were_vacuumed_halts_rows_removed) {
+  standby_database f;
+  if (f.pg.major() < 16) return;  // no logical decoding on a standby before 16 (standby_unsupported)
+  memory_sink sink;
+  BOOST_TEST_REQUIRE(no_logical_slots_on(f.pg));
+  BOOST_TEST_REQUIRE(make_standby_slot(f, sink));
+  {
+    const replicant::test::scoped_setting off{f.standby, "hot_standby_feedback", "off"};
+    // The standby withdraws what it asked the primary to keep (its physical slot's xmins).
+    BOOST_TEST_REQUIRE(wait_until([&] {
+      return f.pg.scalar("SELECT xmin IS NULL AND catalog_xmin IS NULL FROM pg_replication_slots WHERE slot_name = " +
+                         literal(f.standby.primary_slot())) == "t";
+    }));
+    // A catalog row deleted after the slot's catalog horizon, then vacuumed away in the slot's
+    // database; again, should a snapshot of the moment still have held it back.
+    int round = 0;
+    BOOST_TEST_REQUIRE(wait_until([&] {
+      const auto table = "gone_" + std::to_string(++round);
+      f.sql("CREATE TABLE " + table + " (id int)");
+      f.sql("DROP TABLE " + table);
+      f.sql("VACUUM pg_class");
+      f.pg.wait_for_replay(f.standby);
+      return standby_invalidation(f) == server_conflict(f.pg.major(), "rows_removed");
+    }));
+  }
+  f.sql("INSERT INTO items VALUES (1, '" + std::string{secret} + "', 1)");
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
+  BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
+  const auto expected = reported_conflict(f.pg.major(), "rows_removed");
+  BOOST_TEST(invalidation_class(r) == expected);
+  BOOST_TEST(events.contains(invalidated_event(f.slot, expected)));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=slot_invalidated"));
+  BOOST_TEST(!events.contains(secret));
+}
+
+// wal_level_insufficient: the primary restarted with wal_level = replica, and the standby, replaying
+// that, invalidates its logical slots. (A primary's own logical slot does not get this far: the
+// server refuses to start with one below logical.)
+BOOST_AUTO_TEST_CASE(a_standby_slot_halts_wal_level_insufficient_once_the_primary_lowered_it) {
+  standby_database f;
+  if (f.pg.major() < 16) return;  // as above
+  memory_sink sink;
+  BOOST_TEST_REQUIRE(no_logical_slots_on(f.pg));
+  BOOST_TEST_REQUIRE(make_standby_slot(f, sink));
+  {
+    // The standby reconnects to the restarted primary at once rather than after 5 s.
+    const replicant::test::scoped_setting retry{f.standby, "wal_retrieve_retry_interval", "100ms"};
+    {
+      const wal_level_lowered lowered{f.pg};
+      f.pg.wait_for_replay(f.standby);
+      BOOST_TEST_REQUIRE(standby_invalidation(f) == server_conflict(f.pg.major(), "wal_level_insufficient"));
+    }
+    f.pg.wait_for_replay(f.standby);  // logical again, on both
+  }
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
+  BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
+  const auto expected = reported_conflict(f.pg.major(), "wal_level_insufficient");
+  BOOST_TEST(invalidation_class(r) == expected);
+  BOOST_TEST(events.contains(invalidated_event(f.slot, expected)));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=slot_invalidated"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -197,10 +197,12 @@ BOOST_AUTO_TEST_CASE(describe_shows_every_metadata_field) {
                .sqlstate = "55000",
                .lag_bytes = 67108865,
                .attempts = 3,
+               .invalidation = replicant::slot_invalidation::rows_removed,
                .cause = replicant::errc::connection_failed};
   const std::string d = replicant::describe(h);
-  for (std::string_view part : {"sink_too_slow", "table public.orders", "at 16/B374D848", "lag 67108865 bytes",
-                                "after 3 attempts", "sqlstate 55000", "cause replicant:5 (", "action: "}) {
+  for (std::string_view part :
+       {"sink_too_slow", "table public.orders", "at 16/B374D848", "lag 67108865 bytes", "after 3 attempts",
+        "invalidation rows_removed", "sqlstate 55000", "cause replicant:5 (", "action: "}) {
     BOOST_TEST(d.find(part) != std::string::npos, part << " missing from: " << d);
   }
   BOOST_TEST(

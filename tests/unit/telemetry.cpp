@@ -353,4 +353,12 @@ BOOST_AUTO_TEST_CASE(display_forms_are_value_free_names) {
   BOOST_TEST(kinds.count("unknown") == 0U);
 }
 
+// slot_invalidated's kind is the class of the halt, by the same name.
+BOOST_AUTO_TEST_CASE(each_slot_invalidation_class_is_the_kind_of_its_name) {
+  for (const replicant::slot_invalidation c : replicant::slot_invalidations) {
+    BOOST_TEST(t::to_string(t::to_kind(c)) == replicant::to_string(c));
+  }
+  static_assert(t::to_kind(replicant::slot_invalidation::idle_timeout) == t::kind::idle_timeout);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -24,6 +24,7 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/core/slot_invalidation.hpp>
 
 #include <array>
 #include <chrono>
@@ -83,9 +84,13 @@ enum class halt_reason {
   // --- halts: the slot and the connect chain ----------------------------------------------------
 
   /// The server invalidated the replication slot (`wal_status = 'lost'`, `conflicting`, or an
-  /// `invalidation_reason`): the WAL it needed is gone, so continuing would silently lose changes.
-  /// Action: recreate the slot and re-synchronise the sink (snapshot, or accept the gap); give the
-  /// slot more room (`max_slot_wal_keep_size`) so it does not happen again.
+  /// `invalidation_reason`): what it needed to decode is gone (WAL, catalog rows), so continuing
+  /// would silently lose changes. `halt::invalidation` says why (@ref replicant::slot_invalidation),
+  /// found at connect or at the reconnect after the server ended a stream for it.
+  /// Action: recreate the slot and re-synchronise the sink (snapshot, or accept the gap); then
+  /// remove the cause: more room for slots (`max_slot_wal_keep_size`) for `wal_removed`,
+  /// `hot_standby_feedback` for `rows_removed`, `wal_level = logical` on the primary for
+  /// `wal_level_insufficient`, a longer `idle_replication_slot_timeout` for `idle_timeout`.
   slot_invalidated,
   /// A publication named in the options (with pglogical: a replication set) does not exist on the
   /// server. Streaming the others alone would silently skip tables, so the pipeline stops instead.
@@ -487,7 +492,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::spill_exhausted: return "free disk space or raise max_spill_bytes, then restart";
     case halt_reason::spill_io_failed: return "check the spill directory and its file system, then restart";
     case halt_reason::slot_invalidated:
-      return "recreate the slot and re-synchronise the sink; give slots more room (max_slot_wal_keep_size)";
+      return "recreate the slot and re-synchronise the sink; then remove the cause its invalidation class names";
     case halt_reason::publication_missing: return "create or restore the publication, or correct its name, then restart";
     case halt_reason::slot_missing: return "create the slot, allow the pipeline to create it, or correct its name";
     case halt_reason::command_error_limit:
@@ -621,9 +626,10 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
  * Everything replicant reports about one halt: the reason plus the metadata an operator needs,
  * and nothing else.
  *
- * Value-free by construction: the fields are a reason, a table *name*, positions, counts, a
- * SQLSTATE and an error code. There is deliberately no free-text field, so no row value, WAL byte
- * or server message text can be put into a halt. Fields that do not apply to a reason stay empty.
+ * Value-free by construction: the fields are a reason, a table *name*, positions, counts, an
+ * invalidation class, a SQLSTATE and an error code. There is deliberately no free-text field, so no
+ * row value, WAL byte or server message text can be put into a halt. Fields that do not apply to a
+ * reason stay empty.
  *
  * @par Example
  * @code
@@ -657,6 +663,9 @@ struct halt {
   /// How long the failed sink call took (`sink_failed`, where the call was timed): the `duration`
   /// of the `sink.failed` event.
   std::optional<std::chrono::nanoseconds> duration{};
+  /// Why the server invalidated the slot (`slot_invalidated`): the class, never the server's text.
+  /// The `kind` of the `replicant.connection.slot_invalidated` event.
+  std::optional<slot_invalidation> invalidation{};
   /// The underlying error, when there is one: the code the sink returned, the OS error of a spill
   /// or checkpoint file, a @ref replicant::errc. Empty otherwise.
   std::error_code cause{};
@@ -710,6 +719,7 @@ using halt_or = detail::expected<T, halt>;
  * `replicant halted: sink_too_slow (received WAL ran too far ahead of the durable checkpoint);
  * at 16/B374D848; lag 67108864 bytes; action: make the sink faster, ...`.
  *
+ * A `slot_invalidated` halt adds its class: `...; invalidation rows_removed; action: ...`.
  * Start-time rejections read `replicant refused to start: config_invalid (...)`. The table name is
  * shown in its escaped display form (@ref to_string(table_ref)), so the line holds no control
  * characters; a malformed SQLSTATE is shown as `(malformed)`.
@@ -739,6 +749,10 @@ using halt_or = detail::expected<T, halt>;
     out.append("; after ");
     out.append(std::to_string(*h.attempts));
     out.append(*h.attempts == 1 ? " attempt" : " attempts");
+  }
+  if (h.invalidation) {
+    out.append("; invalidation ");
+    out.append(to_string(*h.invalidation));
   }
   if (h.sqlstate) {
     out.append("; sqlstate ");

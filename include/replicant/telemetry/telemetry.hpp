@@ -39,6 +39,7 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/core/slot_invalidation.hpp>
 
 #include <boost/hana/all_of.hpp>
 #include <boost/hana/contains.hpp>
@@ -79,7 +80,7 @@ enum class kind {
   rows_removed,            ///< `connection_slot_invalidated`: catalog rows the slot needed were vacuumed.
   wal_level_insufficient,  ///< `connection_slot_invalidated`: `wal_level` was lowered below `logical`.
   idle_timeout,            ///< `connection_slot_invalidated`: the slot sat idle too long (PostgreSQL 18).
-  invalidated,             ///< `connection_slot_invalidated`: invalidated, the server gave no class.
+  invalidated,             ///< `connection_slot_invalidated`: invalidated, the server gave no (known) class.
   batch_full,              ///< `sink_batch_committed`: the batch reached its size bound.
   batch_timer,             ///< `sink_batch_committed`: the batch's delay bound elapsed.
   batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
@@ -112,6 +113,21 @@ inline constexpr std::array kinds = {
     case kind::stream_abort: return "stream_abort";
   }
   return "unknown";
+}
+
+/**
+ * The `kind` that reports the slot invalidation class @p c on
+ * `replicant.connection.slot_invalidated`: the kind of the same name. Never throws.
+ */
+[[nodiscard]] constexpr auto to_kind(slot_invalidation c) noexcept -> kind {
+  switch (c) {
+    case slot_invalidation::wal_removed: return kind::wal_removed;
+    case slot_invalidation::rows_removed: return kind::rows_removed;
+    case slot_invalidation::wal_level_insufficient: return kind::wal_level_insufficient;
+    case slot_invalidation::idle_timeout: return kind::idle_timeout;
+    case slot_invalidation::invalidated: break;
+  }
+  return kind::invalidated;
 }
 
 /**
@@ -527,8 +543,10 @@ struct connection_slot_active {
   /// @}
 };
 /// The slot was found invalidated, or the connect chain refused the configuration (`reason`:
-/// slot_invalidated, publication_missing, failover_unsupported, decoder_option_unsupported, ...);
-/// `kind` carries the invalidation class.
+/// slot_invalidated, publication_missing, failover_unsupported, decoder_option_unsupported, ...).
+/// With `reason` slot_invalidated, `kind` carries the invalidation class (@ref to_kind of
+/// `halt::invalidation`: wal_removed, rows_removed, wal_level_insufficient, idle_timeout or
+/// invalidated); the other reasons have no `kind`.
 struct connection_slot_invalidated {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.slot_invalidated";

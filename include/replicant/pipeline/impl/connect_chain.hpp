@@ -7,6 +7,7 @@
 // replication connection to START_REPLICATION, each step value-free on failure. A transient failure
 // returns its error (the caller reconnects); a decision to stop for good sets the pipeline's halt.
 
+#include <replicant/pipeline/detail/slot_state.hpp>
 #include <replicant/pipeline/impl/pipeline.hpp>
 
 #include <algorithm>
@@ -197,7 +198,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   const bool in_recovery = recovery->get(0, 0) == "t";
   s.standby = in_recovery;
   const auto slot_literal = quote_literal(options_.slot).value();
-  std::string slot_query = "SELECT confirmed_flush_lsn, wal_status";
+  std::string slot_query = "SELECT confirmed_flush_lsn, wal_status, restart_lsn";
   if (s.server_version >= 160000) slot_query += ", conflicting";
   if (s.server_version >= 170000) slot_query += ", invalidation_reason, synced, failover";
   slot_query += " FROM pg_replication_slots WHERE slot_name = " + slot_literal + " AND slot_type = 'logical'";
@@ -206,17 +207,22 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   const bool slot_exists = slot_row->rows() == 1;
   std::optional<lsn> confirmed_flush;
   if (slot_exists) {
-    bool invalidated = slot_row->get(0, 1) == "lost";
-    if (s.server_version >= 160000 && s.server_version < 170000) invalidated |= slot_row->get(0, 2) == "t";
+    detail::slot_invalidation_columns columns{.wal_status = slot_row->get_optional(0, 1),
+                                              .restart_lsn = slot_row->get_optional(0, 2)};
+    if (s.server_version >= 160000) columns.conflicting = slot_row->get_optional(0, 3);
     if (s.server_version >= 170000) {
-      invalidated |= !slot_row->is_null(0, 3);
-      if (in_recovery && slot_row->get(0, 4) == "t") {
+      columns.invalidation_reason = slot_row->get_optional(0, 4);
+      if (in_recovery && slot_row->get(0, 5) == "t") {
         halt_with(detail::to_halt(halt_reason::slot_synced_unpromoted));
         return fail(errc::halted);
       }
     }
-    if (invalidated) {
-      halt_with(detail::to_halt(halt_reason::slot_invalidated));
+    // Also how a slot invalidated while it streamed is found: the server ends its walsender before
+    // marking it, and this is the reconnect's first look at it.
+    if (const auto invalidation = detail::slot_invalidation_of(columns)) {
+      halt h = detail::to_halt(halt_reason::slot_invalidated);
+      h.invalidation = *invalidation;
+      halt_with(std::move(h));
       return fail(errc::halted);
     }
     if (auto at = parse_lsn(slot_row->get(0, 0))) confirmed_flush = *at;
@@ -237,7 +243,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   // Failover asked (17+, the version step saw to that): the slot must be a failover slot, or be
   // created as one here, which a standby cannot do. A slot that is one without being asked is
   // fine: a promoted standby's synced slot is, whatever the pipeline now says.
-  if (options_.failover && (slot_exists ? slot_row->get(0, 5) != "t" : in_recovery)) {
+  if (options_.failover && (slot_exists ? slot_row->get(0, 6) != "t" : in_recovery)) {
     halt_with(detail::to_halt(halt_reason::slot_not_failover));
     return fail(errc::halted);
   }

@@ -397,8 +397,14 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
           halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off ||
           halt_->reason == halt_reason::checkpoint_ahead_of_server || halt_->reason == halt_reason::slot_dropped ||
           halt_->reason == halt_reason::publication_changed) {
-        emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
-                                                             telemetry::keys::reason = halt_->reason);
+        if (halt_->invalidation) {
+          emit<telemetry::events::connection_slot_invalidated>(
+              telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = halt_->reason,
+              telemetry::keys::kind = telemetry::to_kind(*halt_->invalidation));
+        } else {
+          emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                               telemetry::keys::reason = halt_->reason);
+        }
       }
       return;
     }
