@@ -117,7 +117,7 @@ class jetstream_category_impl final : public std::error_category {
     case JSStreamNotFoundErr: return jetstream_errc::stream_missing;
     case JSStreamStoreFailedErr:
       return text.find("maximum") != std::string_view::npos ? jetstream_errc::stream_full
-                                                             : jetstream_errc::broker_error;
+                                                            : jetstream_errc::broker_error;
     case JSStreamWrongLastSequenceErr:
     case JSStreamSequenceNotMatchErr: return jetstream_errc::sequence_mismatch;
     case JSStreamNotMatchErr: return jetstream_errc::wrong_stream;
@@ -130,7 +130,8 @@ class jetstream_category_impl final : public std::error_category {
     case JSNotEnabledForAccountErr: return jetstream_errc::stream_missing;
     default: break;
   }
-  if (denied || status == NATS_NOT_PERMITTED || status == NATS_CONNECTION_AUTH_FAILED) return jetstream_errc::permission_denied;
+  if (denied || status == NATS_NOT_PERMITTED || status == NATS_CONNECTION_AUTH_FAILED)
+    return jetstream_errc::permission_denied;
   switch (status) {
     case NATS_MAX_PAYLOAD: return jetstream_errc::message_too_large;
     case NATS_TIMEOUT:

@@ -371,8 +371,7 @@ class jetstream_sink {
 
   // Hands one message to nats.c: its id, the stream that must store it, and the sequence it must
   // follow.
-  [[nodiscard]] auto publish(const std::string& subject, std::string_view body, const std::string& id)
-      -> result<void> {
+  [[nodiscard]] auto publish(const std::string& subject, std::string_view body, const std::string& id) -> result<void> {
     natsMsg* m = nullptr;
     natsStatus s = natsMsg_Create(&m, subject.c_str(), nullptr, body.data(), static_cast<int>(body.size()));
     const std::string after = std::to_string(next_sequence_);
@@ -467,13 +466,13 @@ class jetstream_sink {
   const std::string marker_subject_;
   natsConnection* nc_ = nullptr;
   jsCtx* js_ = nullptr;
-  std::atomic<bool> denied_{false};    // the connection saw a permission violation
-  std::uint64_t last_sequence_ = 0;    // pipeline thread: the stream's end, read by checkpoint()
-  std::uint64_t next_sequence_ = 0;    // pipeline thread: the sequence the next publish must follow
-  mutable std::mutex mutex_;           // guards what follows
-  std::optional<lsn> checkpoint_;      // the last marker's commit LSN at the connection's start
-  std::optional<parsed_message_id> tail_;  // the stream's last message, when a transaction is unfinished
-  std::map<lsn, confirmation> awaiting_;   // transactions whose marker is not acknowledged yet
+  std::atomic<bool> denied_{false};         // the connection saw a permission violation
+  std::uint64_t last_sequence_ = 0;         // pipeline thread: the stream's end, read by checkpoint()
+  std::uint64_t next_sequence_ = 0;         // pipeline thread: the sequence the next publish must follow
+  mutable std::mutex mutex_;                // guards what follows
+  std::optional<lsn> checkpoint_;           // the last marker's commit LSN at the connection's start
+  std::optional<parsed_message_id> tail_;   // the stream's last message, when a transaction is unfinished
+  std::map<lsn, confirmation> awaiting_;    // transactions whose marker is not acknowledged yet
   std::optional<std::error_code> failure_;  // the connection's first failed acknowledgement
   sink_counts counts_;
 };

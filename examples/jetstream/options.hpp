@@ -21,7 +21,8 @@
 namespace replicant::examples::jetstream {
 
 /// The text of `--help`.
-inline constexpr std::string_view usage_text = R"(replicant-jetstream: publishes the committed changes of PostgreSQL tables to a NATS
+inline constexpr std::string_view usage_text =
+    R"(replicant-jetstream: publishes the committed changes of PostgreSQL tables to a NATS
 JetStream stream, every change once, each transaction ended by a commit marker.
 
 Usage:

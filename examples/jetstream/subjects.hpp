@@ -35,8 +35,8 @@ inline auto append_subject_token(std::string& out, std::string_view name) -> voi
   }
   for (const char c : name) {
     const auto u = static_cast<unsigned char>(c);
-    const bool plain = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_' ||
-                       u == '-';
+    const bool plain =
+        (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_' || u == '-';
     if (plain) {
       out.push_back(c);
     } else {
@@ -73,8 +73,8 @@ inline auto append_subject_token(std::string& out, std::string_view name) -> voi
   if (prefix.empty() || prefix.size() > 128 || prefix.front() == '.' || prefix.back() == '.') return false;
   char previous = '.';
   for (const char c : prefix) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                       c == '-';
+    const bool plain =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!plain && !(c == '.' && previous != '.')) return false;
     previous = c;
   }

@@ -123,7 +123,10 @@ inline auto wait_for(const std::function<bool()>& cond, std::chrono::millisecond
 
 /// The nats-server binary to run: `REPLICANT_NATS_SERVER`, or Debian's, or nothing.
 [[nodiscard]] inline auto nats_server_binary() -> std::optional<std::filesystem::path> {
-  if (auto v = nats_detail::env("REPLICANT_NATS_SERVER")) return std::filesystem::path{*v};
+  if (auto v = nats_detail::env("REPLICANT_NATS_SERVER")) {
+    if (::access(v->c_str(), X_OK) == 0) return std::filesystem::path{*v};
+    return std::nullopt;
+  }
   for (const char* p : {"/usr/bin/nats-server", "/usr/sbin/nats-server", "/usr/local/bin/nats-server"}) {
     if (::access(p, X_OK) == 0) return std::filesystem::path{p};
   }
@@ -186,8 +189,8 @@ class nats_cluster {
 
   /// The client URL of node @p i for user @p user.
   [[nodiscard]] auto url(int i, std::string_view user = "replicant") const -> std::string {
-    return "nats://" + std::string{user} + ":" + std::string{user} + "@127.0.0.1:" +
-           std::to_string(node(i).client_port);
+    return "nats://" + std::string{user} + ":" + std::string{user} +
+           "@127.0.0.1:" + std::to_string(node(i).client_port);
   }
 
   /// Starts node @p i (no-op when it runs) and waits until it accepts clients.
