@@ -876,7 +876,9 @@ BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
   std::uint64_t mid_stream = 0;
   std::uint64_t last_seen = 0;
   while (kills < storm_kills() || writer.writing()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{50, 500}(rng)});
+    // Stretched where the build is slow, so that the program still gets to publish between kills.
+    std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{50, 500}(rng)} *
+                                replicant::test::time_scale());
     if (!m.running()) ++unexpected_exits;
     if (const auto now = f.client.last_sequence(f.stream).value_or(0); now > last_seen) {
       ++mid_stream;  // the program had published something since the last kill
@@ -954,6 +956,7 @@ BOOST_AUTO_TEST_CASE(the_whole_cluster_restarted) {
   background_writer writer{w, case_transactions()};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
   f.nats.restart_all(true);
+  BOOST_TEST_REQUIRE(f.nats.wait_ready(scaled(60s)));
   BOOST_TEST_REQUIRE(writer.join());
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.running());
