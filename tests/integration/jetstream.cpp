@@ -245,6 +245,18 @@ class broker {
     return out;
   }
 
+  // Whether stream @p name is replicated three times, keeps messages by limits and discards new ones.
+  auto replicated_discarding_new(const std::string& name) -> bool {
+    jsStreamInfo* info = nullptr;
+    bool ok = false;
+    if (js_GetStreamInfo(&info, js_, name.c_str(), nullptr, nullptr) == NATS_OK) {
+      ok = info->Config->Replicas == 3 && info->Config->Retention == js_LimitsPolicy &&
+           info->Config->Discard == js_DiscardNew && info->Config->Storage == js_FileStorage;
+    }
+    jsStreamInfo_Destroy(info);
+    return ok;
+  }
+
   // The stream's last sequence, or nothing while it cannot say.
   auto last_sequence(const std::string& name) -> std::optional<std::uint64_t> {
     jsStreamInfo* info = nullptr;
@@ -738,6 +750,13 @@ struct jetstream_fixture {
     return sink_process{std::move(args), log};
   }
 
+  // The stream made by the program itself (--create-stream), as a user makes it: it must exit 0.
+  void create_stream_with_program() {
+    sink_process p{{"--create-stream", "--nats", nats.urls(), "--stream", stream, "--subject-prefix", prefix}, log};
+    p.start();
+    BOOST_TEST_REQUIRE(p.wait_exit(60s) == 0);
+  }
+
   auto slot_active() -> bool {
     return pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active") == "1";
   }
@@ -865,7 +884,8 @@ BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
   const auto seed = seed_from_environment();
   jetstream_fixture f;
   std::cout << "jetstream: pg" << f.pg.major() << " kill storm, seed " << seed << std::endl;
-  f.client.create_stream(f.stream, f.prefix);
+  f.create_stream_with_program();  // replicated three times, limits retention, discard new
+  BOOST_TEST_REQUIRE(f.client.replicated_discarding_new(f.stream));
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed};
