@@ -1,0 +1,389 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-bench-jetstream: how fast replicant-jetstream drains a backlog into a three-node
+// JetStream cluster, and what the stream's replicas and the window of unacknowledged publishes
+// (--max-pending) cost. One run, one throwaway PostgreSQL server and one throwaway cluster of the
+// test harness (tests/support/nats_cluster.hpp), every configuration against the same backlog.
+//
+//   1. For every configuration (replicas x max-pending) a stream, a slot and a subject prefix of
+//      its own; each program runs once from now (--go-forward-only) until a seed transaction's
+//      marker is in its stream, and stops: every configuration then has a checkpoint at the same
+//      place.
+//   2. A backlog of --transactions transactions of --rows inserted rows each is committed while
+//      no program runs.
+//   3. Each configuration in turn: the program starts, and is timed until the backlog's last
+//      transaction's marker is in its stream; its CPU time is read; it is stopped (SIGTERM, it must
+//      exit 0), and the stream must hold exactly the seed and the backlog, each message once.
+//
+// It prints, per configuration, transactions/s and messages/s (wall clock) and the program's CPU
+// time per transaction. Any failed check makes the exit status non-zero; no time is judged.
+//
+// Usage: replicant-bench-jetstream [--transactions N] [--rows N] [--replicas 1,3] [--max-pending 256,4096]
+//                                  [--program PATH]
+
+#include "support/nats_cluster.hpp"
+#include "support/pg_cluster.hpp"
+
+#include "../common/process_cpu.hpp"
+
+#include <nats/nats.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace test = replicant::test;
+using namespace std::chrono_literals;
+using clock_type = std::chrono::steady_clock;
+
+#ifdef REPLICANT_JETSTREAM_BINARY
+constexpr std::string_view default_program = REPLICANT_JETSTREAM_BINARY;
+#else
+constexpr std::string_view default_program;
+#endif
+
+constexpr int exit_skipped = 77;
+
+struct options {
+  std::uint64_t transactions = 20'000;
+  std::uint64_t rows = 4;
+  std::vector<std::uint64_t> replicas{1, 3};
+  std::vector<std::uint64_t> max_pending{256, 4096};
+  std::string program{default_program};
+};
+
+auto parse_list(std::string_view text, std::vector<std::uint64_t>& out) -> bool {
+  out.clear();
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const auto item = text.substr(0, comma);
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc{} || end != item.data() + item.size() || v == 0) return false;
+    out.push_back(v);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  }
+  return !out.empty();
+}
+
+auto parse_options(int argc, char** argv, options& opt) -> bool {
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool has_value = i + 1 < args.size();
+    std::vector<std::uint64_t> one;
+    if (args[i] == "--transactions" && has_value && parse_list(args[++i], one) && one.size() == 1) {
+      opt.transactions = one[0];
+    } else if (args[i] == "--rows" && has_value && parse_list(args[++i], one) && one.size() == 1) {
+      opt.rows = one[0];
+    } else if (args[i] == "--replicas" && has_value) {
+      if (!parse_list(args[++i], opt.replicas)) return false;
+    } else if (args[i] == "--max-pending" && has_value) {
+      if (!parse_list(args[++i], opt.max_pending)) return false;
+    } else if (args[i] == "--program" && has_value) {
+      opt.program = std::string{args[++i]};
+    } else {
+      return false;
+    }
+  }
+  return !opt.program.empty();
+}
+
+// "16/B374D848" as a number.
+auto parse_lsn(std::string_view text) -> std::uint64_t {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return 0;
+  return (std::stoull(std::string{text.substr(0, slash)}, nullptr, 16) << 32U) |
+         std::stoull(std::string{text.substr(slash + 1)}, nullptr, 16);
+}
+
+// The cluster, through nats.c: streams made, their size and last marker read.
+class broker {
+ public:
+  explicit broker(const std::string& urls) {
+    natsOptions* opts = nullptr;
+    natsStatus s = natsOptions_Create(&opts);
+    if (s == NATS_OK) s = test::set_nats_servers(opts, urls);
+    if (s == NATS_OK) s = natsConnection_Connect(&nc_, opts);
+    natsOptions_Destroy(opts);
+    if (s == NATS_OK) s = natsConnection_JetStream(&js_, nc_, nullptr);
+    if (s != NATS_OK) throw std::runtime_error{"could not connect to the cluster"};
+  }
+  broker(const broker&) = delete;
+  auto operator=(const broker&) -> broker& = delete;
+  ~broker() {
+    jsCtx_Destroy(js_);
+    natsConnection_Destroy(nc_);
+  }
+
+  void create_stream(const std::string& name, const std::string& prefix, std::uint64_t replicas) {
+    const std::string subjects = prefix + ".>";
+    const char* list[] = {subjects.c_str()};
+    jsStreamConfig cfg;
+    jsStreamConfig_Init(&cfg);
+    cfg.Name = name.c_str();
+    cfg.Subjects = list;
+    cfg.SubjectsLen = 1;
+    cfg.Discard = js_DiscardNew;
+    cfg.Replicas = static_cast<std::int64_t>(replicas);
+    jsStreamInfo* info = nullptr;
+    const natsStatus s = js_AddStream(&info, js_, &cfg, nullptr, nullptr);
+    jsStreamInfo_Destroy(info);
+    if (s != NATS_OK) throw std::runtime_error{"could not create a stream"};
+  }
+
+  // The stream's message count, or nothing.
+  auto messages(const std::string& name) -> std::optional<std::uint64_t> {
+    jsStreamInfo* info = nullptr;
+    std::optional<std::uint64_t> out;
+    if (js_GetStreamInfo(&info, js_, name.c_str(), nullptr, nullptr) == NATS_OK) out = info->State.Msgs;
+    jsStreamInfo_Destroy(info);
+    return out;
+  }
+
+  // The commit LSN of the last marker on @p subject, or 0.
+  auto last_marker(const std::string& name, const std::string& subject) -> std::uint64_t {
+    natsMsg* m = nullptr;
+    std::uint64_t out = 0;
+    if (js_GetLastMsg(&m, js_, name.c_str(), subject.c_str(), nullptr, nullptr) == NATS_OK) {
+      const char* id = nullptr;
+      if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id != nullptr) {
+        const std::string_view v{id};
+        out = parse_lsn(v.substr(0, v.rfind(':')));
+      }
+    }
+    natsMsg_Destroy(m);
+    return out;
+  }
+
+ private:
+  natsConnection* nc_ = nullptr;
+  jsCtx* js_ = nullptr;
+};
+
+// replicant-jetstream as a child process, its output appended to a log.
+class program_process {
+ public:
+  program_process(const std::string& program, std::vector<std::string> args, const std::filesystem::path& log) {
+    std::vector<char*> argv;
+    std::string path = program;
+    argv.push_back(path.data());
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (out < 0) throw std::system_error(errno, std::generic_category(), "opening the program's log");
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::dup2(out, STDOUT_FILENO);
+      ::dup2(out, STDERR_FILENO);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(out);
+    if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "starting the program");
+  }
+  program_process(const program_process&) = delete;
+  auto operator=(const program_process&) -> program_process& = delete;
+  ~program_process() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  [[nodiscard]] auto pid() const -> pid_t { return pid_; }
+
+  // SIGTERM, then waits up to a minute: the exit status, or -1.
+  auto stop() -> int {
+    if (pid_ <= 0) return -1;
+    ::kill(pid_, SIGTERM);
+    const auto deadline = clock_type::now() + 60s;
+    while (clock_type::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = 0;
+};
+
+// One configuration: its stream, slot and prefix.
+struct configuration {
+  std::uint64_t replicas = 3;
+  std::uint64_t max_pending = 4096;
+  std::string stream;
+  std::string slot;
+  std::string prefix;
+};
+
+auto wait_for_marker(broker& b, const configuration& c, std::uint64_t past, std::chrono::seconds timeout) -> bool {
+  const auto deadline = clock_type::now() + timeout;
+  while (clock_type::now() < deadline) {
+    if (b.last_marker(c.stream, c.prefix + ".commit") > past) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return false;
+}
+
+auto run(const options& opt) -> int {
+  if (std::getenv("REPLICANT_PG_MAJOR") == nullptr && std::getenv("REPLICANT_PG_BINDIR") == nullptr) {
+    ::setenv("REPLICANT_PG_MAJOR", "17", 1);
+  }
+  const auto cluster_options = test::pg_cluster_options::from_environment();
+  const auto nats_binary = test::nats_server_binary();
+  if (!cluster_options.binaries_present() || !nats_binary) {
+    std::fprintf(stderr, "bench-jetstream: no PostgreSQL server binaries or no nats-server (run tools/provision)\n");
+    return test::every_part_required() ? 1 : exit_skipped;
+  }
+  test::pg_cluster server{cluster_options};
+  test::nats_cluster nats{*nats_binary};
+  broker b{nats.urls()};
+  server.create_database("bench");
+  server.sql("CREATE TABLE t (id bigint PRIMARY KEY, v text); CREATE PUBLICATION bench_pub FOR TABLE t", "bench");
+  std::printf("jetstream benchmark: PostgreSQL %d, a three-node cluster, %llu transactions of %llu rows\n",
+              server.major(), static_cast<unsigned long long>(opt.transactions),
+              static_cast<unsigned long long>(opt.rows));
+
+  std::vector<configuration> configs;
+  for (const auto r : opt.replicas) {
+    for (const auto p : opt.max_pending) {
+      const auto n = std::to_string(configs.size());
+      configs.push_back(configuration{r, p, "BENCH_" + n, "bench_" + n, "bench.c" + n});
+      b.create_stream(configs.back().stream, configs.back().prefix, r);
+    }
+  }
+  const auto arguments = [&](const configuration& c) {
+    return std::vector<std::string>{"--dsn",
+                                    server.dsn("bench"),
+                                    "--slot",
+                                    c.slot,
+                                    "--publication",
+                                    "bench_pub",
+                                    "--create-slot",
+                                    "--go-forward-only",
+                                    "--nats",
+                                    nats.urls(),
+                                    "--stream",
+                                    c.stream,
+                                    "--subject-prefix",
+                                    c.prefix,
+                                    "--max-pending",
+                                    std::to_string(c.max_pending),
+                                    "--max-unconfirmed",
+                                    "100000"};
+  };
+  const auto log = server.directory() / "bench-jetstream.log";
+
+  // 1. A checkpoint at the same place for every configuration.
+  {
+    std::vector<std::unique_ptr<program_process>> running;
+    for (const auto& c : configs) running.push_back(std::make_unique<program_process>(opt.program, arguments(c), log));
+    const auto active = [&] {
+      return server.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name LIKE 'bench_%'") ==
+             std::to_string(configs.size());
+    };
+    const auto deadline = clock_type::now() + 60s;
+    while (!active() && clock_type::now() < deadline) std::this_thread::sleep_for(50ms);
+    const auto before = parse_lsn(server.scalar("SELECT pg_current_wal_lsn()", "bench"));
+    server.sql("INSERT INTO t VALUES (0, 'seed')", "bench");
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (!wait_for_marker(b, configs[i], before, 60s) || running[i]->stop() != 0) {
+        std::fprintf(stderr, "bench-jetstream: a seed run failed (see %s)\n", log.c_str());
+        return 1;
+      }
+    }
+  }
+
+  // 2. The backlog.
+  const auto rows = std::to_string(opt.rows);
+  std::uint64_t before_last = 0;  // a position before the backlog's last commit
+  for (std::uint64_t i = 0; i < opt.transactions; ++i) {
+    if (i + 1 == opt.transactions) before_last = parse_lsn(server.scalar("SELECT pg_current_wal_lsn()", "bench"));
+    const auto first = std::to_string(1 + i * opt.rows);
+    server.sql(
+        "INSERT INTO t SELECT g, md5(g::text) FROM generate_series(" + first + ", " + first + " + " + rows + " - 1) g",
+        "bench");
+  }
+  const std::uint64_t expected = 2 + opt.transactions * (opt.rows + 1);  // the seed, then the backlog
+
+  // 3. Each configuration drains it.
+  std::printf("%9s %12s %10s %12s %14s\n", "replicas", "max-pending", "tx/s", "messages/s", "ms CPU/1000 tx");
+  for (const auto& c : configs) {
+    program_process p{opt.program, arguments(c), log};
+    const auto started = clock_type::now();
+    const auto cpu_before = replicant::bench::cpu_ticks(p.pid()).value_or(0);
+    const bool drained = wait_for_marker(b, c, before_last, 600s);
+    const double seconds = std::chrono::duration<double>(clock_type::now() - started).count();
+    const auto cpu_after = replicant::bench::cpu_ticks(p.pid()).value_or(cpu_before);
+    const int status = p.stop();
+    const auto stored = b.messages(c.stream).value_or(0);
+    if (!drained || status != 0 || stored != expected) {
+      std::fprintf(
+          stderr, "bench-jetstream: replicas %llu, max-pending %llu: drained %d, exit %d, %llu of %llu messages\n",
+          static_cast<unsigned long long>(c.replicas), static_cast<unsigned long long>(c.max_pending), drained ? 1 : 0,
+          status, static_cast<unsigned long long>(stored), static_cast<unsigned long long>(expected));
+      return 1;
+    }
+    const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    const double cpu_ms = static_cast<double>(cpu_after - cpu_before) * 1000.0 / ticks;
+    const auto n = static_cast<double>(opt.transactions);
+    std::printf("%9llu %12llu %10.0f %12.0f %14.1f\n", static_cast<unsigned long long>(c.replicas),
+                static_cast<unsigned long long>(c.max_pending), n / seconds,
+                n * static_cast<double>(opt.rows + 1) / seconds, cpu_ms * 1000.0 / n);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+auto main(int argc, char** argv) -> int {
+  constexpr const char* usage =
+      "usage: replicant-bench-jetstream [--transactions N] [--rows N] [--replicas 1,3] [--max-pending 256,4096]\n"
+      "                                 [--program PATH]\n";
+  options opt;
+  if (argc == 2 && std::string_view{argv[1]} == "--help") {
+    std::printf("%s", usage);
+    return 0;
+  }
+  if (!parse_options(argc, argv, opt)) {
+    std::fprintf(stderr, "%s", usage);
+    return 2;
+  }
+  try {
+    const int status = run(opt);
+    nats_Close();
+    return status;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench-jetstream: %s\n", e.what());
+    return 1;
+  }
+}

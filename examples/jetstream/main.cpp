@@ -1,0 +1,187 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-jetstream: publishes the committed changes of a PostgreSQL publication to a NATS
+// JetStream stream, each change once, each transaction ended by a commit marker, with the checkpoint
+// kept in the stream (docs/scale_out.md), or creates such a stream (--create-stream).
+
+#include "../common/program.hpp"
+#include "../common/running_pipeline.hpp"
+#include "../common/stop_signal.hpp"
+#include "jetstream_sink.hpp"
+#include "options.hpp"
+
+#include <replicant/checkpoint/deferred.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/pipeline.hpp>
+
+#include <nats/nats.h>
+
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <system_error>
+
+namespace {
+
+using namespace replicant::examples::jetstream;
+using replicant::examples::exit_failure;
+using replicant::examples::exit_ok;
+using replicant::examples::exit_refused;
+using replicant::examples::stop_signal;
+using namespace std::chrono_literals;
+
+using jetstream_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint,
+                                               replicant::no_spill, jetstream_sink>;
+
+constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<jetstream_pipeline>;
+
+// One line on stderr: fixed text, codes, LSNs and counts only; never a URL, a name or a value.
+auto say(const std::string& line) -> void { std::fprintf(stderr, "replicant-jetstream: %s\n", line.c_str()); }
+
+auto describe(std::error_code ec) -> std::string {
+  return ec.message() + " [" + ec.category().name() + ':' + std::to_string(ec.value()) + ']';
+}
+
+// Sleeps @p d, or less when a stop is requested.
+auto pause(std::chrono::milliseconds d) -> void {
+  pollfd p{stop_signal::fd(), POLLIN, 0};
+  static_cast<void>(::poll(&p, 1, static_cast<int>(d.count())));
+}
+
+// --create-stream: a stream that can keep the checkpoint (limits retention, discard new).
+auto create_stream(const options& o) -> int {
+  natsConnection* nc = nullptr;
+  jsCtx* js = nullptr;
+  jsStreamInfo* info = nullptr;
+  jsErrCode code = static_cast<jsErrCode>(0);
+  const std::string subjects = o.prefix + ".>";
+  const char* subject_list[] = {subjects.c_str()};
+  jsStreamConfig cfg;
+  jsStreamConfig_Init(&cfg);
+  cfg.Name = o.stream.c_str();
+  cfg.Subjects = subject_list;
+  cfg.SubjectsLen = 1;
+  cfg.Retention = js_LimitsPolicy;
+  cfg.Discard = js_DiscardNew;
+  cfg.Storage = js_FileStorage;
+  cfg.Replicas = o.replicas;
+  cfg.Duplicates = std::chrono::nanoseconds{o.duplicate_window}.count();
+  if (o.max_bytes) cfg.MaxBytes = static_cast<std::int64_t>(*o.max_bytes);
+  natsOptions* opts = nullptr;
+  natsStatus s = natsOptions_Create(&opts);
+  if (s == NATS_OK) s = set_servers(opts, o.nats);
+  if (s == NATS_OK) s = natsConnection_Connect(&nc, opts);
+  natsOptions_Destroy(opts);
+  if (s == NATS_OK) s = natsConnection_JetStream(&js, nc, nullptr);
+  if (s == NATS_OK) s = js_AddStream(&info, js, &cfg, nullptr, &code);
+  jsStreamInfo_Destroy(info);
+  jsCtx_Destroy(js);
+  natsConnection_Destroy(nc);
+  if (s != NATS_OK) {
+    say("creating the stream failed: " + describe(make_error_code(classify(s, code, {}, false))) +
+        (code != 0 ? "; JetStream error " + std::to_string(code) : std::string{}));
+    return exit_failure;
+  }
+  say("created the stream");
+  return exit_ok;
+}
+
+// Runs the pipeline until it is stopped or halts for good. Broker faults that may pass by
+// themselves (no leader, no quorum, no answer) are retried while they last less than
+// --max-outage-s; any progress starts the count again.
+auto stream(const options& o) -> int {
+  jetstream_sink sink{sink_settings{.servers = o.nats,
+                                    .stream = o.stream,
+                                    .prefix = o.prefix,
+                                    .ack_wait = o.ack_wait,
+                                    .max_pending = static_cast<std::int64_t>(o.max_pending)}};
+  std::optional<std::chrono::steady_clock::time_point> outage_since;
+  auto outage_over = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!outage_since) outage_since = now;
+    return now - *outage_since >= o.max_outage;
+  };
+  for (auto connected = sink.connect(); !connected; connected = sink.connect()) {
+    if (stop_signal::requested()) return exit_ok;
+    if (!is_transient(connected.error()) && connected.error() != jetstream_errc::connect_failed) {
+      say("connecting to NATS failed: " + describe(connected.error()));
+      return exit_failure;
+    }
+    if (outage_over()) {
+      say("connecting to NATS failed for longer than --max-outage-s: " + describe(connected.error()));
+      return exit_failure;
+    }
+    pause(200ms);
+  }
+  outage_since.reset();
+
+  auto po = replicant::examples::pipeline_options_for_slot(o.slot);
+  if (o.go_forward_only) po.start = replicant::start::go_forward{};
+  // A restarted program can find its previous walsender still finishing for a moment.
+  po.max_command_retries = 30;
+  po.max_reconnect_delay = 2s;
+  po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
+  // The sink's own acknowledgement wait fires first; this only catches a confirmation lost for good.
+  const auto confirm_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(3 * o.ack_wait + 10s);
+  jetstream_pipeline pipeline{
+      sink, replicant::examples::pgoutput_options_for_slot(o.slot),
+      replicant::deferred_checkpoint{
+          .max_unconfirmed = o.max_unconfirmed, .max_unconfirmed_bytes = 0, .confirm_timeout = confirm_timeout},
+      po};
+  say("started");
+
+  int status = exit_ok;
+  auto confirmed_before = sink.counts().confirmed;
+  auto delay = 100ms;
+  for (const replicant::examples::running_pipeline_scope running{pipeline};;) {
+    std::error_code ec;
+    pipeline.run(ec);
+    if (ec != replicant::errc::halted || stop_signal::requested()) break;
+    const auto& h = *pipeline.last_halt();
+    if (h.reason == replicant::halt_reason::sink_failed && is_transient(h.cause)) {
+      if (const auto now_confirmed = sink.counts().confirmed; now_confirmed != confirmed_before) {
+        confirmed_before = now_confirmed;
+        outage_since.reset();
+        delay = 100ms;
+      }
+      if (outage_over()) {
+        say("the stream stayed unavailable for longer than --max-outage-s: " + replicant::describe(h));
+        status = exit_failure;
+        break;
+      }
+      say("the stream is unavailable (" + describe(h.cause) + "); retrying");
+      pause(delay);
+      delay = std::min<std::chrono::milliseconds>(delay * 2, 2s);
+      continue;
+    }
+    say(replicant::describe(h));
+    status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
+    break;
+  }
+
+  const sink_counts c = sink.counts();
+  say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.transactions) +
+      " transactions published, " + std::to_string(c.changes) + " changes, " + std::to_string(c.confirmed) +
+      " transactions acknowledged by JetStream, " + std::to_string(c.already_in_stream) +
+      " transactions already in the stream, " + std::to_string(c.tail_skipped) +
+      " changes already in the stream; acknowledged up to " + replicant::to_string(pipeline.durable_lsn()));
+  return status;
+}
+
+auto run(const options& o) -> int {
+  const int status = o.create_stream ? create_stream(o) : stream(o);
+  nats_Close();  // the client library's threads and memory, once every connection is gone
+  return status;
+}
+
+}  // namespace
+
+auto main(int argc, char** argv) -> int {
+  return replicant::examples::program_main(argc, argv, parse_options, usage_text, stop_hook, say, run);
+}
