@@ -208,7 +208,7 @@ BOOST_AUTO_TEST_CASE(batched_writes_acknowledge_once_per_batch) {
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   insert_each(f, 1, 2);
   BOOST_TEST_REQUIRE(rec.wait_for(2));
-  std::this_thread::sleep_for(1500ms);  // more than a status interval
+  BOOST_TEST_REQUIRE(f.wait_for_status_update());  // the slot's position is the pipeline's answer now
   // Delivered, but not yet in the store: neither written nor acknowledged.
   BOOST_TEST(!state.value(f.slot).has_value());
   BOOST_TEST(f.confirmed_flush() < rec.snapshot().front());
@@ -394,7 +394,7 @@ BOOST_AUTO_TEST_CASE(delivers_bounded_batches_in_commit_order_and_drains_on_stop
     insert_each(f, 1, 7);
     const auto written = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value();
     BOOST_TEST_REQUIRE(rec.wait_for(6));
-    std::this_thread::sleep_for(1500ms);  // more than a status interval
+    BOOST_TEST_REQUIRE(f.wait_for_status_update());  // the slot's position is the pipeline's answer now
     BOOST_TEST(rec.count() == 6U);        // the seventh waits for its batch, unacknowledged
     BOOST_TEST(f.confirmed_flush() < written);
     BOOST_TEST(!r.stop());
@@ -535,7 +535,7 @@ BOOST_AUTO_TEST_CASE(out_of_order_confirmations_acknowledge_only_the_contiguous_
   BOOST_TEST_REQUIRE(rec.wait_for(3));
   rec.confirmation(2).confirm();
   rec.confirmation(1).confirm();
-  std::this_thread::sleep_for(1500ms);  // more than a status interval
+  BOOST_TEST_REQUIRE(f.wait_for_status_update());  // the slot's position is the pipeline's answer now
   BOOST_TEST(f.confirmed_flush() < rec.at(0), "nothing past the unconfirmed first transaction");
   BOOST_TEST(!r.pipeline.last_halt().has_value());
   rec.confirmation(0).confirm();

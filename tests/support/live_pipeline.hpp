@@ -215,6 +215,30 @@ struct published_database {
         .value();
   }
 
+  /// Waits until the slot's walsender has processed a status update the pipeline sent after this
+  /// call began, so that what the slot says it acknowledged (confirmed_flush()) is the pipeline's
+  /// answer as of now. Two updates are waited for: the server notes an update's time just before
+  /// it moves the slot, so only the second one proves the first was applied. Replaces a sleep of
+  /// "more than a status interval" with what that sleep hoped for. False after @p timeout.
+  auto wait_for_status_update(std::chrono::seconds timeout = std::chrono::seconds(30)) -> bool {
+    const auto reply_time = [&] {
+      return pg.scalar("SELECT coalesce((SELECT r.reply_time FROM pg_stat_replication r JOIN pg_replication_slots s "
+                       "ON s.active_pid = r.pid WHERE s.slot_name = '" +
+                       slot + "')::text, '')");
+    };
+    const auto after = [&](const std::string& since) {
+      return test::wait_until(
+          [&] {
+            const auto now = reply_time();
+            return !now.empty() && pg.scalar("SELECT '" + now + "'::timestamptz > '" + since + "'::timestamptz") == "t";
+          },
+          timeout);
+    };
+    const std::string began = pg.scalar("SELECT clock_timestamp()::text");
+    if (!after(began)) return false;
+    return after(reply_time());
+  }
+
   static auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = std::chrono::seconds(30))
       -> bool {
     return test::wait_until(cond, timeout);
