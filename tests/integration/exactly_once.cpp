@@ -36,6 +36,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
+#include "support/background_writer.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -65,6 +66,7 @@ extern char** environ;  // NOLINT: POSIX, for execve
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
+using replicant::test::background_writer;
 using replicant::test::live_server;
 using replicant::test::live_server_fixture;
 using replicant::test::pg_connection;
@@ -585,35 +587,10 @@ auto unchanged_kept(const std::string& output) -> std::uint64_t {
   return printed_count(output, " unchanged TOAST columns kept");
 }
 
-// The writer of the storm cases: commits @p transactions random transactions on a thread of its own.
-class background_writer {
- public:
-  background_writer(source_writer& w, std::uint64_t transactions, std::uint64_t seed)
-      : thread_{[this, &w, transactions, seed] {
-          workload work{seed};
-          for (std::uint64_t i = 0; i < transactions && ok_; ++i) {
-            if (!w.commit(std::ref(work))) ok_ = false;
-          }
-          writing_ = false;
-        }} {}
-  background_writer(const background_writer&) = delete;
-  auto operator=(const background_writer&) -> background_writer& = delete;
-  ~background_writer() {
-    if (thread_.joinable()) thread_.join();
-  }
-
-  [[nodiscard]] auto writing() const -> bool { return writing_.load(); }
-  // Waits for the last transaction. @return whether every commit succeeded.
-  auto join() -> bool {
-    thread_.join();
-    return ok_.load();
-  }
-
- private:
-  std::atomic<bool> writing_{true};
-  std::atomic<bool> ok_{true};
-  std::thread thread_;  // last: starts once the flags exist
-};
+// The storm cases' transactions: random ones from the workload seeded with @p seed.
+auto random_transactions(source_writer& w, std::uint64_t seed) -> std::function<bool(std::uint64_t)> {
+  return [&w, work = workload{seed}](std::uint64_t) mutable { return w.commit(std::ref(work)); };
+}
 
 // The evidence that a storm's kills interrupted work instead of all landing before the mirror had
 // started streaming (as they would if its start-up outlasted the kill interval, under a sanitizer
@@ -629,6 +606,12 @@ class interruptions {
     const auto now = f_.applied();
     if (now > applied_at_last_kill_) ++mid_stream_;
     applied_at_last_kill_ = now;
+  }
+  /// Waits (a bounded time) until the mirror has applied something since the last kill, or until
+  /// @p nothing_left says nothing is left to apply.
+  template <class Predicate>
+  auto wait_for_progress(Predicate nothing_left) -> void {
+    wait_until([&] { return f_.applied() > applied_at_last_kill_ || nothing_left(); }, 120s);
   }
   /// Call when the writer has committed its last transaction, before the final catch-up.
   auto writer_done() -> void { applied_before_catch_up_ = f_.applied(); }
@@ -669,7 +652,7 @@ auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kil
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
 
   source_writer w{f.pg.dsn(f.source)};
-  background_writer writer{w, transactions, seed};
+  background_writer writer{transactions, random_transactions(w, seed)};
   std::mt19937_64 rng{seed ^ 0x9e3779b97f4a7c15ULL};
   interruptions evidence{f};
   int kills = 0;
@@ -1004,32 +987,31 @@ BOOST_AUTO_TEST_CASE(survives_random_kills_while_spilling_large_transactions) {
   m.start();
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
   source_writer w{f.pg.dsn(f.source)};
-  const int large = std::max(8, static_cast<int>(transactions_for(true) / 100));
-  std::atomic<bool> writing{true};
-  std::atomic<bool> ok{true};
-  std::thread writer{[&] {
-    for (int i = 0; i < large && ok; ++i) {
-      // About 600 kB of rows: several times what the mirror may hold in memory.
-      ok = w.commit([i](std::uint64_t id) {
-        return "INSERT INTO docs SELECT g, " + std::to_string(id) + ", 'large " + std::to_string(i) +
-               "', repeat(md5(g::text), 10) FROM generate_series(1, 1500) g ON CONFLICT (id) DO UPDATE SET rev = "
-               "EXCLUDED.rev, title = EXCLUDED.title, body = EXCLUDED.body;";
-      });
-    }
-    writing = false;
-  }};
+  const auto large = std::max<std::uint64_t>(8, transactions_for(true) / 100);
+  background_writer writer{large, [&w](std::uint64_t i) {
+                             // About 600 kB of rows: several times what the mirror may hold in memory.
+                             return w.commit([i](std::uint64_t id) {
+                               return "INSERT INTO docs SELECT g, " + std::to_string(id) + ", 'large " +
+                                      std::to_string(i) +
+                                      "', repeat(md5(g::text), 10) FROM generate_series(1, 1500) g ON CONFLICT (id) "
+                                      "DO UPDATE SET rev = EXCLUDED.rev, title = EXCLUDED.title, body = EXCLUDED.body;";
+                             });
+                           }};
   std::mt19937_64 rng{seed ^ 0x5bd1e995ULL};
   interruptions evidence{f};
   int kills = 0;
-  while (kills < 10 || writing) {
+  while (kills < 10 || writer.writing()) {
+    // A transaction this large may take longer to apply than a random kill interval (a sanitizer on
+    // two loaded cores): let each run apply one before its random kill, or no kill would interrupt
+    // delivery and the storm would prove nothing.
+    evidence.wait_for_progress([&] { return !writer.writing() && f.applied() >= w.committed(); });
     std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{50, 600}(rng)});
     evidence.before_kill();
     m.kill();
     ++kills;
     m.start();
   }
-  writer.join();
-  BOOST_TEST_REQUIRE(ok.load());
+  BOOST_TEST_REQUIRE(writer.join());
   evidence.writer_done();
   BOOST_TEST(f.catch_up(w, 180s));
   BOOST_TEST(m.stop() == mirror::exit_ok);
@@ -1053,7 +1035,7 @@ BOOST_AUTO_TEST_CASE(survives_server_crashes_without_loss_or_duplicates) {
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
 
   source_writer w{f.pg.dsn(f.source)};
-  background_writer writer{w, transactions, seed};
+  background_writer writer{transactions, random_transactions(w, seed)};
   std::mt19937_64 rng{seed ^ 0x5851f42d4c957f2dULL};
   int crashed = 0;
   for (int i = 1; i <= crashes && writer.writing(); ++i) {
@@ -1099,7 +1081,7 @@ BOOST_AUTO_TEST_CASE(halts_when_the_checkpoint_store_stays_away_and_resumes_with
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
 
   source_writer w{f.pg.dsn(f.source)};
-  background_writer writer{w, transactions, seed};
+  background_writer writer{transactions, random_transactions(w, seed)};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.applied() >= transactions / 4; }, 120s));
   const auto down = std::chrono::steady_clock::now();  // the first failure comes after this
   store_server.stop();

@@ -28,6 +28,7 @@
 #define BOOST_TEST_MODULE replicant.integration.jetstream
 #include <boost/test/unit_test.hpp>
 
+#include "support/background_writer.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/required.hpp"
 #include "support/temp_dir.hpp"
@@ -113,6 +114,7 @@ namespace {
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
+using replicant::test::background_writer;
 using replicant::test::live_nats;
 using replicant::test::live_server;
 using replicant::test::nats_cluster;
@@ -585,33 +587,6 @@ class source_writer {
   std::atomic<std::uint64_t> committed_{0};
 };
 
-// Commits @p transactions on a thread of its own.
-class background_writer {
- public:
-  background_writer(source_writer& w, std::uint64_t transactions)
-      : thread_{[this, &w, transactions] {
-          for (std::uint64_t i = 0; i < transactions && ok_; ++i) {
-            if (!w.commit_next()) ok_ = false;
-          }
-          writing_ = false;
-        }} {}
-  background_writer(const background_writer&) = delete;
-  auto operator=(const background_writer&) -> background_writer& = delete;
-  ~background_writer() {
-    if (thread_.joinable()) thread_.join();
-  }
-
-  [[nodiscard]] auto writing() const -> bool { return writing_.load(); }
-  auto join() -> bool {
-    thread_.join();
-    return ok_.load();
-  }
-
- private:
-  std::atomic<bool> writing_{true};
-  std::atomic<bool> ok_{true};
-  std::thread thread_;  // last: starts once the flags exist
-};
 
 // --- the program under test --------------------------------------------------------------------------
 
@@ -889,7 +864,7 @@ BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed};
-  background_writer writer{w, storm_transactions()};
+  background_writer writer{storm_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   std::mt19937_64 rng{seed ^ 0x9e3779b97f4a7c15ULL};
   int kills = 0;
   int unexpected_exits = 0;
@@ -924,7 +899,7 @@ BOOST_AUTO_TEST_CASE(a_postgres_crash_under_load) {
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment()};
-  background_writer writer{w, case_transactions()};
+  background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
   f.pg.crash();
   f.pg.start();
@@ -947,7 +922,7 @@ BOOST_AUTO_TEST_CASE(a_node_and_the_leader_killed_mid_stream) {
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment()};
-  background_writer writer{w, case_transactions()};
+  background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   const auto third = case_transactions() / 3;
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= third; }, scaled(60s)));
   const int follower = (leader_of(f) + 1) % nats_cluster::size;
@@ -973,7 +948,7 @@ BOOST_AUTO_TEST_CASE(the_whole_cluster_restarted) {
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment()};
-  background_writer writer{w, case_transactions()};
+  background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
   f.nats.restart_all(true);
   BOOST_TEST_REQUIRE(f.nats.wait_ready(scaled(60s)));
