@@ -465,7 +465,8 @@ BOOST_AUTO_TEST_CASE(a_failing_store_halts_checkpoint_store_failed_and_acknowled
   BOOST_TEST(events.contains("replicant.checkpoint_store.failed"));
   BOOST_TEST(!events.contains(secret));
   BOOST_TEST_REQUIRE(sink.commits.size() >= 3U, "the sink had the transaction; the store did not");
-  std::this_thread::sleep_for(1500ms);  // more than a status interval
+  // The walsender gone, no status update can move the slot any more: its position is final.
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return !f.slot_active(); }));
   BOOST_TEST(f.confirmed_flush() < sink.commits[2], "nothing past the last checkpoint written is acknowledged");
 }
 

@@ -313,7 +313,7 @@ BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_
   for (int i = 0; i < 20; ++i) f.sql("INSERT INTO noise VALUES (" + std::to_string(i) + ")");
   const auto target = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_flush_lsn()")).value();
   BOOST_TEST(fixture::wait_until([&] { return flushed(f.slot) >= target; }, 40s));
-  std::this_thread::sleep_for(1500ms);
+  BOOST_TEST_REQUIRE(f.wait_for_status_update(log_options.slot));  // the log's answer as of now
   BOOST_TEST(flushed(log_options.slot) < target);
   BOOST_TEST(flushed(log_options.slot) > log_position);  // its own delivered transaction, no further
   p2.stop();

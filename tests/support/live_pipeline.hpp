@@ -221,10 +221,15 @@ struct published_database {
   /// it moves the slot, so only the second one proves the first was applied. Replaces a sleep of
   /// "more than a status interval" with what that sleep hoped for. False after @p timeout.
   auto wait_for_status_update(std::chrono::seconds timeout = std::chrono::seconds(30)) -> bool {
+    return wait_for_status_update(slot, timeout);
+  }
+  /// wait_for_status_update() for the pipeline that streams from the slot @p of_slot.
+  auto wait_for_status_update(const std::string& of_slot, std::chrono::seconds timeout = std::chrono::seconds(30))
+      -> bool {
     const auto reply_time = [&] {
       return pg.scalar("SELECT coalesce((SELECT r.reply_time FROM pg_stat_replication r JOIN pg_replication_slots s "
                        "ON s.active_pid = r.pid WHERE s.slot_name = '" +
-                       slot + "')::text, '')");
+                       of_slot + "')::text, '')");
     };
     const auto after = [&](const std::string& since) {
       return test::wait_until(

@@ -812,11 +812,19 @@ auto pg_cluster::log_path() const -> fs::path { return dir_ / "server.log"; }
 
 void pg_cluster::start() {
   if (running()) return;
-  bool port_clash = false;
-  start_once(port_clash);
-  if (postmaster_ == 0) {
-    // The port was ours before; the DSNs handed out name it, so it is not changed behind a test.
-    throw std::runtime_error{"pg_cluster: port " + std::to_string(port_) + " was taken while the server was stopped"};
+  // The port was ours before, and the DSNs handed out name it, so it is not changed behind a test.
+  // Another process may hold it meanwhile, most often as the local end of an outgoing connection
+  // (the port came from the ephemeral range): such a holder lets go soon, so wait for it.
+  const auto deadline = steady::now() + std::chrono::seconds{30};
+  for (;;) {
+    bool port_clash = false;
+    start_once(port_clash);
+    if (postmaster_ != 0) return;
+    if (steady::now() >= deadline) {
+      throw std::runtime_error{"pg_cluster: port " + std::to_string(port_) +
+                               " was taken while the server was stopped, and stayed taken for 30 s"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{250});
   }
 }
 
