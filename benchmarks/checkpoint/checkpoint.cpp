@@ -32,6 +32,7 @@
 //                                   [--modes sink,batches,lib,lib-batched] [--fsync] [--mirror PATH]
 
 #include "support/pg_cluster.hpp"
+#include "support/required.hpp"
 
 #include "../common/process_cpu.hpp"
 
@@ -377,11 +378,10 @@ auto main(int argc, char** argv) -> int {
     }
     const auto cluster_options = pg::pg_cluster_options::from_environment();
     if (!cluster_options.binaries_present()) {
-      const char* required = std::getenv("REPLICANT_REQUIRE_ALL_PG");
       std::fprintf(stderr,
                    "bench-checkpoint: no PostgreSQL server binaries (set REPLICANT_PG_BINDIR or run "
                    "tools/provision)\n");
-      return required != nullptr && std::string_view{required} == "1" ? 1 : exit_skipped;
+      return replicant::test::every_part_required() ? 1 : exit_skipped;
     }
     pg::pg_cluster server{cluster_options};
     if (opt.fsync) {

@@ -54,6 +54,7 @@
 #include <replicant/pipeline.hpp>
 
 #include "support/pg_cluster.hpp"
+#include "support/required.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -789,10 +790,9 @@ auto run_driver(const options& opt) -> int {
   }
   const auto cluster_options = pg::pg_cluster_options::from_environment();
   if (!cluster_options.binaries_present()) {
-    const char* required = std::getenv("REPLICANT_REQUIRE_ALL_PG");
     std::fprintf(stderr,
                  "bench-large-txn: no PostgreSQL server binaries (set REPLICANT_PG_BINDIR or run tools/provision)\n");
-    return required != nullptr && std::string_view{required} == "1" ? exit_failed : exit_skipped;
+    return replicant::test::every_part_required() ? exit_failed : exit_skipped;
   }
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);

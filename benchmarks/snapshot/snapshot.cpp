@@ -46,6 +46,7 @@
 // (--only runs one contender once per workload, without warm-up: for a profiler.)
 
 #include "support/pg_cluster.hpp"
+#include "support/required.hpp"
 
 #include "../common/process_cpu.hpp"
 
@@ -530,17 +531,16 @@ auto main(int argc, char** argv) -> int {
     }
     const auto cluster_options = pg::pg_cluster_options::from_environment();
     if (!cluster_options.binaries_present()) {
-      const char* required = std::getenv("REPLICANT_REQUIRE_ALL_PG");
       std::fprintf(stderr,
                    "bench-snapshot: no PostgreSQL server binaries (set REPLICANT_PG_BINDIR or run tools/provision)\n");
-      return required != nullptr && std::string_view{required} == "1" ? 1 : exit_skipped;
+      return replicant::test::every_part_required() ? 1 : exit_skipped;
     }
     if (opt.psql.empty()) opt.psql = (cluster_options.bindir / "psql").string();
     if (::access(opt.psql.c_str(), X_OK) != 0) {
       std::fprintf(stderr,
                    "bench-snapshot: no psql next to the server binaries; the comparison needs the psql of the "
                    "server's version (pass --psql PATH, or use REPLICANT_PG_MAJOR=15)\n");
-      return exit_skipped;
+      return replicant::test::every_part_required() ? 1 : exit_skipped;
     }
     pg::pg_cluster server{cluster_options};
     server.set("shared_buffers", "1GB");
