@@ -16,11 +16,16 @@
 //      transaction's marker is in its stream; its CPU time is read; it is stopped (SIGTERM, it must
 //      exit 0), and the stream must hold exactly the seed and the backlog, each message once.
 //
-// It prints, per configuration, transactions/s and messages/s (wall clock) and the program's CPU
-// time per transaction. Any failed check makes the exit status non-zero; no time is judged.
+// The baseline, in the same run and on the same backlog: replicant-tail writing its JSON lines to
+// /dev/null from a slot of its own, timed until its slot has acknowledged the backlog's last
+// transaction (it reports a moved position at once, so the slot follows it closely).
+//
+// It prints, per configuration, transactions/s and messages/s (wall clock), the consumer's CPU time
+// and the three brokers' CPU time per 1,000 transactions, and throughput as a share of the
+// baseline's. Any failed check makes the exit status non-zero; no time is judged.
 //
 // Usage: replicant-bench-jetstream [--transactions N] [--rows N] [--replicas 1,3] [--max-pending 256,4096]
-//                                  [--program PATH]
+//                                  [--program PATH] [--tail PATH]
 
 #include "support/nats_cluster.hpp"
 #include "support/pg_cluster.hpp"
@@ -61,6 +66,11 @@ constexpr std::string_view default_program = REPLICANT_JETSTREAM_BINARY;
 #else
 constexpr std::string_view default_program;
 #endif
+#ifdef REPLICANT_TAIL_BINARY
+constexpr std::string_view default_tail = REPLICANT_TAIL_BINARY;
+#else
+constexpr std::string_view default_tail;
+#endif
 
 constexpr int exit_skipped = 77;
 
@@ -70,6 +80,7 @@ struct options {
   std::vector<std::uint64_t> replicas{1, 3};
   std::vector<std::uint64_t> max_pending{256, 4096};
   std::string program{default_program};
+  std::string tail{default_tail};
 };
 
 auto parse_list(std::string_view text, std::vector<std::uint64_t>& out) -> bool {
@@ -101,11 +112,13 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
       if (!parse_list(args[++i], opt.max_pending)) return false;
     } else if (args[i] == "--program" && has_value) {
       opt.program = std::string{args[++i]};
+    } else if (args[i] == "--tail" && has_value) {
+      opt.tail = std::string{args[++i]};
     } else {
       return false;
     }
   }
-  return !opt.program.empty();
+  return !opt.program.empty() && !opt.tail.empty();
 }
 
 // "16/B374D848" as a number.
@@ -180,28 +193,36 @@ class broker {
   jsCtx* js_ = nullptr;
 };
 
-// replicant-jetstream as a child process, its output appended to a log.
+// A program under test as a child process, its standard error appended to a log, and its standard
+// output too unless @p out names another file.
 class program_process {
  public:
-  program_process(const std::string& program, std::vector<std::string> args, const std::filesystem::path& log) {
+  program_process(const std::string& program, std::vector<std::string> args, const std::filesystem::path& log,
+                  const std::filesystem::path& out_path = {}) {
     std::vector<char*> argv;
     std::string path = program;
     argv.push_back(path.data());
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (out < 0) throw std::system_error(errno, std::generic_category(), "opening the program's log");
+    const int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (err < 0) throw std::system_error(errno, std::generic_category(), "opening the program's log");
+    const int out = out_path.empty() ? ::dup(err) : ::open(out_path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (out < 0) {
+      ::close(err);
+      throw std::system_error(errno, std::generic_category(), "opening the program's output");
+    }
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
       ::dup2(out, STDOUT_FILENO);
-      ::dup2(out, STDERR_FILENO);
+      ::dup2(err, STDERR_FILENO);
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
     ::close(out);
+    ::close(err);
     if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "starting the program");
   }
   program_process(const program_process&) = delete;
@@ -253,6 +274,37 @@ auto wait_for_marker(broker& b, const configuration& c, std::uint64_t past, std:
   return false;
 }
 
+// The position slot @p slot has acknowledged, or 0.
+auto confirmed(test::pg_cluster& server, const std::string& slot) -> std::uint64_t {
+  return parse_lsn(server.scalar(
+      "SELECT coalesce((SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + slot +
+      "'), '0/0')"));
+}
+
+// Waits until slot @p slot has acknowledged a position past @p past.
+auto wait_for_acknowledgement(test::pg_cluster& server, const std::string& slot, std::uint64_t past,
+                              std::chrono::seconds timeout) -> bool {
+  const auto deadline = clock_type::now() + timeout;
+  while (clock_type::now() < deadline) {
+    if (confirmed(server, slot) > past) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return false;
+}
+
+// The CPU ticks of the cluster's three nodes together.
+auto broker_ticks(const test::nats_cluster& nats) -> std::uint64_t {
+  std::uint64_t sum = 0;
+  for (int i = 0; i < test::nats_cluster::size; ++i) sum += replicant::bench::cpu_ticks(nats.pid(i)).value_or(0);
+  return sum;
+}
+
+// Milliseconds of CPU per 1,000 of @p transactions, from clock ticks.
+auto ms_per_1000(std::uint64_t ticks, std::uint64_t transactions) -> double {
+  const double per_tick_ms = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return static_cast<double>(ticks) * per_tick_ms * 1000.0 / static_cast<double>(transactions);
+}
+
 auto run(const options& opt) -> int {
   if (std::getenv("REPLICANT_PG_MAJOR") == nullptr && std::getenv("REPLICANT_PG_BINDIR") == nullptr) {
     ::setenv("REPLICANT_PG_MAJOR", "17", 1);
@@ -301,14 +353,19 @@ auto run(const options& opt) -> int {
                                     "100000"};
   };
   const auto log = server.directory() / "bench-jetstream.log";
+  const std::string tail_slot = "bench_tail";
+  const std::vector<std::string> tail_arguments{"--dsn",         server.dsn("bench"), "--slot",
+                                                tail_slot,       "--publication",     "bench_pub",
+                                                "--create-slot", "--go-forward-only"};
 
   // 1. A checkpoint at the same place for every configuration.
   {
     std::vector<std::unique_ptr<program_process>> running;
     for (const auto& c : configs) running.push_back(std::make_unique<program_process>(opt.program, arguments(c), log));
+    program_process tail{opt.tail, tail_arguments, log, "/dev/null"};
     const auto active = [&] {
       return server.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name LIKE 'bench_%'") ==
-             std::to_string(configs.size());
+             std::to_string(configs.size() + 1);
     };
     const auto deadline = clock_type::now() + 60s;
     while (!active() && clock_type::now() < deadline) std::this_thread::sleep_for(50ms);
@@ -319,6 +376,10 @@ auto run(const options& opt) -> int {
         std::fprintf(stderr, "bench-jetstream: a seed run failed (see %s)\n", log.c_str());
         return 1;
       }
+    }
+    if (!wait_for_acknowledgement(server, tail_slot, before, 60s) || tail.stop() != 0) {
+      std::fprintf(stderr, "bench-jetstream: the baseline's seed run failed (see %s)\n", log.c_str());
+      return 1;
     }
   }
 
@@ -334,15 +395,37 @@ auto run(const options& opt) -> int {
   }
   const std::uint64_t expected = 2 + opt.transactions * (opt.rows + 1);  // the seed, then the backlog
 
-  // 3. Each configuration drains it.
-  std::printf("%9s %12s %10s %12s %14s\n", "replicas", "max-pending", "tx/s", "messages/s", "ms CPU/1000 tx");
+  // 3. The baseline drains it, then each configuration.
+  const auto n = static_cast<double>(opt.transactions);
+  std::printf("%-24s %10s %12s %16s %16s %9s\n", "consumer", "tx/s", "messages/s", "consumer ms CPU", "brokers ms CPU",
+              "of tail");
+  std::printf("%-24s %10s %12s %16s %16s %9s\n", "", "", "", "per 1000 tx", "per 1000 tx", "");
+  double baseline = 0;
+  {
+    program_process tail{opt.tail, tail_arguments, log, "/dev/null"};
+    const auto started = clock_type::now();
+    const auto cpu_before = replicant::bench::cpu_ticks(tail.pid()).value_or(0);
+    const bool drained = wait_for_acknowledgement(server, tail_slot, before_last, 600s);
+    const double seconds = std::chrono::duration<double>(clock_type::now() - started).count();
+    const auto cpu_after = replicant::bench::cpu_ticks(tail.pid()).value_or(cpu_before);
+    if (!drained || tail.stop() != 0) {
+      std::fprintf(stderr, "bench-jetstream: the baseline did not drain the backlog (see %s)\n", log.c_str());
+      return 1;
+    }
+    baseline = n / seconds;
+    std::printf("%-24s %10.0f %12s %16.1f %16s %8.0f%%\n", "replicant-tail >/dev/null", baseline, "-",
+                ms_per_1000(cpu_after - cpu_before, opt.transactions), "-", 100.0);
+    std::fflush(stdout);
+  }
   for (const auto& c : configs) {
     program_process p{opt.program, arguments(c), log};
     const auto started = clock_type::now();
     const auto cpu_before = replicant::bench::cpu_ticks(p.pid()).value_or(0);
+    const auto brokers_before = broker_ticks(nats);
     const bool drained = wait_for_marker(b, c, before_last, 600s);
     const double seconds = std::chrono::duration<double>(clock_type::now() - started).count();
     const auto cpu_after = replicant::bench::cpu_ticks(p.pid()).value_or(cpu_before);
+    const auto brokers_after = broker_ticks(nats);
     const int status = p.stop();
     const auto stored = b.messages(c.stream).value_or(0);
     if (!drained || status != 0 || stored != expected) {
@@ -352,12 +435,10 @@ auto run(const options& opt) -> int {
           status, static_cast<unsigned long long>(stored), static_cast<unsigned long long>(expected));
       return 1;
     }
-    const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
-    const double cpu_ms = static_cast<double>(cpu_after - cpu_before) * 1000.0 / ticks;
-    const auto n = static_cast<double>(opt.transactions);
-    std::printf("%9llu %12llu %10.0f %12.0f %14.1f\n", static_cast<unsigned long long>(c.replicas),
-                static_cast<unsigned long long>(c.max_pending), n / seconds,
-                n * static_cast<double>(opt.rows + 1) / seconds, cpu_ms * 1000.0 / n);
+    const auto name = "jetstream R" + std::to_string(c.replicas) + " pending " + std::to_string(c.max_pending);
+    std::printf("%-24s %10.0f %12.0f %16.1f %16.1f %8.0f%%\n", name.c_str(), n / seconds,
+                n * static_cast<double>(opt.rows + 1) / seconds, ms_per_1000(cpu_after - cpu_before, opt.transactions),
+                ms_per_1000(brokers_after - brokers_before, opt.transactions), 100.0 * n / seconds / baseline);
     std::fflush(stdout);
   }
   return 0;
@@ -368,7 +449,7 @@ auto run(const options& opt) -> int {
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage =
       "usage: replicant-bench-jetstream [--transactions N] [--rows N] [--replicas 1,3] [--max-pending 256,4096]\n"
-      "                                 [--program PATH]\n";
+      "                                 [--program PATH] [--tail PATH]\n";
   options opt;
   if (argc == 2 && std::string_view{argv[1]} == "--help") {
     std::printf("%s", usage);

@@ -249,6 +249,9 @@ class nats_cluster {
   /// Whether node @p i runs.
   [[nodiscard]] auto running(int i) const -> bool { return node(i).pid > 0; }
 
+  /// The process id of node @p i, or 0 when it is down (what a benchmark charges CPU time to).
+  [[nodiscard]] auto pid(int i) const -> pid_t { return node(i).pid; }
+
   /// Every node down (SIGKILL when @p crash, else SIGTERM), then every node up again, then waits
   /// until JetStream has a meta leader. @throws std::runtime_error when it does not come back.
   void restart_all(bool crash) {
