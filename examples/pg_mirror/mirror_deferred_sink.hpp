@@ -104,6 +104,7 @@ class mirror_deferred_sink {
   /// Builds the statements of @p t and queues them for the worker with @p done; returns at once.
   /// @return nothing, or the error of a statement that cannot be built (nothing is queued then).
   [[nodiscard]] auto handle_transaction(const transaction& t, confirmation done) -> result<void> {
+    target_.check_delivery(t.commit_lsn());
     auto plan = target_.plan(t);
     std::unique_lock lock{mutex_};
     if (!plan) {

@@ -64,6 +64,7 @@ class mirror_sink {
   /// Applies @p t in one target transaction, or skips it if it was applied before (see the class
   /// comment). @return its commit LSN, or the error.
   [[nodiscard]] auto handle_transaction(const transaction& t) -> result<lsn> {
+    target_.check_delivery(t.commit_lsn());
     auto done = target_.transact([&]() -> result<bool> {
       auto claimed = target_.claim(t.commit_lsn());
       if (!claimed) return claimed;
@@ -128,6 +129,7 @@ class mirror_batch_sink {
   /// @return the batch's highest commit LSN, or the error.
   [[nodiscard]] auto handle_batch(std::span<const transaction> batch) -> result<lsn> {
     if (batch.empty()) return fail(errc::sink_failed);  // the pipeline never hands over an empty one
+    for (const transaction& t : batch) target_.check_delivery(t.commit_lsn());
     auto done = target_.transact([&]() -> result<bool> {
       auto stored = target_.lock_checkpoint();
       if (!stored) return unexpected(stored.error());

@@ -21,6 +21,7 @@
 #include <replicant/model/transaction.hpp>
 
 #include <concepts>
+#include <cstdio>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -200,14 +201,31 @@ class mirror_target {
   }
 
   /// The commit LSN stored for this slot in `replicant_mirror_checkpoint`, or none when nothing
-  /// was applied yet.
+  /// was applied yet. It is remembered as what the pipeline was given (see check_delivery()).
   [[nodiscard]] auto read_checkpoint() -> result<std::optional<lsn>> {
     if (auto c = connect(); !c) return unexpected(c.error());
     parameters p;
     p.add(slot_);
     auto r = target_->run("SELECT commit_lsn FROM replicant_mirror_checkpoint WHERE slot = $1", p);
     if (!r) return failed(r.error());
-    return checkpoint_of(*r);
+    auto stored = checkpoint_of(*r);
+    if (stored) given_ = *stored;
+    return stored;
+  }
+
+  /**
+   * Checks a delivered transaction against the checkpoint the pipeline was last given by
+   * read_checkpoint(). The pipeline delivers nothing at or below it, so a delivery that is would be
+   * a repeat let through by the library (the claim would still turn it away, and hide it): it is
+   * reported at once on standard error, by position only, so that a process killed before its
+   * summary leaves the record too. The exactly-once suite counts these lines; unlike the claim's
+   * skips, which a predecessor's commit still in flight makes legitimate, there must be none.
+   * Never throws.
+   */
+  auto check_delivery(lsn commit) noexcept -> void {
+    if (!given_ || !*given_ || commit > **given_) return;
+    std::fprintf(stderr, "replicant-pg-mirror: transaction at %X/%X delivered at or below the checkpoint given\n",
+                 static_cast<unsigned>(commit.value() >> 32U), static_cast<unsigned>(commit.value() & 0xFFFFFFFFU));
   }
 
   /**
@@ -523,6 +541,7 @@ class mirror_target {
   std::string sqlstate_;
   mirror_counts counts_;
   mirror_counts pending_;  // of the target transaction in progress; counted once it ends well
+  std::optional<std::optional<lsn>> given_;  // what read_checkpoint() last returned, if it ran
 };
 
 }  // namespace replicant::examples::pg_mirror

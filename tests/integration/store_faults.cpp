@@ -37,6 +37,7 @@
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -203,6 +204,18 @@ class blocked_temp_file {
     if (reader_ < 0 && !gone()) reader_ = ::open(temp_.c_str(), O_RDONLY | O_NONBLOCK);
   }
   [[nodiscard]] auto gone() const -> bool { return !fs::exists(fs::symlink_status(temp_)); }
+
+  /// Whether a thread of this process is blocked opening a FIFO for writing, waiting for a reader
+  /// (the kernel's wait_for_partner): the store's write has reached this one.
+  [[nodiscard]] static auto writer_blocked() -> bool {
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator{"/proc/self/task", ec}) {
+      std::ifstream in{task.path() / "wchan"};
+      std::string wchan;
+      if (std::getline(in, wchan) && wchan == "wait_for_partner") return true;
+    }
+    return false;
+  }
 
  private:
   fs::path temp_;
@@ -457,12 +470,14 @@ BOOST_AUTO_TEST_CASE(stop_returns_at_once_while_a_file_store_blocks) {
     running<file_pipeline> r{sink, x.f.pgoutput, policy(), x.f.options};
     BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
     x.insert(1);
-    BOOST_TEST_REQUIRE(wait_until([&] { return fs::exists(file) && sink.count() == 1U; }));
-    std::this_thread::sleep_for(200ms);  // the first checkpoint's write is over
+    BOOST_TEST_REQUIRE(wait_until([&] {
+      const auto at = replicant::file_checkpoint_store{file}.read(*replicant::slot_name::make(x.f.slot));
+      return at && *at == sink.commit_of(1);  // the first checkpoint's write is over
+    }));
     fifo.emplace(dir.path() / "checkpoint.tmp");
     x.insert(2);
     BOOST_TEST_REQUIRE(sink.wait_for(2));
-    std::this_thread::sleep_for(300ms);  // its checkpoint write is blocked now
+    BOOST_TEST_REQUIRE(wait_until([] { return blocked_temp_file::writer_blocked(); }), "the write never blocked");
     const auto started = std::chrono::steady_clock::now();
     const auto stopped = r.stop();
     BOOST_TEST(!stopped, stopped.message());
