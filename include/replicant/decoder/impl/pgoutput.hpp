@@ -95,7 +95,6 @@ inline auto pgoutput_decoder::lookup_relation(std::uint32_t oid) noexcept -> con
   return found;
 }
 
-
 inline auto pgoutput_decoder::find_relation(std::uint32_t oid) const noexcept -> std::shared_ptr<const relation_info> {
   if (const stream_scope* scope = current_scope()) {
     if (const auto it = scope->relations.find(oid); it != scope->relations.end()) return it->second;
