@@ -99,7 +99,7 @@ extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t siz
   wal2json_options options;
   options.tables = {{"public", "docs"}};
   options.messages = config.messages;
-  options.numeric_data_types_as_string = config.numeric_as_string;
+  options.allow_special_numbers_as_null = !config.numeric_as_string;
   wal2json_decoder decoder{options, config.catalog ? catalog : relation_catalog{}};
   auto owner = std::make_unique<assembler>();
   assembler& a = *owner;

@@ -47,7 +47,9 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -157,10 +159,13 @@ struct plugin_database : published_database {
     sql("SELECT pglogical.create_node(node_name := 'provider', dsn := " + conn.quote_literal(pg.dsn(db)) + ")");
     for (const auto& t : tables) sql("SELECT pglogical.replication_set_add_table('default', '" + t + "')");
   }
+  // Debian's wal2json 2.5, the one provisioned, lacks numeric-data-types-as-string: the tests
+  // stream in the documented lossy mode unless they test the option itself.
   [[nodiscard]] auto wal2json(std::vector<replicant::table_name> tables = {{"public", "items"}}) const
       -> replicant::wal2json_options {
     replicant::wal2json_options w;
     w.tables = std::move(tables);
+    w.allow_special_numbers_as_null = true;
     return w;
   }
   [[nodiscard]] static auto pglogical() -> replicant::pglogical_options {
@@ -592,6 +597,7 @@ auto run_child(int argc, char** argv) -> int {
     if (decoder == "wal2json") {
       replicant::wal2json_options w;
       w.tables = {{"public", "items"}, {"public", "txlog"}};
+      w.allow_special_numbers_as_null = true;  // as plugin_database::wal2json()
       return run_child_pipeline<replicant::wal2json_decoder>(sink, w, options);
     }
     replicant::pglogical_options g;
@@ -837,11 +843,15 @@ BOOST_AUTO_TEST_CASE(pglogical_resumes_after_the_checkpoint_in_both_modes, *utf:
 
 // --- fail-closed at connect ----------------------------------------------------------------------------
 
-// Debian's wal2json 2.5 does not know numeric-data-types-as-string (2.6 does): the plugin refuses
-// START, the probe without the option starts, and the pipeline halts instead of retrying. The slot
-// is left where it was.
+// Debian's wal2json 2.5 does not know numeric-data-types-as-string (2.6 does), which the decoder
+// asks for by default: the plugin refuses START, the probe without the option starts, and the
+// pipeline halts instead of streaming NaN and infinities as NULL. The slot is left where it was.
+// Only the documented lossy mode (allow_special_numbers_as_null) streams there, and it delivers
+// exactly those values as NULL.
 BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::precondition(wal2json_available)) {
   plugin_database f;
+  f.sql("CREATE TABLE specials (id int PRIMARY KEY, n numeric, f float8)");
+  const std::vector<replicant::table_name> tables{{"public", "items"}, {"public", "specials"}};
   // What this build says about the option, asked directly (a temporary slot, gone with the session).
   bool refused = false;
   {
@@ -852,8 +862,8 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
                        " 'numeric-data-types-as-string', '1')")
                    .ok();
   }
-  auto w = f.wal2json();
-  w.numeric_data_types_as_string = true;
+  auto w = f.wal2json(tables);
+  w.allow_special_numbers_as_null = false;  // the default
   replicant::test::event_log events;
   record_sink sink;
   // The harness provisions Debian's wal2json 2.5, which refuses the option. Where every part is
@@ -863,11 +873,16 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
              "this wal2json accepts numeric-data-types-as-string: it is not the provisioned 2.5, and the "
              "decoder_option_unsupported halt goes untested");
   if (!refused) {
-    BOOST_TEST_MESSAGE("this wal2json accepts numeric-data-types-as-string: the pipeline must simply stream");
+    BOOST_TEST_MESSAGE("this wal2json accepts numeric-data-types-as-string: NaN and infinities must round-trip");
     running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
-    BOOST_TEST(wait_until([&] { return f.slot_active(); }));
-    f.sql("INSERT INTO items VALUES (1, 'one', 1)");
-    BOOST_TEST(sink.wait_for(1));
+    BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
+    f.sql("INSERT INTO specials VALUES (1, 'NaN', 'Infinity'), (2, '-Infinity', '-Infinity')");
+    BOOST_TEST_REQUIRE(sink.wait_for(1));
+    const auto& changes = sink.replay().transactions.at(0).changes;
+    BOOST_TEST_REQUIRE(changes.size() == 2U);
+    for (const auto& c : changes) {
+      for (std::size_t column = 1; column < 3; ++column) BOOST_TEST(c.record.at(column).shown != "NULL");
+    }
     return;
   }
   const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, w, f.options, &events.dispatcher);
@@ -876,12 +891,80 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
   BOOST_TEST((h->sqlstate == std::optional<std::string>{"22023"}));
   BOOST_TEST(events.contains("decoder_option_unsupported"));
   BOOST_TEST(wait_until([&] { return !f.slot_active(); }), "the probe's stream was ended");
-  // Without the option the same slot streams.
-  w.numeric_data_types_as_string = false;
+  BOOST_TEST(sink.count() == 0U);
+  // Opted into the lossy mode, the same slot streams; NaN and the infinities arrive as NULL.
+  w.allow_special_numbers_as_null = true;
   running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
-  BOOST_TEST(wait_until([&] { return f.slot_active(); }));
-  f.sql("INSERT INTO items VALUES (1, 'one', 1)");
-  BOOST_TEST(sink.wait_for(1));
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO specials VALUES (1, 'NaN', 'Infinity'), (2, '-Infinity', '-Infinity'), (3, 1.25, 0.5)");
+  BOOST_TEST_REQUIRE(sink.wait_for(1));
+  const auto delivered = sink.replay().transactions;
+  BOOST_TEST_REQUIRE(delivered.at(0).changes.size() == 3U);
+  const auto shown = [&](std::size_t row, std::size_t column) { return delivered[0].changes[row].record.at(column).shown; };
+  for (std::size_t row = 0; row < 2; ++row) {
+    BOOST_TEST(shown(row, 1) == "NULL");
+    BOOST_TEST(shown(row, 2) == "NULL");
+  }
+  BOOST_TEST(shown(2, 1) != "NULL");
+  BOOST_TEST(shown(2, 2) != "NULL");
+}
+
+// NaN and the infinities round-trip as numeric values with numeric-data-types-as-string. The
+// provisioned wal2json 2.5 lacks the option, so the proxy plays 2.6: it takes the option out of
+// START_REPLICATION before the server sees it, and prints the values of `specials` as 2.6 does with
+// the option, numbers as strings (2.5 has already turned the special values into null; each column
+// holds one kind of value, so the proxy knows which). What is tested is replicant's side: that the
+// default pipeline asks for the option, starts with it, and delivers those strings as numeric
+// NaN and infinities, and a real NULL as NULL.
+BOOST_AUTO_TEST_CASE(wal2json_delivers_nan_and_infinities_as_numeric_with_the_option,
+                     *utf::precondition(wal2json_available)) {
+  plugin_database f;
+  f.sql("CREATE TABLE specials (id int PRIMARY KEY, nan numeric, inf numeric, ninf numeric, plain numeric,"
+        " nothing numeric)");
+  constexpr std::string_view option = R"(, "numeric-data-types-as-string" '1')";
+  std::atomic<int> asked{0};
+  const auto as_26 = [](char type, std::string& body) {
+    if (replicant::test::xlog_payload(type, body).find(R"("table":"specials")") == std::string_view::npos) return false;
+    const auto column = [](std::string_view name, std::string_view value) {
+      return R"({"name":")" + std::string{name} + R"(","type":"numeric","typeoid":1700,"value":)" + std::string{value};
+    };
+    for (const auto& [from, to] : {std::pair{column("nan", "null"), column("nan", R"("NaN")")},
+                                   std::pair{column("inf", "null"), column("inf", R"("Infinity")")},
+                                   std::pair{column("ninf", "null"), column("ninf", R"("-Infinity")")},
+                                   std::pair{column("plain", "1.25"), column("plain", R"("1.25")")}}) {
+      const std::size_t at = body.find(from, 25);
+      if (at == std::string::npos) return false;
+      body.replace(at, from.size(), to);
+    }
+    return true;
+  };
+  replicant::test::rewrite_proxy proxy{f.pg.port(), as_26, [&asked, option](char type, std::string& body) {
+                                         const std::size_t at = type == 'Q' ? body.find(option) : std::string::npos;
+                                         if (at == std::string::npos) return false;
+                                         body.erase(at, option.size());
+                                         ++asked;
+                                         return true;
+                                       }};
+  auto options = f.options;
+  options.conninfo = proxy.route(f.pg.dsn(f.db));
+  replicant::wal2json_options w{.tables = {{"public", "specials"}}};  // the default: the option asked for
+  record_sink sink;
+  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, options};
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO specials VALUES (1, 'NaN', 'Infinity', '-Infinity', 1.25, NULL)");
+  BOOST_TEST_REQUIRE(sink.wait_for(1));
+  BOOST_TEST(!p.stop());
+  BOOST_TEST(asked.load() >= 1, "START_REPLICATION asked for numeric-data-types-as-string");
+  const auto delivered = sink.replay().transactions;
+  BOOST_TEST_REQUIRE(delivered.at(0).changes.size() == 1U);
+  const auto& record = delivered[0].changes[0].record;
+  BOOST_TEST_REQUIRE(record.size() == 6U);
+  const std::string numeric = std::to_string(static_cast<int>(replicant::value_kind::numeric)) + ":";
+  BOOST_TEST(record[1].shown == numeric + "NaN");
+  BOOST_TEST(record[2].shown == numeric + "Infinity");
+  BOOST_TEST(record[3].shown == numeric + "-Infinity");
+  BOOST_TEST(record[4].shown == numeric + "1.25");
+  BOOST_TEST(record[5].shown == "NULL");
 }
 
 BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_table_that_does_not_exist, *utf::precondition(wal2json_available)) {
@@ -1062,6 +1145,74 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_commit_without_its_lsn, *utf::precondi
   BOOST_TEST((h && h->reason == halt_reason::decoder_lsn_missing), reason_of(h));
   BOOST_TEST(sink.count() == 0U);
   BOOST_TEST(f.confirmed_flush() < replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value());
+}
+
+// A numeric or bytea value without its type's shape can only be a corrupt stream. The proxy
+// corrupts one of a transaction's values on the wire (keeping every length), and the pipeline must
+// halt decode_failure at that row: the sink never sees the transaction, the slot is not confirmed
+// past it, and neither the corrupted value nor the row's others appear in the halt, the telemetry
+// or the logs (the suite-wide audit checks those too). The corrupted text carries the marker.
+struct corruption {
+  std::string_view what;
+  std::string_view after;  // the payload the value is in starts with this
+  std::string_view from;   // the value (or part of it) as the plugin prints it
+  std::string_view to;     // the same length, without the type's shape
+};
+
+template <class Decoder, class Settings>
+auto halts_before_delivering_a_malformed_value(const Settings& settings, const corruption& c) -> void {
+  plugin_database f;
+  f.sql("CREATE TABLE amounts (id int PRIMARY KEY, amount numeric, data bytea, note text);"
+        " ALTER PUBLICATION pub ADD TABLE amounts");
+  replicant::test::rewrite_proxy proxy{f.pg.port(), [&c](char type, std::string& body) {
+                                         return replicant::test::rewrite_payload(type, body, c.after, c.from, c.to);
+                                       }};
+  auto options = f.options;
+  options.conninfo = proxy.route(f.pg.dsn(f.db));
+  replicant::test::event_log events;
+  record_sink sink;
+  running<pipeline_of<Decoder, record_sink>> p{sink, settings, options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
+  f.sql("INSERT INTO amounts VALUES (1, 1.5, '\\x0a0b', 'fine')");
+  BOOST_TEST_REQUIRE(sink.wait_for(1));
+  const auto before = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value();
+  f.sql("INSERT INTO amounts VALUES (2, 4711.424242, '\\x00112233445566', '" + std::string{secret} + "')");
+  BOOST_TEST_REQUIRE(p.ends_within(30s));
+  const auto& h = p.pipeline.last_halt();
+  BOOST_TEST((h && h->reason == halt_reason::decode_failure), reason_of(h));
+  BOOST_TEST(proxy.rewritten() == 1U, "the corrupted row was the only one rewritten");
+  BOOST_TEST(sink.count() == 1U, "the transaction with the corrupted value never reached the sink");
+  BOOST_TEST(f.confirmed_flush() <= before, "the slot was not confirmed past it");
+  const auto value_free = [](std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    return text.find("s3cr3t") == std::string::npos;
+  };
+  if (h) BOOST_TEST(value_free(replicant::describe(*h)));
+  for (const auto& line : events.lines) BOOST_TEST(value_free(line), "a telemetry event carries a value");
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_numeric_or_bytea_halts_before_the_sink_sees_its_transaction) {
+  for (const corruption& c : {corruption{"numeric", "I", "4711.424242", "s3cr3t.4242"},
+                              corruption{"bytea", "I", "00112233445566", "s3cr3t33445566"}}) {
+    BOOST_TEST_CONTEXT(c.what) {
+      halts_before_delivering_a_malformed_value<replicant::pgoutput_decoder>(
+          replicant::pgoutput_options{.publications = {"pub"}}, c);
+    }
+  }
+}
+
+// wal2json prints a numeric as a JSON number and a bytea as a string of hex digits: the corrupted
+// number becomes a string of the same length, so the object is still JSON and only the value's
+// shape is wrong.
+BOOST_AUTO_TEST_CASE(wal2json_halts_on_a_malformed_numeric_or_bytea_before_the_sink_sees_it,
+                     *utf::precondition(wal2json_available)) {
+  for (const corruption& c : {corruption{"numeric", R"({"action":"I")", "4711.424242", R"("s3cr3t-42")"},
+                              corruption{"bytea", R"({"action":"I")", "00112233445566", "s3cr3t33445566"}}) {
+    BOOST_TEST_CONTEXT(c.what) {
+      halts_before_delivering_a_malformed_value<replicant::wal2json_decoder>(
+          replicant::wal2json_options{.tables = {{"public", "amounts"}}, .allow_special_numbers_as_null = true}, c);
+    }
+  }
 }
 
 // pglogical 2.x speaks protocol 1 only; a startup message offering only protocol 2 halts.

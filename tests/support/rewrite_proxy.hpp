@@ -5,7 +5,9 @@
 
 /// @file
 /// A loopback TCP proxy between a client and a PostgreSQL server that hands every message the
-/// server sends to a test's function, which may change it before the client sees it. The live
+/// server sends to a test's function, which may change it before the client sees it (and, when a
+/// second function is given, every message the client sends after its startup packet, before the
+/// server sees it). The live
 /// decoder tests use it to make a real server and a real output plugin say what a well-behaved
 /// pair never says (a commit without its LSN, a protocol version the decoder does not speak, a
 /// server version without pgoutput), so that the fail-closed paths for those are exercised end to
@@ -59,10 +61,11 @@ class rewrite_proxy {
   /// Returns whether it changed anything (counted by rewritten()).
   using rewrite_function = std::function<bool(char type, std::string& body)>;
 
-  /// Listens on a free loopback port and relays to @p upstream_port, rewriting with @p rewrite.
+  /// Listens on a free loopback port and relays to @p upstream_port, rewriting the server's messages
+  /// with @p rewrite and the client's with @p rewrite_client (when given; e.g. a `Q` query).
   /// @throws std::system_error when the socket cannot be made.
-  rewrite_proxy(int upstream_port, rewrite_function rewrite)
-      : upstream_port_(upstream_port), rewrite_(std::move(rewrite)) {
+  rewrite_proxy(int upstream_port, rewrite_function rewrite, rewrite_function rewrite_client = nullptr)
+      : upstream_port_(upstream_port), rewrite_(std::move(rewrite)), rewrite_client_(std::move(rewrite_client)) {
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (listen_fd_ < 0) throw std::system_error(errno, std::generic_category(), "rewrite_proxy: socket");
     sockaddr_in addr{};
@@ -159,9 +162,9 @@ class rewrite_proxy {
     return true;
   }
 
-  // Hands each complete backend message of @p pending to the rewrite function and appends the
-  // result to @p out; an incomplete one stays in @p pending.
-  auto rewrite_messages(std::string& pending, std::string& out) -> void {
+  // Hands each complete message of @p pending to @p rewrite and appends the result to @p out; an
+  // incomplete one stays in @p pending.
+  auto rewrite_messages(std::string& pending, std::string& out, const rewrite_function& rewrite) -> void {
     std::size_t at = 0;
     while (pending.size() - at >= 5) {
       std::uint32_t length = 0;
@@ -174,7 +177,7 @@ class rewrite_proxy {
       if (pending.size() - at < 1 + std::size_t{length}) break;
       const char type = pending[at];
       std::string body = pending.substr(at + 5, length - 4);
-      if (rewrite_ && rewrite_(type, body)) ++rewritten_;
+      if (rewrite && rewrite(type, body)) ++rewritten_;
       const auto new_length = static_cast<std::uint32_t>(body.size() + 4);
       out.push_back(type);
       for (const unsigned shift : {24U, 16U, 8U, 0U}) out.push_back(static_cast<char>((new_length >> shift) & 0xFFU));
@@ -184,9 +187,27 @@ class rewrite_proxy {
     pending.erase(0, at);
   }
 
+  // The client's messages, rewritten with rewrite_client_: its first one, the startup packet, has
+  // no type byte and goes through as it is (route() turns TLS and GSS off, so nothing precedes it).
+  auto rewrite_frontend(std::string& pending, std::string& out, bool& started) -> void {
+    if (!started) {
+      if (pending.size() < 4) return;
+      std::uint32_t length = 0;
+      for (std::size_t i = 0; i < 4; ++i) length = (length << 8U) | static_cast<unsigned char>(pending[i]);
+      if (pending.size() < length) return;
+      out.append(pending, 0, length);
+      pending.erase(0, length);
+      started = true;
+    }
+    rewrite_messages(pending, out, rewrite_client_);
+  }
+
   auto relay(int client, int server) -> void {
     std::string pending;
     std::string out;
+    std::string client_pending;
+    std::string client_out;
+    bool client_started = false;
     char buf[65536];
     for (;;) {
       pollfd fds[3] = {{client, POLLIN, 0}, {server, POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
@@ -197,14 +218,22 @@ class rewrite_proxy {
       if (fds[2].revents != 0) break;
       if (fds[0].revents != 0) {
         const ssize_t n = ::recv(client, buf, sizeof buf, 0);
-        if (n <= 0 || !send_all(server, std::string_view{buf, static_cast<std::size_t>(n)})) break;
+        if (n <= 0) break;
+        std::string_view bytes{buf, static_cast<std::size_t>(n)};
+        if (rewrite_client_) {
+          client_pending.append(bytes);
+          client_out.clear();
+          rewrite_frontend(client_pending, client_out, client_started);
+          bytes = client_out;
+        }
+        if (!send_all(server, bytes)) break;
       }
       if (fds[1].revents != 0) {
         const ssize_t n = ::recv(server, buf, sizeof buf, 0);
         if (n <= 0) break;
         pending.append(buf, static_cast<std::size_t>(n));
         out.clear();
-        rewrite_messages(pending, out);
+        rewrite_messages(pending, out, rewrite_);
         if (!send_all(client, out)) break;
       }
     }
@@ -214,6 +243,7 @@ class rewrite_proxy {
 
   int upstream_port_;
   rewrite_function rewrite_;
+  rewrite_function rewrite_client_;
   int listen_fd_ = -1;
   int port_ = 0;
   int stop_pipe_[2] = {-1, -1};

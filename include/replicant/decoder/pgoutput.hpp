@@ -14,6 +14,7 @@
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput_protocol.hpp>
 #include <replicant/decoder/policy.hpp>
+#include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
@@ -662,7 +663,7 @@ class pgoutput_decoder {
   };
 
   [[nodiscard]] auto decode_message(detail::byte_reader& in, pgoutput::message& out) -> std::error_code;
-  [[nodiscard]] auto decode_row(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out) noexcept
+  [[nodiscard]] auto decode_row(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
       -> std::error_code;
   [[nodiscard]] auto decode_other_change(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out) noexcept
       -> std::error_code;
@@ -677,6 +678,7 @@ class pgoutput_decoder {
   [[nodiscard]] auto lookup_relation(std::uint32_t oid) noexcept -> const relation_info*;
   [[nodiscard]] auto current_scope() noexcept -> stream_scope*;
   [[nodiscard]] auto current_scope() const noexcept -> const stream_scope*;
+  [[nodiscard]] auto read_row(detail::byte_reader& in, const relation_info* relation) const -> tuple_data;
   auto forget_memo() noexcept -> void { memo_relation_ = nullptr; }
 
   pgoutput_options options_{};  // what the pipeline asks the plugin for
@@ -691,6 +693,7 @@ class pgoutput_decoder {
   // this saves a hash lookup per row. Cleared whenever a cache or the stream state changes.
   std::uint32_t memo_oid_ = 0;
   const relation_info* memo_relation_ = nullptr;
+  std::int64_t memo_strict_ = 0;  // detail::strict_columns(*memo_relation_): what read_row() checks
   // Reused for every Relation message so re-sends of known shapes allocate nothing.
   std::vector<column_view> columns_scratch_{};
 };

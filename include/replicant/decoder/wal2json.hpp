@@ -59,12 +59,16 @@ struct wal2json_options {
   /// byte, and content that is not UTF-8 cannot be read from the JSON (`errc::decode_failure`).
   /// In a replication pipeline, also whether the sink's `handle_message` is called.
   bool messages = false;
-  /// Ask for `numeric-data-types-as-string` (wal2json 2.6 or later; an older plugin refuses the
-  /// option at START_REPLICATION). Without it wal2json prints `NaN`, `Infinity` and `-Infinity` of
-  /// numeric and floating-point columns as JSON `null`, which cannot be told apart from SQL NULL:
-  /// such values then arrive as NULL. Values are exact either way (replicant keeps the digits as
-  /// printed and never goes through a binary floating-point number).
-  bool numeric_data_types_as_string = false;
+  /// The documented lossy mode for wal2json builds without `numeric-data-types-as-string` (before
+  /// 2.6; Debian's 2.5 is one). By default the decoder asks for that option, because without it
+  /// wal2json prints `NaN`, `Infinity` and `-Infinity` of numeric and floating-point columns as JSON
+  /// `null`, which cannot be told from SQL NULL: a plugin that refuses the option then halts the
+  /// pipeline `decoder_option_unsupported` at connect rather than let such values turn into NULL.
+  /// Set this to accept exactly that loss: the option is then never asked for (whatever the
+  /// plugin's version), and those three values of those columns arrive as NULL. Every other value
+  /// is exact either way (replicant keeps the digits as printed and never goes through a binary
+  /// floating-point number).
+  bool allow_special_numbers_as_null = false;
   /// Accept tables that have neither a replica identity index nor `REPLICA IDENTITY FULL`. wal2json
   /// drops the updates and deletes of such a table with nothing but a server WARNING, so a
   /// pipeline halts `table_keyless` at connect for one, unless it is declared insert-only here.
@@ -128,7 +132,7 @@ inline constexpr bool is_decoder_options<wal2json_options> = true;
  * transaction, also those that changed none of the tables (they reach the caller as empty
  * commits); Truncate has no CASCADE / RESTART IDENTITY flags; transactions carry no origin name;
  * no Type messages are sent (casting needs none); generated columns are included (pgoutput before
- * PostgreSQL 18 leaves them out); without `numeric_data_types_as_string`, NaN and infinities of
+ * PostgreSQL 18 leaves them out); under `allow_special_numbers_as_null`, NaN and infinities of
  * numeric and floating-point columns arrive as NULL. Text is in the database's encoding, which must
  * be UTF-8 (JSON that is not UTF-8 is `errc::decode_failure`).
  *
@@ -175,8 +179,9 @@ class wal2json_decoder {
   /**
    * The option list for `START_REPLICATION SLOT s LOGICAL x/x (<options>)`: format version 2,
    * every transaction's Begin and Commit with xid, commit time and LSNs, types with type OIDs and
-   * modifiers, primary keys, the four actions, and the `add-tables` filter built from
-   * `options().tables` (each name escaped as wal2json's list syntax requires).
+   * modifiers, primary keys, the four actions, the `add-tables` filter built from
+   * `options().tables` (each name escaped as wal2json's list syntax requires), and
+   * `numeric-data-types-as-string` unless `allow_special_numbers_as_null`.
    *
    * @return the options, or an `identifier_error` for a table name part that fails
    *   identifier::validate, or `errc::invalid_options` when no table is given. Value-free.
@@ -217,7 +222,9 @@ class wal2json_decoder {
 
   /**
    * start_options() as the pipeline asks for them, with `fallback_options` (the same list without
-   * `numeric-data-types-as-string`) when that option is asked for: wal2json before 2.6 refuses it.
+   * `numeric-data-types-as-string`) when that option is asked for, i.e. unless
+   * `allow_special_numbers_as_null`: wal2json before 2.6 refuses it, and the pipeline's probe with
+   * the fallback tells that refusal apart from other failures to start.
    * @return the request, or start_options()'s error. Value-free.
    * @throws std::bad_alloc only.
    */
@@ -342,7 +349,7 @@ class wal2json_decoder {
   [[nodiscard]] auto read_catalog(const query_function& query, relation_catalog& out) const -> result<void>;
   [[nodiscard]] auto check_tables(const relation_catalog& catalog) const -> std::optional<halt>;
   [[nodiscard]] auto build_shape(const table_state& state) const -> relation_info;
-  auto write_value(const json_value& v, std::uint32_t type_oid) -> void;
+  [[nodiscard]] auto write_value(const json_value& v, std::uint32_t type_oid) -> bool;
 
   wal2json_options options_;
   relation_catalog catalog_;

@@ -275,6 +275,7 @@ auto main(int argc, char** argv) -> int {
     replicant::wal2json_options w_options;
     w_options.tables = tables;
     w_options.messages = true;
+    w_options.allow_special_numbers_as_null = true;  // Debian's 2.5 lacks numeric-data-types-as-string
     const replicant::wal2json_decoder w_decoder{w_options};
     replicant::pglogical_options p_options;
     p_options.replication_sets = {"default", "default_insert_only"};

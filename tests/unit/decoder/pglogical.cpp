@@ -384,6 +384,47 @@ BOOST_AUTO_TEST_CASE(translates_begin_relation_rows_and_commit_typed_from_the_ca
   BOOST_TEST(t.changes[3].old[0].shown == "2:2");
 }
 
+// A numeric or bytea text without its type's shape (the types come from the catalog) is corrupt:
+// translate() refuses the row, nothing of it reaches the assembler, and the error never repeats
+// the value. Columns the catalog does not type are not looked at.
+BOOST_AUTO_TEST_CASE(refuses_numeric_and_bytea_text_without_its_shape) {
+  relation_catalog catalog = orders_catalog();
+  replicant::relation_info blobs;
+  blobs.oid = 16390;
+  blobs.schema = "public";
+  blobs.table = "blobs";
+  blobs.columns = {{"id", 23, -1, true}, {"data", 17, -1, false}};
+  BOOST_TEST_REQUIRE(catalog.add(blobs).has_value());
+  const auto orders = relation(16384, "public", "orders", {{"id", true}, {"amount", false}, {"note", false}});
+  const auto blob_table = relation(16390, "public", "blobs", {{"id", true}, {"data", false}});
+  const auto key = std::vector<std::optional<std::string>>{"1", "s3cr3t", std::nullopt};
+  const std::vector<bytes> bad{
+      insert(16384, {"1", "s3cr3t-12.50", std::nullopt}), insert(16384, {"1", "1e5", std::nullopt}),
+      update(16384, std::nullopt, {"1", "12.", "x"}),     update(16384, key, {"1", "1.00", "x"}),
+      remove(16384, key),                                 insert(16390, {"1", "s3cr3t"}),
+      insert(16390, {"1", "\\x0"}),                     insert(16390, {"1", "\\xg0"}),
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    BOOST_TEST_CONTEXT("row " << i) {
+      session s{catalog};
+      BOOST_TEST_REQUIRE(s.feed_all({startup(), begin(), orders, blob_table}).has_value());
+      const std::string before = s.emitted_types;
+      const auto r = s.feed(bad[i]);
+      BOOST_TEST_REQUIRE(!r.has_value());
+      BOOST_TEST(r.error() == errc::decode_failure);
+      BOOST_TEST(r.error().message().find("s3cr3t") == std::string::npos);
+      BOOST_TEST(s.emitted_types == before, "nothing of the row was emitted");
+    }
+  }
+  session s{catalog};
+  BOOST_TEST(s.feed_all({startup(), begin(), orders, blob_table, insert(16384, {"1", "NaN", "s3cr3t"}),
+                         insert(16390, {"1", "\\x00ffAB"}), insert(16390, {"2", "\\x"}), commit()})
+                 .has_value());
+  // Without a catalog nothing is typed, so nothing is looked at.
+  session untyped;
+  BOOST_TEST(untyped.feed_all({startup(), begin(), blob_table, insert(16390, {"1", "s3cr3t"}), commit()}).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(marks_the_whole_old_row_of_an_unflagged_table_as_full) {
   session s;
   BOOST_TEST_REQUIRE(s.feed_all({startup(), begin(), relation(7, "public", "f", {{"id", false}, {"v", false}}),

@@ -235,11 +235,13 @@ BOOST_AUTO_TEST_SUITE(wal2json_decoder_as_policy)
 
 BOOST_AUTO_TEST_CASE(falls_back_without_the_option_older_builds_refuse) {
   auto w = wal2json_items();
+  w.allow_special_numbers_as_null = true;  // the lossy mode asks for nothing it could be refused
   auto plain = replicant::wal2json_decoder{w}.negotiate({150018});
   BOOST_TEST_REQUIRE(plain.has_value());
   BOOST_TEST(!plain->fallback_options.has_value());
+  BOOST_TEST(plain->options.find("numeric-data-types-as-string") == std::string::npos);
   BOOST_TEST((plain->protocol.streaming == replicant::pgoutput_streaming::off));
-  w.numeric_data_types_as_string = true;
+  w.allow_special_numbers_as_null = false;  // the default
   auto asking = replicant::wal2json_decoder{w}.negotiate({150018});
   BOOST_TEST_REQUIRE(asking.has_value());
   BOOST_TEST(asking->options.find("\"numeric-data-types-as-string\" '1'") != std::string::npos);

@@ -12,6 +12,7 @@
 // is copied column by column), and thrown away if the payload turns out to be malformed.
 
 #include <replicant/decoder/pglogical.hpp>
+#include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/model/detail/pg_parse.hpp>
 #include <replicant/core/halt.hpp>
 
@@ -592,13 +593,19 @@ inline auto pglogical_decoder::read_change(std::uint8_t type, detail::byte_reade
   describe_if_pending(state);
   const relation_info& r = state.shape;
   const std::size_t width = r.columns.size();
-  const auto copy_column = [this](char kind, std::string_view text) {
+  // A numeric or bytea text without its type's shape (detail/text_shape.hpp) makes the row
+  // malformed; the tuple is still read to its end, and out_ is discarded with the error.
+  bool sound = true;
+  std::size_t at = 0;
+  const auto copy_column = [this, &r, &sound, &at](char kind, std::string_view text) {
+    const std::uint32_t type_oid = r.columns[at++].type_oid;  // the tuple has one entry per column
     if (kind == 'n') {
       out_.null_column();
     } else if (kind == 'u') {
       out_.unchanged_column();
     } else {
       out_.text_column(text);
+      sound = sound && detail::has_its_shape(type_oid, text);
     }
   };
   out_.row_head(static_cast<char>(type), oid);
@@ -610,6 +617,7 @@ inline auto pglogical_decoder::read_change(std::uint8_t type, detail::byte_reade
     out_.tuple_head(width);
     if (const std::error_code ec = detail::read_pglogical_tuple(in, width, copy_column)) return ec;
     marker = type == 'D' ? std::uint8_t{'N'} : in.u8();
+    at = 0;
   } else if (type == 'D') {
     return detail::pglogical_malformed();  // a delete always carries its key
   }
@@ -619,7 +627,7 @@ inline auto pglogical_decoder::read_change(std::uint8_t type, detail::byte_reade
     out_.tuple_head(width);
     if (const std::error_code ec = detail::read_pglogical_tuple(in, width, copy_column)) return ec;
   }
-  if (!in.finished()) return detail::pglogical_malformed();
+  if (!in.finished() || !sound) return detail::pglogical_malformed();
   out_.end();
   return {};
 }

@@ -15,6 +15,7 @@
 #include <replicant/decoder/wal2json.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/model/detail/pg_parse.hpp>
+#include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/decoder/detail/wal2json_text.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/model/pg_type.hpp>
@@ -39,7 +40,7 @@ inline constexpr std::string_view wal2json_message_start = R"({"action":"M")";
 }  // namespace detail
 
 inline auto wal2json_decoder::start_options() const -> result<std::string> {
-  return build_start_options(options_.numeric_data_types_as_string);
+  return build_start_options(!options_.allow_special_numbers_as_null);
 }
 
 inline auto wal2json_decoder::build_start_options(bool numeric_as_string) const -> result<std::string> {
@@ -85,8 +86,9 @@ inline auto wal2json_decoder::negotiate(const decoder_context&) const -> result<
   start_request r;
   r.options = std::move(*options);
   // wal2json refuses an option it does not know, and numeric-data-types-as-string arrived in 2.6:
-  // if START fails with it and starts without it, the plugin is too old for what was asked.
-  if (options_.numeric_data_types_as_string) {
+  // if START fails with it and starts without it, the plugin is too old for what was asked, and
+  // starting without it anyway would deliver NaN and infinities as NULL.
+  if (!options_.allow_special_numbers_as_null) {
     auto plain = build_start_options(false);
     if (!plain) return fail(errc::invalid_identifier);
     r.fallback_options = std::move(*plain);
@@ -553,15 +555,25 @@ inline auto wal2json_decoder::build_shape(const table_state& state) const -> rel
   return r;
 }
 
-inline auto wal2json_decoder::write_value(const json_value& v, std::uint32_t type_oid) -> void {
+// Writes @p v as the text column pgoutput would have sent; false when that text lacks the shape a
+// numeric or bytea value must have (detail/text_shape.hpp), which makes the row malformed.
+inline auto wal2json_decoder::write_value(const json_value& v, std::uint32_t type_oid) -> bool {
+  std::string_view text = v.text;
   switch (v.type) {
-    case json_value::kind::json_null: out_.null_column(); return;
-    // wal2json prints bytea_out's text without its leading `\x` (pg_decode_write_value).
-    case json_value::kind::string: out_.text_column(v.text, type_oid == pg_type::bytea ? "\\x" : ""); return;
-    case json_value::kind::number: out_.text_column(v.text); return;
-    case json_value::kind::yes: out_.text_column("t"); return;
-    case json_value::kind::no: out_.text_column("f"); return;
+    case json_value::kind::json_null: out_.null_column(); return true;
+    case json_value::kind::string:
+      // wal2json prints bytea_out's text without its leading `\x` (pg_decode_write_value).
+      if (type_oid == pg_type::bytea) {
+        out_.text_column(text, "\\x");
+        return detail::is_hex_pairs(text);
+      }
+      break;
+    case json_value::kind::number: break;
+    case json_value::kind::yes: text = "t"; break;
+    case json_value::kind::no: text = "f"; break;
   }
+  out_.text_column(text);
+  return detail::has_its_shape(type_oid, text);
 }
 
 inline auto wal2json_decoder::row_change() -> std::error_code {
@@ -627,6 +639,9 @@ inline auto wal2json_decoder::row_change() -> std::error_code {
     }
   }
 
+  // A value without its type's shape fails the row only once all of it is written: out_ is
+  // discarded then, so nothing of the row is emitted.
+  bool sound = true;
   out_.row_head(action, shape.oid);
   if (old_kind != 0) {
     out_.tuple_marker(old_kind);
@@ -636,7 +651,7 @@ inline auto wal2json_decoder::row_change() -> std::error_code {
       if (v == nullptr) {
         out_.null_column();  // outside the key: sent as NULL, as in pgoutput's key tuple
       } else {
-        write_value(*v, c.type_oid);
+        sound = write_value(*v, c.type_oid) && sound;
       }
     }
   }
@@ -646,13 +661,14 @@ inline auto wal2json_decoder::row_change() -> std::error_code {
     std::size_t j = 0;
     for (const column_info& c : shape.columns) {
       if (j < doc_.columns.size() && doc_.columns[j].name == c.name) {
-        write_value(doc_.columns[j].value, c.type_oid);
+        sound = write_value(doc_.columns[j].value, c.type_oid) && sound;
         ++j;
       } else {
         out_.unchanged_column();  // left out by wal2json: an unchanged TOASTed value
       }
     }
   }
+  if (!sound) return detail::wal2json_malformed();
   out_.end();
   return {};
 }
