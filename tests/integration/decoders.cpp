@@ -340,20 +340,37 @@ auto schema_evolution_comparison() -> comparison {
           0};
 }
 
-// A column's type changed while streaming: pgoutput's pipeline halts schema_change_destructive at
+// A column's type narrowed while streaming: pgoutput's pipeline halts schema_change_destructive at
 // the first change with the new type; a translating decoder's must halt there too, never deliver
 // the new values under the old type.
 auto type_change_comparison() -> comparison {
   return {"pub",
           {
               "INSERT INTO items VALUES (1, 'one', 1)",
-              "ALTER TABLE items ALTER COLUMN qty TYPE int8",
-              "INSERT INTO items VALUES (2, 'two', 4000000000)",
+              "ALTER TABLE items ALTER COLUMN qty TYPE int2",
+              "INSERT INTO items VALUES (2, 'two', 2)",
           },
           1,
           0,
           replicant::halt{.reason = halt_reason::schema_change_destructive},
           1};
+}
+
+// Types widened while streaming (a larger integer, a longer varchar, a larger numeric precision):
+// additive, so pgoutput's pipeline streams on, and a translating decoder's must too, describing
+// each widened type before its first value. wal2json shows the modifiers in its type names.
+auto type_widening_comparison() -> comparison {
+  return {"pub",
+          {
+              "ALTER TABLE items ADD COLUMN code varchar(10), ADD COLUMN amount numeric(10,2)",
+              "INSERT INTO items VALUES (1, 'one', 1, 'ten chars!', 12345678.90)",
+              "ALTER TABLE items ALTER COLUMN qty TYPE int8",
+              "INSERT INTO items VALUES (2, 'two', 4000000000, 'short', 1.50)",
+              "ALTER TABLE items ALTER COLUMN code TYPE varchar(20), ALTER COLUMN amount TYPE numeric(12,2)",
+              "INSERT INTO items VALUES (3, 'three', 3, 'twenty characters!!!', 1234567890.12)",
+          },
+          3,
+          0};
 }
 
 // Streams @p c through pgoutput and through @p Decoder (made from @p settings) at once, and
@@ -763,6 +780,11 @@ BOOST_AUTO_TEST_CASE(pglogical_follows_columns_added_while_streaming, *utf::prec
 BOOST_AUTO_TEST_CASE(wal2json_halts_on_a_type_change_as_pgoutput_does, *utf::precondition(wal2json_available)) {
   plugin_database f;
   compare_with_pgoutput<replicant::wal2json_decoder>(f, f.wal2json(), type_change_comparison());
+}
+
+BOOST_AUTO_TEST_CASE(wal2json_streams_on_through_a_widening_as_pgoutput_does, *utf::precondition(wal2json_available)) {
+  plugin_database f;
+  compare_with_pgoutput<replicant::wal2json_decoder>(f, f.wal2json(), type_widening_comparison());
 }
 
 // pglogical describes a table by column names only: the types come from the catalog, read anew
