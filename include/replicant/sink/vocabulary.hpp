@@ -43,7 +43,8 @@ enum class sink_kind {
  * @code
  * struct audit_sink {
  *   static constexpr replicant::hook hooks = replicant::hook::schema_change;
- *   auto handle_schema_change(const replicant::schema_change&) -> replicant::result<void>;
+ *   auto handle_schema_change(const replicant::schema_change&, const replicant::schema_change_context&)
+ *       -> replicant::result<void>;
  *   // checkpoint(), handle_transaction(...)
  * };
  * @endcode
