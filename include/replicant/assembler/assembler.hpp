@@ -408,13 +408,15 @@ class assembler {
     return before - o.txn.change_count();
   }
 
-  // Hands @p change to the handler with schema_change_position() saying @p at meanwhile.
+  // Hands @p change to the handler with schema_change_position() saying @p at meanwhile (and no
+  // longer once it returns, or throws).
   template <class Handler>
   auto report(const schema_change& change, std::optional<lsn> at, Handler& handler) -> result<void> {
-    schema_change_at_ = at;
-    auto r = handler(change);
-    schema_change_at_.reset();
-    return r;
+    struct forget {
+      std::optional<lsn>& position;
+      ~forget() { position.reset(); }
+    } const reported{schema_change_at_ = at};
+    return handler(change);
   }
 
   template <class Handler>
