@@ -393,9 +393,9 @@ BOOST_AUTO_TEST_CASE(describes_a_table_again_when_a_type_modifier_changes) {
 BOOST_AUTO_TEST_CASE(describes_a_widening_to_an_unbounded_varchar_or_numeric) {
   session s;
   const auto insert = [](std::string_view type, std::uint32_t oid) {
-    const std::string value = oid == 1700U ? "1.5" : R"("1")";  // numbers as wal2json prints them by default
+    // A NULL value: what the shape says matters here, not how a value of the type is spelled.
     return std::string{R"({"action":"I","xid":700,"schema":"public","table":"t","columns":[{"name":"v","type":")"} +
-           std::string{type} + R"(","typeoid":)" + std::to_string(oid) + R"(,"value":)" + value + "}],\"pk\":[]}";
+           std::string{type} + R"(","typeoid":)" + std::to_string(oid) + R"(,"value":null}],"pk":[]})";
   };
   BOOST_TEST_REQUIRE(s.feed(begin_1).has_value());
   BOOST_TEST_REQUIRE(s.feed(insert("character varying(10)", 1043)).has_value());
