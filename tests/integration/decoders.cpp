@@ -324,6 +324,7 @@ struct comparison {
   std::size_t unchanged;
   std::optional<replicant::halt> halt{};  // how both pipelines end; none: both stream on
   std::size_t caught_up_before = std::numeric_limits<std::size_t>::max();  // the statement that waits
+  std::size_t caught_up_transactions = 0;  // for the translated pipeline to have delivered this many
 };
 
 auto every_kind_comparison() -> comparison {
@@ -350,19 +351,43 @@ auto schema_evolution_comparison() -> comparison {
           0};
 }
 
-// A column's type changed while streaming: pgoutput's pipeline halts schema_change_destructive at
+// A column's type narrowed while streaming: pgoutput's pipeline halts schema_change_destructive at
 // the first change with the new type; a translating decoder's must halt there too, never deliver
 // the new values under the old type.
 auto type_change_comparison() -> comparison {
   return {"pub",
           {
               "INSERT INTO items VALUES (1, 'one', 1)",
-              "ALTER TABLE items ALTER COLUMN qty TYPE int8",
-              "INSERT INTO items VALUES (2, 'two', 4000000000)",
+              "ALTER TABLE items ALTER COLUMN qty TYPE int2",
+              "INSERT INTO items VALUES (2, 'two', 2)",
           },
           1,
           0,
           replicant::halt{.reason = halt_reason::schema_change_destructive},
+          1,
+          1};
+}
+
+// Types widened while streaming (a larger integer, a longer varchar, a larger numeric precision):
+// additive, so pgoutput's pipeline streams on, and a translating decoder's must too, describing
+// the widened types before their first values (wal2json shows the modifiers in its type names,
+// pglogical's come from the catalog once the stream has caught up).
+auto type_widening_comparison() -> comparison {
+  return {"pub",
+          {
+              "ALTER TABLE items ADD COLUMN code varchar(10), ADD COLUMN free varchar(10),"
+              " ADD COLUMN amount numeric(10,2), ADD COLUMN loose numeric(10,2)",
+              "INSERT INTO items VALUES (1, 'one', 1, 'ten chars!', 'ten chars!', 12345678.90, 12345678.90)",
+              // One statement, so that pglogical's catalog read after it sees all of it or nothing.
+              "ALTER TABLE items ALTER COLUMN qty TYPE int8, ALTER COLUMN code TYPE varchar(20),"
+              " ALTER COLUMN free TYPE varchar, ALTER COLUMN amount TYPE numeric(12,2), ALTER COLUMN loose TYPE numeric",
+              "INSERT INTO items VALUES (2, 'two', 4000000000, 'twenty characters!!!', 'longer than twenty characters',"
+              " 1234567890.12, 1.123456789)",
+          },
+          2,
+          0,
+          std::nullopt,
+          2,
           1};
 }
 
@@ -390,7 +415,7 @@ auto compare_with_pgoutput(plugin_database& f, const Settings& settings, const c
       // pglogical sends no types: they are read from the catalog when a table is described, which
       // tells a type change from the stream only when the stream has caught up with what came
       // before it (docs/decoders.md).
-      if (i == c.caught_up_before) BOOST_TEST_REQUIRE(translated.wait_for(c.transactions));
+      if (i == c.caught_up_before) BOOST_TEST_REQUIRE(translated.wait_for(c.caught_up_transactions));
       f.sql(c.statements[i]);
     }
     BOOST_TEST(reference.wait_for(c.transactions));
@@ -774,6 +799,19 @@ BOOST_AUTO_TEST_CASE(pglogical_follows_columns_added_while_streaming, *utf::prec
 BOOST_AUTO_TEST_CASE(wal2json_halts_on_a_type_change_as_pgoutput_does, *utf::precondition(wal2json_available)) {
   plugin_database f;
   compare_with_pgoutput<replicant::wal2json_decoder>(f, f.wal2json(), type_change_comparison());
+}
+
+BOOST_AUTO_TEST_CASE(wal2json_streams_on_through_a_widening_as_pgoutput_does, *utf::precondition(wal2json_available)) {
+  plugin_database f;
+  compare_with_pgoutput<replicant::wal2json_decoder>(f, f.wal2json(), type_widening_comparison());
+}
+
+BOOST_AUTO_TEST_CASE(pglogical_streams_on_through_a_widening_as_pgoutput_does,
+                     *utf::precondition(pglogical_available)) {
+  preload_pglogical();
+  plugin_database f;
+  f.enable_pglogical({"items"});
+  compare_with_pgoutput<replicant::pglogical_decoder>(f, plugin_database::pglogical(), type_widening_comparison());
 }
 
 // pglogical describes a table by column names only: the types come from the catalog, read anew

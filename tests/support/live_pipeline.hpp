@@ -69,6 +69,7 @@ struct memory_sink {
   std::optional<replicant::lsn> stored;
   std::function<replicant::result<void>(const replicant::transaction&)> before_store;  // may fail or throw
   std::function<replicant::result<void>(const replicant::schema_change&)> on_schema_change;
+  std::vector<replicant::schema_change_context> schema_change_contexts;  // of every call of the hook, in order
   int messages = 0;
   std::size_t repeats = 0;  // deliveries at or below the stored checkpoint (the library's to prevent)
 
@@ -103,7 +104,12 @@ struct memory_sink {
     return t.commit_lsn();
   }
 
-  auto handle_schema_change(const replicant::schema_change& c) -> replicant::result<void> {
+  auto handle_schema_change(const replicant::schema_change& c, const replicant::schema_change_context& ctx)
+      -> replicant::result<void> {
+    {
+      const std::lock_guard lock{mutex};
+      schema_change_contexts.push_back(ctx);
+    }
     if (on_schema_change) return on_schema_change(c);
     return replicant::fail(replicant::errc::sink_failed);
   }

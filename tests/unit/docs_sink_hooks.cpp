@@ -53,11 +53,18 @@ struct ledger_sink : my_sink {
 
 //[hooks_schema
 struct migrating_sink : my_sink {
-  auto handle_schema_change(const replicant::schema_change& change) -> replicant::result<void> {
+  std::optional<replicant::lsn> migrated_at;  // where the target's shape last changed
+
+  auto handle_schema_change(const replicant::schema_change& change, const replicant::schema_change_context& ctx)
+      -> replicant::result<void> {
     for (const replicant::column_change& c : change.changes) {
-      // A dropped column stays in the target and is NULL from now on; anything else needs a migration first.
-      if (c.kind != replicant::column_change_kind::dropped) return replicant::fail(replicant::errc::sink_failed);
+      // A dropped column stays in the target and is NULL from now on; a widened one is widened there
+      // (not shown); anything else needs a migration first.
+      if (c.kind != replicant::column_change_kind::dropped && c.kind != replicant::column_change_kind::type_widened) {
+        return replicant::fail(replicant::errc::sink_failed);
+      }
     }
+    migrated_at = ctx.at;
     return {};
   }
 };
@@ -118,6 +125,7 @@ static_assert(d::has_handle_session_identity<ledger_sink> && d::has_handle_slot_
 static_assert(d::kind_of<ledger_sink>() == replicant::sink_kind::append_log);
 static_assert(d::kind_of<my_sink>() == replicant::sink_kind::state_mirror);
 static_assert(d::has_handle_schema_change<migrating_sink>);
+static_assert(d::has_handle_schema_change_with_context<migrating_sink>);
 static_assert(d::has_handle_message<audit_sink>);
 static_assert(d::has_handle_prepare<two_phase_sink>);
 static_assert(d::has_handle_snapshot<snapshot_sink> && d::has_handle_snapshot_complete<snapshot_sink> &&
@@ -187,7 +195,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_mode_without_its_members_is_refused_at_start) {
 BOOST_AUTO_TEST_CASE(the_hooks_table_names_every_optional_member) {
   const auto page = docs_support::read_repository_file("docs/sink_hooks.md");
   for (const auto* expression : {"s.handle_session_identity(id, ctx)", "s.handle_slot_origin(origin, ctx)", "S::kind",
-                                 "s.handle_schema_change(change)", "s.handle_message(m, ctx)", "s.handle_prepare(e)",
+                                 "s.handle_schema_change(change, ctx)", "s.handle_message(m, ctx)", "s.handle_prepare(e)",
                                  "s.handle_snapshot(batch, ctx)", "s.handle_snapshot_complete(at)",
                                  "s.snapshot_progress()", "replicant::enable_incremental_snapshot<S>"}) {
     BOOST_TEST(docs_support::rows_naming(page, expression).size() == 1U, expression);

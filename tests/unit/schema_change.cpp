@@ -17,6 +17,7 @@ using replicant::schema_change_kind;
 
 namespace {
 
+constexpr std::uint32_t int2 = 21;
 constexpr std::uint32_t int4 = 23;
 constexpr std::uint32_t int8 = 20;
 constexpr std::uint32_t text = 25;
@@ -93,20 +94,55 @@ BOOST_AUTO_TEST_CASE(dropped_column_is_destructive) {
 
 BOOST_AUTO_TEST_CASE(type_change_is_destructive) {
   auto after = orders();
-  after.columns[0].type_oid = int8;  // even a widening: rows already written have the old type
+  after.columns[0].type_oid = text;  // int4 -> text: the values read differently from now on
   const auto c = replicant::classify_schema_change(orders(), after);
   BOOST_TEST(c.kind == schema_change_kind::destructive);
   BOOST_TEST_REQUIRE(c.changes.size() == 1U);
   BOOST_TEST(c.changes[0] == (column_change{column_change_kind::type_changed, "id"}));
 }
 
-BOOST_AUTO_TEST_CASE(type_modifier_change_is_destructive) {
-  auto after = orders();
-  after.columns[2].type_modifier = 24;  // varchar(10) -> varchar(20)
-  const auto c = replicant::classify_schema_change(orders(), after);
+BOOST_AUTO_TEST_CASE(narrowing_is_destructive) {
+  auto shorter = orders();
+  shorter.columns[2].type_modifier = 9;  // varchar(10) -> varchar(5)
+  const auto c = replicant::classify_schema_change(orders(), shorter);
   BOOST_TEST(c.kind == schema_change_kind::destructive);
   BOOST_TEST_REQUIRE(c.changes.size() == 1U);
   BOOST_TEST(c.changes[0] == (column_change{column_change_kind::type_modifier_changed, "note"}));
+
+  auto wide = orders();
+  wide.columns[0].type_oid = int8;
+  auto narrow = wide;
+  narrow.columns[0].type_oid = int2;  // int8 -> int2
+  const auto n = replicant::classify_schema_change(wide, narrow);
+  BOOST_TEST(n.kind == schema_change_kind::destructive);
+  BOOST_TEST((kinds(n) == std::vector{column_change_kind::type_changed}));
+}
+
+BOOST_AUTO_TEST_CASE(widening_is_additive_and_named) {
+  auto after = orders();
+  after.columns[0].type_oid = int8;      // int4 -> int8, a key column: its key membership is unchanged
+  after.columns[2].type_modifier = 24;  // varchar(10) -> varchar(20)
+  const auto c = replicant::classify_schema_change(orders(), after);
+  BOOST_TEST(c.kind == schema_change_kind::additive);
+  const std::vector<column_change> expected{{column_change_kind::type_widened, "id"},
+                                            {column_change_kind::type_widened, "note"}};
+  BOOST_TEST(c.changes == expected, boost::test_tools::per_element());
+  BOOST_TEST(replicant::widens_a_type(c));
+}
+
+BOOST_AUTO_TEST_CASE(a_widening_beside_a_destructive_change_is_destructive) {
+  auto after = orders();
+  after.columns[0].type_oid = int8;
+  after.columns.erase(after.columns.begin() + 1);
+  const auto c = replicant::classify_schema_change(orders(), after);
+  BOOST_TEST(c.kind == schema_change_kind::destructive);
+  BOOST_TEST((kinds(c) == std::vector{column_change_kind::type_widened, column_change_kind::dropped}));
+}
+
+BOOST_AUTO_TEST_CASE(added_columns_alone_widen_no_type) {
+  auto after = orders();
+  after.columns.push_back({"z", int8, -1, false});
+  BOOST_TEST(!replicant::widens_a_type(replicant::classify_schema_change(orders(), after)));
 }
 
 BOOST_AUTO_TEST_CASE(key_change_is_destructive) {
@@ -159,7 +195,7 @@ BOOST_AUTO_TEST_CASE(rename_of_the_table_or_schema_is_destructive) {
 BOOST_AUTO_TEST_CASE(lists_every_difference_in_a_stable_order) {
   auto after = orders();
   after.identity = replica_identity::index;
-  after.columns = {{"note", text, -1, false}, {"id", int4, -1, true}, {"added", int4, -1, false}};
+  after.columns = {{"note", int4, -1, false}, {"id", int4, -1, true}, {"added", int4, -1, false}};
   const auto c = replicant::classify_schema_change(orders(), after);
   BOOST_TEST(c.kind == schema_change_kind::destructive);
   const std::vector<column_change> expected{
@@ -184,10 +220,14 @@ BOOST_AUTO_TEST_CASE(names_are_stable) {
   BOOST_TEST(replicant::to_string(schema_change_kind::none) == "none");
   BOOST_TEST(replicant::to_string(schema_change_kind::additive) == "additive");
   BOOST_TEST(replicant::to_string(schema_change_kind::destructive) == "destructive");
+  BOOST_TEST(replicant::is_additive(column_change_kind::added));
+  BOOST_TEST(replicant::is_additive(column_change_kind::type_widened));
+  BOOST_TEST(!replicant::is_additive(column_change_kind::type_modifier_changed));
   BOOST_TEST(replicant::to_string(column_change_kind::added) == "added");
   BOOST_TEST(replicant::to_string(column_change_kind::dropped) == "dropped");
   BOOST_TEST(replicant::to_string(column_change_kind::type_changed) == "type_changed");
   BOOST_TEST(replicant::to_string(column_change_kind::type_modifier_changed) == "type_modifier_changed");
+  BOOST_TEST(replicant::to_string(column_change_kind::type_widened) == "type_widened");
   BOOST_TEST(replicant::to_string(column_change_kind::key_changed) == "key_changed");
   BOOST_TEST(replicant::to_string(column_change_kind::replica_identity_changed) == "replica_identity_changed");
   BOOST_TEST(replicant::to_string(column_change_kind::relation_renamed) == "relation_renamed");

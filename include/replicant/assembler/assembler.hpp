@@ -249,6 +249,12 @@ class assembler {
   /// Number of streamed transactions in progress.
   [[nodiscard]] auto open_streams() const noexcept -> std::size_t { return streams_.size(); }
 
+  /// While a schema change is being reported to the handler: the commit LSN of the transaction whose
+  /// changes are the first to use the new shape. None at other times, and for a change reported
+  /// where no commit position is known yet (between transactions, or in a transaction being
+  /// prepared for two-phase commit).
+  [[nodiscard]] auto schema_change_position() const noexcept -> std::optional<lsn> { return schema_change_at_; }
+
   /// The decoder (for its relation cache and negotiated protocol).
   [[nodiscard]] auto decoder() const noexcept -> const pgoutput_decoder& { return decoder_; }
 
@@ -402,11 +408,22 @@ class assembler {
     return before - o.txn.change_count();
   }
 
+  // Hands @p change to the handler with schema_change_position() saying @p at meanwhile (and no
+  // longer once it returns, or throws).
+  template <class Handler>
+  auto report(const schema_change& change, std::optional<lsn> at, Handler& handler) -> result<void> {
+    struct forget {
+      std::optional<lsn>& position;
+      ~forget() { position.reset(); }
+    } const reported{schema_change_at_ = at};
+    return handler(change);
+  }
+
   template <class Handler>
   auto finish(open_txn&& o, lsn commit_lsn, lsn end_lsn, sys_microseconds commit_time, Handler& handler)
       -> result<void> {
     for (const auto& sc : o.schema_changes) {
-      if (auto r = handler(std::as_const(*sc)); !r) return r;
+      if (auto r = report(*sc, commit_lsn, handler); !r) return r;
     }
     o.txn.commit_lsn_ = commit_lsn;
     o.txn.end_lsn_ = end_lsn;
@@ -431,6 +448,7 @@ class assembler {
   std::optional<spill_limits> spill_limits_;  // set by enable_spill()
   spill_opener open_part_;
   std::error_code* read_witness_ = nullptr;  // set by report_read_failures_to()
+  std::optional<lsn> schema_change_at_;      // while report() runs
   std::uint64_t spilled_changes_total_ = 0;
   std::uint64_t spilled_bytes_total_ = 0;
 };
@@ -481,7 +499,9 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
               if (open_txn* o = target()) o->schema_changes.push_back(m.change);
               return {};
             }
-            return handler(std::as_const(*m.change));
+            // An ordinary transaction's Begin announced its commit LSN; a prepared one's is not known.
+            const bool committing = current_ && current_->final_lsn.is_valid();
+            return report(*m.change, committing ? std::optional<lsn>{current_->final_lsn} : std::nullopt, handler);
           }
           return {};
         } else if constexpr (std::is_same_v<M, type_message>) {

@@ -165,7 +165,7 @@ enum class halt_reason {
   /// reached a published table and the sink has no `handle_schema_change` to accept it.
   /// Action: adapt the sink to the new shape, or implement `handle_schema_change`, then restart.
   schema_change_destructive,
-  /// The sink's `handle_schema_change` refused a destructive schema change.
+  /// The sink's `handle_schema_change` refused a destructive schema change or a widened type.
   /// Action: migrate the sink to the new shape, then restart.
   schema_change_rejected,
   /// A point-in-time snapshot was interrupted before it finished, so the sink holds part of a table

@@ -5,10 +5,11 @@
 
 /// @file
 /// Classification of a table's shape change between two descriptions of the same relation:
-/// additive changes are applied automatically, destructive ones halt the pipeline fail-closed
-/// unless the sink's `handle_schema_change` accepts them.
+/// additive changes (new columns, widened types) are applied automatically, destructive ones halt
+/// the pipeline fail-closed unless the sink's `handle_schema_change` accepts them.
 
 #include <replicant/model/relation.hpp>
+#include <replicant/model/type_widening.hpp>
 
 #include <cstdint>
 #include <string>
@@ -21,17 +22,18 @@ namespace replicant {
 /**
  * How a relation's new description differs from the previous one.
  *
- * The classes are chosen for a sink that mirrors rows by column name: an added column cannot make
- * an existing row wrong, while anything else can make rows incomplete or misattributed.
+ * The classes are chosen for a sink that mirrors rows by column name: an added column or a widened
+ * type cannot make an existing row wrong, while anything else can make rows incomplete,
+ * misattributed or rewritten.
  */
 enum class schema_change_kind : std::uint8_t {
   /// Identical shape. pgoutput re-describes relations routinely (after any relcache invalidation,
   /// a TRUNCATE, a new session), so this is the common case and carries no news.
   none,
-  /// Only new columns appeared.
+  /// Only new columns appeared, or columns' types widened (see `column_change_kind::type_widened`).
   additive,
-  /// A column disappeared or changed type, type modifier or key membership, the replica
-  /// identity changed, or the table was renamed or moved to another schema.
+  /// A column disappeared, changed type or type modifier other than by widening, or changed key
+  /// membership; the replica identity changed, or the table was renamed or moved to another schema.
   destructive,
 };
 
@@ -41,10 +43,14 @@ enum class column_change_kind : std::uint8_t {
   added,
   /// The column is gone (dropped, renamed away, or removed from the publication's column list).
   dropped,
-  /// The column's type OID changed.
+  /// The column's type OID changed, other than by widening.
   type_changed,
-  /// The column's type modifier changed (e.g. `varchar(10)` to `varchar(20)`).
+  /// The column's type modifier changed, other than by widening (e.g. `varchar(20)` to `varchar(10)`).
   type_modifier_changed,
+  /// The column's type or modifier widened: every old value fits the new type and reads the same
+  /// (`int4` to `int8`, `varchar(10)` to `varchar(20)` or `text`, `numeric(10,2)` to
+  /// `numeric(12,2)`; see `replicant::widens`). Additive.
+  type_widened,
   /// The column joined or left the replica identity key.
   key_changed,
   /// The table's replica identity setting changed (relation level: the column name is empty).
@@ -70,11 +76,18 @@ enum class column_change_kind : std::uint8_t {
     case column_change_kind::dropped: return "dropped";
     case column_change_kind::type_changed: return "type_changed";
     case column_change_kind::type_modifier_changed: return "type_modifier_changed";
+    case column_change_kind::type_widened: return "type_widened";
     case column_change_kind::key_changed: return "key_changed";
     case column_change_kind::replica_identity_changed: return "replica_identity_changed";
     case column_change_kind::relation_renamed: return "relation_renamed";
   }
   return "unknown";
+}
+
+/// Whether a difference of kind @p kind leaves every existing row as it was (`added`,
+/// `type_widened`): a schema change with only such differences is additive. Never throws.
+[[nodiscard]] constexpr auto is_additive(column_change_kind kind) noexcept -> bool {
+  return kind == column_change_kind::added || kind == column_change_kind::type_widened;
 }
 
 /// One difference, named by column. Column names are identifiers, never row values.
@@ -114,12 +127,23 @@ struct schema_change {
   friend auto operator==(const schema_change&, const schema_change&) -> bool = default;
 };
 
+/// Whether @p change widened the type of at least one column (a `type_widened` difference): what
+/// a sink mirroring the table into typed columns must follow. Never throws.
+[[nodiscard]] inline auto widens_a_type(const schema_change& change) noexcept -> bool {
+  for (const column_change& c : change.changes) {
+    if (c.kind == column_change_kind::type_widened) return true;
+  }
+  return false;
+}
+
 /**
  * Compares two descriptions of the same relation and classifies the difference.
  *
  * Columns are matched by **name**, not position: a column whose name disappears is `dropped` and
  * a new name is `added`, so a rename shows up as both (and is therefore destructive). Column order
  * alone is not a change, because every row is decoded with the description current at the time.
+ * A column whose type changed is `type_widened` when `replicant::widens` says the new type holds
+ * every old value as it was, and `type_changed` / `type_modifier_changed` otherwise.
  *
  * @param before the description in use until now.
  * @param after the new description of the same relation OID.
@@ -165,22 +189,25 @@ struct schema_change {
       continue;
     }
     const column_info& new_col = *it->second;
-    if (new_col.type_oid != old_col.type_oid) out.changes.push_back({column_change_kind::type_changed, old_col.name});
-    if (new_col.type_modifier != old_col.type_modifier) {
-      out.changes.push_back({column_change_kind::type_modifier_changed, old_col.name});
+    if (widens(old_col, new_col)) {
+      out.changes.push_back({column_change_kind::type_widened, old_col.name});
+    } else {
+      if (new_col.type_oid != old_col.type_oid) out.changes.push_back({column_change_kind::type_changed, old_col.name});
+      if (new_col.type_modifier != old_col.type_modifier) {
+        out.changes.push_back({column_change_kind::type_modifier_changed, old_col.name});
+      }
     }
     if (new_col.key != old_col.key) out.changes.push_back({column_change_kind::key_changed, old_col.name});
   }
 
-  const bool destructive = !out.changes.empty();
   for (const column_info& col : after.columns) {
     if (!old_columns.contains(col.name)) out.changes.push_back({column_change_kind::added, col.name});
   }
 
-  if (destructive) {
-    out.kind = schema_change_kind::destructive;
-  } else if (!out.changes.empty()) {
-    out.kind = schema_change_kind::additive;
+  if (out.changes.empty()) return out;
+  out.kind = schema_change_kind::additive;
+  for (const column_change& c : out.changes) {
+    if (!is_additive(c.kind)) out.kind = schema_change_kind::destructive;
   }
   return out;
 }

@@ -74,12 +74,37 @@ concept has_handle_slot_origin = requires(S& s, lsn origin, const slot_origin_co
   { s.handle_slot_origin(origin, ctx) } -> std::same_as<result<void>>;
 };
 
-/// Atom (optional hook): `s.handle_schema_change(change)` returns `result<void>`; success accepts a
-/// destructive schema change, an error halts (`schema_change_rejected`).
+/// Atom (optional hook): `s.handle_schema_change(change, context)` returns `result<void>`; success
+/// accepts a destructive schema change or a widening, an error halts (`schema_change_rejected`).
 template <class S>
-concept has_handle_schema_change = requires(S& s, const schema_change& change) {
+concept has_handle_schema_change_with_context =
+    requires(S& s, const schema_change& change, const schema_change_context& ctx) {
+  { s.handle_schema_change(change, ctx) } -> std::same_as<result<void>>;
+};
+
+/// Atom: the hook's older, one-argument form `s.handle_schema_change(change)`, still called (without
+/// the context) so that sinks written against it keep compiling and behaving.
+template <class S>
+concept has_handle_schema_change_without_context = requires(S& s, const schema_change& change) {
   { s.handle_schema_change(change) } -> std::same_as<result<void>>;
 };
+
+/// Atom (optional hook): `handle_schema_change` in either of its forms.
+template <class S>
+concept has_handle_schema_change =
+    has_handle_schema_change_with_context<S> || has_handle_schema_change_without_context<S>;
+
+// Calls the hook in whichever form the sink declares; the older form does without the context.
+template <class S>
+  requires has_handle_schema_change<S>
+auto call_handle_schema_change(S& s, const schema_change& change, const schema_change_context& ctx) -> result<void> {
+  if constexpr (has_handle_schema_change_with_context<S>) {
+    return s.handle_schema_change(change, ctx);
+  } else {
+    static_cast<void>(ctx);
+    return s.handle_schema_change(change);
+  }
+}
 
 /// Atom (needed with the `messages` option): `s.handle_message(message, context)` returns
 /// `result<void>`, for non-transactional logical messages.
@@ -291,7 +316,8 @@ constexpr auto check_hooks() -> bool {
                 "slot_origin_context&)`");
   static_assert(!names_handle_schema_change<S> || has_handle_schema_change<S>,
                 "replicant: Sink::handle_schema_change must be `result<void> handle_schema_change(const "
-                "schema_change&)`");
+                "schema_change&, const schema_change_context&)` (or the older `result<void> "
+                "handle_schema_change(const schema_change&)`)");
   static_assert(!names_handle_message<S> || has_handle_message<S>,
                 "replicant: Sink::handle_message must be `result<void> handle_message(const logical_message&, const "
                 "message_context&)`");

@@ -10,6 +10,7 @@
 #include <replicant/core/lsn.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,7 +43,8 @@ enum class sink_kind {
  * @code
  * struct audit_sink {
  *   static constexpr replicant::hook hooks = replicant::hook::schema_change;
- *   auto handle_schema_change(const replicant::schema_change&) -> replicant::result<void>;
+ *   auto handle_schema_change(const replicant::schema_change&, const replicant::schema_change_context&)
+ *       -> replicant::result<void>;
  *   // checkpoint(), handle_transaction(...)
  * };
  * @endcode
@@ -106,6 +108,17 @@ struct slot_origin_context {
   /// False when the slot was just created (the origin is its consistent point); true when it
   /// existed (the origin is the greater of the durable checkpoint and the slot's confirmed position).
   bool reused = false;
+};
+
+/// Context of `handle_schema_change`: which stream the change is in, and where. Value-free: a slot
+/// name and a position.
+struct schema_change_context {
+  /// The slot.
+  std::string_view slot;
+  /// The commit LSN of the transaction whose changes are the first to use the new shape (nothing
+  /// of it has been delivered yet; everything that committed before it has). None for a change a
+  /// decoder's own catalog check found between transactions (wal2json's `schema_check_interval`).
+  std::optional<lsn> at{};
 };
 
 /// Context of `handle_message` (a non-transactional logical message).

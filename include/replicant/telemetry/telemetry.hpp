@@ -74,7 +74,7 @@ enum class kind {
   primary = 1,             ///< `connection_connected`: the server is a primary.
   standby,                 ///< `connection_connected`: the server is a standby (in recovery).
   idle,                    ///< `checkpoint_advanced`: an idle advance over WAL with nothing published.
-  additive,                ///< schema change events: a column was added (applied automatically).
+  additive,                ///< schema change events: only columns were added (applied automatically).
   destructive,             ///< schema change events: a column dropped, narrowed, or a new replica identity.
   wal_removed,             ///< `connection_slot_invalidated`: WAL the slot needed was removed.
   rows_removed,            ///< `connection_slot_invalidated`: catalog rows the slot needed were vacuumed.
@@ -85,6 +85,7 @@ enum class kind {
   batch_timer,             ///< `sink_batch_committed`: the batch's delay bound elapsed.
   batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
   stream_abort,            ///< `stream_aborted`: the server reported the transaction (or a subtransaction) aborted.
+  widened,                 ///< schema change events: a column's type widened (`int4` to `int8`, a longer `varchar`, ...).
 };
 
 /// Every @ref kind, in declaration order.
@@ -92,7 +93,7 @@ inline constexpr std::array kinds = {
     kind::primary,      kind::standby,     kind::idle,         kind::additive,
     kind::destructive,  kind::wal_removed, kind::rows_removed, kind::wal_level_insufficient,
     kind::idle_timeout, kind::invalidated, kind::batch_full,   kind::batch_timer,
-    kind::batch_drain,  kind::stream_abort};
+    kind::batch_drain,  kind::stream_abort, kind::widened};
 
 /// The stable snake_case name of @p k, e.g. `"idle"`. Never throws.
 [[nodiscard]] constexpr auto to_string(kind k) noexcept -> std::string_view {
@@ -111,6 +112,7 @@ inline constexpr std::array kinds = {
     case kind::batch_timer: return "batch_timer";
     case kind::batch_drain: return "batch_drain";
     case kind::stream_abort: return "stream_abort";
+    case kind::widened: return "widened";
   }
   return "unknown";
 }

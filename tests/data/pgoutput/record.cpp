@@ -170,7 +170,7 @@ auto groups() -> std::vector<group> {
        "INSERT INTO evolving VALUES (2, 'two', 2, 'added c')",
        "ALTER TABLE evolving DROP COLUMN a",  // destructive: dropped
        "INSERT INTO evolving VALUES (3, 3, 'dropped a')",
-       "ALTER TABLE evolving ALTER COLUMN b TYPE int8",  // destructive: type changed (a rewrite)
+       "ALTER TABLE evolving ALTER COLUMN b TYPE int8",  // additive: widened (a rewrite)
        "INSERT INTO evolving VALUES (4, 4000000000, 'widened b')",
        // DDL inside a transaction, between two of its changes.
        "BEGIN", "INSERT INTO evolving VALUES (5, 5, 'before d')", "ALTER TABLE evolving ADD COLUMN d int4 DEFAULT 7",

@@ -291,6 +291,14 @@ BOOST_AUTO_TEST_CASE(reads_type_modifiers_back_from_type_names) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(knows_which_type_names_always_show_their_modifier) {
+  using replicant::detail::type_name_shows_modifier;
+  for (const std::uint32_t shown : {1043U, 1015U, 1700U, 1231U}) BOOST_TEST(type_name_shows_modifier(shown), shown);
+  for (const std::uint32_t not_shown : {23U, 25U, 1042U, 1184U, 16384U}) {
+    BOOST_TEST(!type_name_shows_modifier(not_shown), not_shown);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(checks_json_number_tokens) {
   using replicant::detail::is_json_number;
   for (const char* ok : {"0", "-0", "1.5", "1e-300", "1E+5", "-12.0e3", "1234567890123456789012345678901234567890"}) {
@@ -380,6 +388,34 @@ BOOST_AUTO_TEST_CASE(describes_a_table_again_when_a_type_modifier_changes) {
   BOOST_TEST(c.at(0).columns.at(0).type_modifier == 14);
   BOOST_TEST(c.at(2).columns.at(0).type_modifier == 34);
   BOOST_TEST(s.out.schema_changes.size() == 1U);
+}
+
+// A varchar or numeric name without a modifier means none: the widening to an unbounded varchar
+// (or an unconstrained numeric) is described, as pgoutput describes it, and classified additive.
+BOOST_AUTO_TEST_CASE(describes_a_widening_to_an_unbounded_varchar_or_numeric) {
+  session s;
+  const auto insert = [](std::string_view type, std::uint32_t oid) {
+    // A NULL value: what the shape says matters here, not how a value of the type is spelled.
+    return std::string{R"({"action":"I","xid":700,"schema":"public","table":"t","columns":[{"name":"v","type":")"} +
+           std::string{type} + R"(","typeoid":)" + std::to_string(oid) + R"(,"value":null}],"pk":[]})";
+  };
+  BOOST_TEST_REQUIRE(s.feed(begin_1).has_value());
+  BOOST_TEST_REQUIRE(s.feed(insert("character varying(10)", 1043)).has_value());
+  BOOST_TEST_REQUIRE(s.feed(insert("character varying", 1043)).has_value());
+  BOOST_TEST_REQUIRE(s.feed(insert("character varying", 1043)).has_value());
+  BOOST_TEST_REQUIRE(s.feed(commit_1).has_value());
+  const auto& c = s.out.transactions.at(0).changes;
+  BOOST_TEST(c.at(0).columns.at(0).type_modifier == 14);
+  BOOST_TEST(c.at(1).columns.at(0).type_modifier == -1);
+  BOOST_TEST(s.out.schema_changes == std::vector<std::string>{"public.t additive"}, boost::test_tools::per_element());
+
+  session n;
+  BOOST_TEST_REQUIRE(n.feed(begin_1).has_value());
+  BOOST_TEST_REQUIRE(n.feed(insert("numeric(10,2)", 1700)).has_value());
+  BOOST_TEST_REQUIRE(n.feed(insert("numeric", 1700)).has_value());
+  BOOST_TEST_REQUIRE(n.feed(commit_1).has_value());
+  BOOST_TEST(n.out.transactions.at(0).changes.at(1).columns.at(0).type_modifier == -1);
+  BOOST_TEST(n.out.schema_changes == std::vector<std::string>{"public.t additive"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(maps_json_values_back_to_the_text_output_of_each_type) {

@@ -215,6 +215,17 @@ inline constexpr interval_fields interval_ranges[] = {
   return -1;
 }
 
+// Whether a type name without a modifier means the column has none, for a column of type
+// @p type_oid: true for `varchar` and `numeric` (and their arrays), whose names wal2json prints
+// with the modifier whenever there is one, so that a widening to an unbounded `varchar` or an
+// unconstrained `numeric` is seen. For every other type a bare name stays "not shown", and the
+// modifier known from before is kept.
+[[nodiscard]] constexpr auto type_name_shows_modifier(std::uint32_t type_oid) noexcept -> bool {
+  const std::uint32_t element = pg_type::element_of(type_oid);
+  const std::uint32_t type = element != 0 ? element : type_oid;
+  return type == pg_type::varchar || type == pg_type::numeric;
+}
+
 }  // namespace replicant::detail
 
 #endif  // REPLICANT_DECODER_DETAIL_WAL2JSON_TEXT_HPP

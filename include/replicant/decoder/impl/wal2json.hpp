@@ -448,8 +448,9 @@ inline auto wal2json_decoder::fits(const relation_info& shape) const -> bool {
   // TABLE keeps its type OID; pgoutput describes the table again, and so must the translation).
   const auto same_type = [](const column_info& c, const json_column& sent) {
     if (c.type_oid != sent.type_oid) return false;
-    if (sent.type_name.find('(') == std::string_view::npos) return true;
     const std::int32_t shown = detail::typmod_from_type_name(sent.type_name);
+    if (detail::type_name_shows_modifier(sent.type_oid)) return shown == c.type_modifier;
+    if (sent.type_name.find('(') == std::string_view::npos) return true;
     return shown == -1 || shown == c.type_modifier;
   };
   // Old values must all have a column to go into.
@@ -493,7 +494,7 @@ inline auto wal2json_decoder::build_shape(const table_state& state) const -> rel
   // The modifier wal2json's type name shows, or else the one known for the same column and type.
   const auto type_modifier = [&](const json_column& c) -> std::int32_t {
     const std::int32_t from_name = detail::typmod_from_type_name(c.type_name);
-    if (from_name != -1) return from_name;
+    if (from_name != -1 || detail::type_name_shows_modifier(c.type_oid)) return from_name;
     for (const relation_info* reference : {base, known}) {
       if (reference == nullptr) continue;
       const column_info* same = detail::find_named(reference->columns, c.name);

@@ -124,23 +124,40 @@ struct pipeline<D, C, S, Sink>::applier {
   auto operator()(const schema_change& c) -> result<void> {
     const table_ref table{c.schema, c.table};
     p.incremental_reshaped(*this, c);  // a table being backfilled: its reader lists it again
-    if (c.kind != schema_change_kind::destructive) {
-      p.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
-                                                                 telemetry::keys::kind = telemetry::kind::additive);
-      return {};
+    const bool destructive = c.kind == schema_change_kind::destructive;
+    const bool widened = widens_a_type(c);
+    const auto kind = destructive ? telemetry::kind::destructive
+                      : widened   ? telemetry::kind::widened
+                                  : telemetry::kind::additive;
+    // New columns show in the rows themselves. A widened type does not, so a sink with the hook
+    // hears of it (and may refuse it); a destructive change halts unless the hook accepts it.
+    if (destructive || (widened && detail::has_handle_schema_change<Sink>)) {
+      if (auto r = consult_sink(c, table, kind); !r) return r;
     }
+    if (!destructive) {
+      p.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
+                                                                 telemetry::keys::kind = kind);
+    }
+    return {};
+  }
+
+  // The sink's verdict on a schema change; without the hook, the halt a destructive change calls for.
+  auto consult_sink(const schema_change& c, const table_ref& table, telemetry::kind kind) -> result<void> {
     // Whatever committed before the change is delivered before the sink hears of it.
     if (auto r = flush(); !r) return r;
+    const std::optional<lsn> at = asm_.schema_change_position();
     auto refuse = [&](halt_reason why, std::error_code cause) {
       p.template emit<telemetry::events::schema_change_halted>(telemetry::keys::table = table,
-                                                               telemetry::keys::kind = telemetry::kind::destructive,
+                                                               telemetry::keys::kind = kind,
                                                                telemetry::keys::reason = why);
       halt h = detail::to_halt(why, cause);
       h.table = table_name{c.schema, c.table};
+      h.at = at;
       return stop_with(std::move(h));
     };
     if constexpr (detail::has_handle_schema_change<Sink>) {
-      auto verdict = ctx.call_sink([&] { return p.sink_.handle_schema_change(c); });
+      const schema_change_context context{p.options_.slot, at};
+      auto verdict = ctx.call_sink([&] { return detail::call_handle_schema_change(p.sink_, c, context); });
       if (!verdict) return refuse(halt_reason::schema_change_rejected, verdict.error());
       return {};
     } else {
