@@ -21,6 +21,7 @@
 #include <librdkafka/rdkafka.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +101,9 @@ struct sink_counts {
  * checkpoint topic with `isolation.level=read_committed` to its end: the highest commit LSN under
  * the slot's key is the checkpoint, and transactions at or before it are skipped.
  *
+ * The checkpoint record is produced once the change records are stored (a flush), so even a reader
+ * that cannot filter aborted transactions never finds a checkpoint record ahead of its records.
+ *
  * **Faults.** A failed call aborts the transaction where librdkafka allows it and returns a
  * @ref kafka_errc; nothing of a failed transaction is acknowledged, and the next connection starts
  * a new producer. No librdkafka text is kept; @ref last_broker_error() gives the error's code.
@@ -134,6 +138,8 @@ class kafka_sink {
               set(conf, "transaction.timeout.ms", std::to_string(settings_.transaction_timeout.count()), errstr) &&
               set(conf, "message.timeout.ms", std::to_string(settings_.request_timeout.count()), errstr) &&
               set(conf, "partitioner", "murmur2_random", errstr);  // the Java client's partitioner
+    rd_kafka_conf_set_opaque(conf, this);
+    rd_kafka_conf_set_dr_msg_cb(conf, &kafka_sink::on_delivery);
     if (ok) {
       producer_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);  // takes conf
     } else {
@@ -183,6 +189,16 @@ class kafka_sink {
       ++index;
     }
     if (auto ec = t.read_error()) return abort_with(ec);  // a spilled part was unreadable
+    // The checkpoint record goes out only once every change record is stored: a reader that
+    // cannot filter aborted transactions (read_uncommitted, librdkafka's mock cluster) never sees
+    // a checkpoint record ahead of a record of its transaction.
+    const std::uint64_t failures_before = delivery_failures_.load();
+    if (const auto flushed = rd_kafka_flush(producer_, timeout_ms()); flushed != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return abort_with(note(kafka_errc::unavailable, flushed));
+    }
+    if (delivery_failures_.load() != failures_before) {
+      return abort_with(note(classify(last_delivery_error_.load()), last_delivery_error_.load()));
+    }
     body = prefix;
     body += "\"op\":\"commit\",\"changes\":";
     body += std::to_string(index);
@@ -217,6 +233,14 @@ class kafka_sink {
 
   // librdkafka's own log lines name brokers and topics: the program says nothing but its own lines.
   static void quiet(const rd_kafka_t* /*rk*/, int /*level*/, const char* /*fac*/, const char* /*buf*/) {}
+
+  // A record's delivery report (served by rd_kafka_flush on the pipeline's thread).
+  static void on_delivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
+    if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+    auto* self = static_cast<kafka_sink*>(opaque);
+    self->last_delivery_error_.store(m->err);
+    self->delivery_failures_.fetch_add(1);
+  }
 
   static auto set(rd_kafka_conf_t* conf, const char* name, const std::string& value, char (&errstr)[512]) -> bool {
     return rd_kafka_conf_set(conf, name, value.c_str(), errstr, sizeof errstr) == RD_KAFKA_CONF_OK;
@@ -390,6 +414,8 @@ class kafka_sink {
   mutable std::mutex mutex_;        // guards what follows
   sink_counts counts_;
   rd_kafka_resp_err_t last_error_ = RD_KAFKA_RESP_ERR_NO_ERROR;
+  std::atomic<std::uint64_t> delivery_failures_{0};  // records the brokers did not store
+  std::atomic<rd_kafka_resp_err_t> last_delivery_error_{RD_KAFKA_RESP_ERR_NO_ERROR};
 };
 
 static_assert(replicant::sink<kafka_sink>);
