@@ -107,6 +107,9 @@ class kafka_category_impl final : public std::error_category {
     case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
     case RD_KAFKA_RESP_ERR_CONCURRENT_TRANSACTIONS:
     case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION: return kafka_errc::unavailable;
+    // Records purged from the queue when librdkafka aborts a transaction after another failure.
+    case RD_KAFKA_RESP_ERR__PURGE_QUEUE:
+    case RD_KAFKA_RESP_ERR__PURGE_INFLIGHT: return kafka_errc::transaction_aborted;
     case RD_KAFKA_RESP_ERR__FENCED:
     case RD_KAFKA_RESP_ERR_PRODUCER_FENCED:
     case RD_KAFKA_RESP_ERR_INVALID_PRODUCER_EPOCH: return kafka_errc::fenced;

@@ -171,6 +171,7 @@ class kafka_sink {
     }
     if (producer_ == nullptr) return fail(kafka_errc::unavailable, RD_KAFKA_RESP_ERR__STATE);
     if (auto r = call(rd_kafka_begin_transaction(producer_)); !r) return failed(r.error());
+    first_delivery_error_.store(RD_KAFKA_RESP_ERR_NO_ERROR);
     const std::string commit = to_string(t.commit_lsn());
     const std::string prefix = tail::transaction_prefix(t);
     std::uint64_t index = 0;
@@ -192,12 +193,11 @@ class kafka_sink {
     // The checkpoint record goes out only once every change record is stored: a reader that
     // cannot filter aborted transactions (read_uncommitted, librdkafka's mock cluster) never sees
     // a checkpoint record ahead of a record of its transaction.
-    const std::uint64_t failures_before = delivery_failures_.load();
     if (const auto flushed = rd_kafka_flush(producer_, timeout_ms()); flushed != RD_KAFKA_RESP_ERR_NO_ERROR) {
       return abort_with(note(kafka_errc::unavailable, flushed));
     }
-    if (delivery_failures_.load() != failures_before) {
-      return abort_with(note(classify(last_delivery_error_.load()), last_delivery_error_.load()));
+    if (const auto undelivered = first_delivery_error_.load(); undelivered != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return abort_with(note(classify(undelivered), undelivered));
     }
     body = prefix;
     body += "\"op\":\"commit\",\"changes\":";
@@ -238,8 +238,8 @@ class kafka_sink {
   static void on_delivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
     auto* self = static_cast<kafka_sink*>(opaque);
-    self->last_delivery_error_.store(m->err);
-    self->delivery_failures_.fetch_add(1);
+    auto none = RD_KAFKA_RESP_ERR_NO_ERROR;
+    self->first_delivery_error_.compare_exchange_strong(none, m->err);
   }
 
   static auto set(rd_kafka_conf_t* conf, const char* name, const std::string& value, char (&errstr)[512]) -> bool {
@@ -414,8 +414,8 @@ class kafka_sink {
   mutable std::mutex mutex_;        // guards what follows
   sink_counts counts_;
   rd_kafka_resp_err_t last_error_ = RD_KAFKA_RESP_ERR_NO_ERROR;
-  std::atomic<std::uint64_t> delivery_failures_{0};  // records the brokers did not store
-  std::atomic<rd_kafka_resp_err_t> last_delivery_error_{RD_KAFKA_RESP_ERR_NO_ERROR};
+  // The first record of the current transaction the brokers did not store (its delivery report).
+  std::atomic<rd_kafka_resp_err_t> first_delivery_error_{RD_KAFKA_RESP_ERR_NO_ERROR};
 };
 
 static_assert(replicant::sink<kafka_sink>);
