@@ -29,8 +29,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/background_writer.hpp"
+#include "support/change_check.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/required.hpp"
+#include "support/sink_process.hpp"
+#include "support/source_writer.hpp"
 #include "support/temp_dir.hpp"
 #include "support/time_scale.hpp"
 #include "support/value_free_audit.hpp"
@@ -64,8 +67,6 @@
 #include <string_view>
 #include <thread>
 #include <vector>
-
-extern char** environ;  // NOLINT: POSIX, for execve
 
 using replicant::test::live_server_fixture;
 
@@ -115,11 +116,14 @@ namespace {
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::background_writer;
+using replicant::test::change_seen;
 using replicant::test::live_nats;
 using replicant::test::live_server;
 using replicant::test::nats_cluster;
 using replicant::test::pg_connection;
 using replicant::test::scaled;
+using replicant::test::sink_process;
+using replicant::test::source_writer;
 
 // Written into some rows; must never show up in what the program prints.
 constexpr std::string_view secret = "s3cr3t-jetstream-5151";
@@ -345,15 +349,6 @@ class broker {
 
 // --- the independent reader ---------------------------------------------------------------------------
 
-// One change as the reader took it from a message body.
-struct change_seen {
-  std::string subject;
-  std::string schema;
-  std::string table;
-  std::string op;
-  std::map<std::string, std::int64_t> numbers;  // the record's integer columns
-};
-
 // A transaction the reader counts: its marker arrived, after every change of it.
 struct transaction_seen {
   std::uint64_t commit = 0;
@@ -385,28 +380,6 @@ auto expected_token(std::string_view name) -> std::string {
     }
   }
   return out;
-}
-
-auto parse_change(const stored_message& m, simdjson::dom::parser& parser) -> std::optional<change_seen> {
-  simdjson::dom::element doc;
-  if (parser.parse(simdjson::padded_string{m.body}).get(doc) != simdjson::SUCCESS) return std::nullopt;
-  change_seen c;
-  c.subject = m.subject;
-  std::string_view v;
-  if (doc["schema"].get(v) != simdjson::SUCCESS) return std::nullopt;
-  c.schema = v;
-  if (doc["table"].get(v) != simdjson::SUCCESS) return std::nullopt;
-  c.table = v;
-  if (doc["op"].get(v) != simdjson::SUCCESS) return std::nullopt;
-  c.op = v;
-  simdjson::dom::object record;
-  if (doc["record"].get(record) == simdjson::SUCCESS) {
-    for (auto [key, value] : record) {
-      std::int64_t n = 0;
-      if (value.get(n) == simdjson::SUCCESS) c.numbers.emplace(std::string{key}, n);
-    }
-  }
-  return c;
 }
 
 // The reader rules of docs/scale_out.md, over the stream in order:
@@ -486,7 +459,7 @@ auto read_with_markers(const std::vector<stored_message>& stream, const std::str
                 << open->next << ")" << std::endl;
       continue;
     }
-    auto c = parse_change(m, parser);
+    auto c = replicant::test::parse_change(m.body, m.subject, parser);
     if (!c) {
       ++r.violations;
       continue;
@@ -498,187 +471,14 @@ auto read_with_markers(const std::vector<stored_message>& stream, const std::str
   return r;
 }
 
-// --- the source ------------------------------------------------------------------------------------
 
-constexpr std::string_view schema_ddl = R"sql(
-CREATE TABLE txlog (id bigint PRIMARY KEY);
-CREATE TABLE counters (k int PRIMARY KEY, v bigint NOT NULL, note text);
-CREATE TABLE events (txn bigint NOT NULL, n int NOT NULL, body text, PRIMARY KEY (txn, n));
-CREATE TABLE "Odd.Name v2" (id bigint PRIMARY KEY, note text);
-INSERT INTO counters SELECT g, 0, NULL FROM generate_series(1, 16) g;
-CREATE PUBLICATION js_pub FOR TABLE txlog, counters, events, "Odd.Name v2";
-)sql";
-
-// Commits transactions, each tagged with its id in `txlog`. When the server goes away (a crash) it
-// reconnects, and an in-flight transaction whose COMMIT got no answer is looked up by its id:
-// counted when it committed, otherwise run again. So committed() is exact.
-class source_writer {
- public:
-  explicit source_writer(std::string dsn, std::uint64_t seed) : dsn_(std::move(dsn)), rng_(seed) {}
-
-  // Commits the next transaction. @return false if the server stayed away for a minute.
-  auto commit_next() -> bool {
-    const std::uint64_t id = next_id_++;
-    const std::string sql = "BEGIN;" + body(id) + "INSERT INTO txlog VALUES (" + std::to_string(id) + ");COMMIT";
-    for (;;) {
-      if (!connect()) return false;
-      auto r = conn_->try_exec(sql);
-      if (r.status() == PGRES_COMMAND_OK && std::string_view{PQcmdStatus(r.native())} == "COMMIT") {
-        ++committed_;
-        return true;
-      }
-      if (PQstatus(conn_->native()) == CONNECTION_OK) {
-        static_cast<void>(conn_->try_exec("ROLLBACK"));
-      } else {
-        conn_.reset();
-        if (!connect()) return false;
-      }
-      auto found = conn_->try_exec("SELECT count(*) FROM txlog WHERE id = " + std::to_string(id));
-      if (!found.ok()) {
-        conn_.reset();
-        continue;
-      }
-      if (found.value(0, 0) == "1") {
-        ++committed_;
-        return true;
-      }
-    }
-  }
-
-  [[nodiscard]] auto committed() const -> std::uint64_t { return committed_.load(); }
-
- private:
-  // 1-3 events, an update of a counter in two of three transactions, now and then a row of the
-  // table with an awkward name; some values carry the secret marker.
-  auto body(std::uint64_t id) -> std::string {
-    const auto pick = [&](int low, int high) { return std::uniform_int_distribution<int>{low, high}(rng_); };
-    const std::string txn = std::to_string(id);
-    const std::string text = pick(0, 7) == 0 ? "'" + std::string{secret} + "'" : "md5(random()::text)";
-    std::string sql = "INSERT INTO events SELECT " + txn + ", g, " + text + " FROM generate_series(1, " +
-                      std::to_string(pick(1, 3)) + ") g;";
-    if (pick(0, 2) != 0) {
-      sql += "UPDATE counters SET v = v + 1, note = " + text + " WHERE k = " + std::to_string(pick(1, 16)) + ";";
-    }
-    if (pick(0, 9) == 0) sql += "INSERT INTO \"Odd.Name v2\" VALUES (" + txn + ", " + text + ");";
-    return sql;
-  }
-
-  auto connect() -> bool {
-    if (conn_ && PQstatus(conn_->native()) == CONNECTION_OK) return true;
-    conn_.reset();
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      try {
-        conn_.emplace(dsn_);
-        PQsetNoticeProcessor(
-            conn_->native(), [](void*, const char*) {}, nullptr);
-        return true;
-      } catch (const replicant::test::pg_error&) {
-        std::this_thread::sleep_for(50ms);
-      }
-    }
-    return false;
-  }
-
-  std::string dsn_;
-  std::mt19937_64 rng_;
-  std::optional<pg_connection> conn_;
-  std::uint64_t next_id_ = 1;
-  std::atomic<std::uint64_t> committed_{0};
-};
-
-
-// --- the program under test --------------------------------------------------------------------------
-
-class sink_process {
- public:
-  sink_process(std::vector<std::string> args, std::filesystem::path log)
-      : args_(std::move(args)), log_(std::move(log)) {}
-  sink_process(const sink_process&) = delete;
-  auto operator=(const sink_process&) -> sink_process& = delete;
-  // Kills it if it runs, and hands what it printed to the value-free audit.
-  ~sink_process() {
-    kill();
-    replicant::test::audit::note("output of replicant-jetstream", output());
-  }
-
-  void start() {
-    BOOST_TEST_REQUIRE(pid_ == 0);
-    std::vector<char*> argv;
-    std::string path{sink_binary};
-    argv.push_back(path.data());
-    for (auto& a : args_) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    BOOST_TEST_REQUIRE(out >= 0);
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::dup2(out, STDOUT_FILENO);
-      ::dup2(out, STDERR_FILENO);
-      ::execve(argv[0], argv.data(), environ);
-      ::_exit(127);
-    }
-    ::close(out);
-    BOOST_TEST_REQUIRE(pid_ > 0);
-    ++starts_;
-  }
-
-  void kill() {
-    if (pid_ == 0) return;
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-  }
-
-  // SIGTERM, then waits: the exit status, or -1 if it had to be killed.
-  auto stop(std::chrono::seconds timeout = 60s) -> int {
-    if (pid_ == 0) return last_status_;
-    ::kill(pid_, SIGTERM);
-    if (wait_until([&] { return !running(); }, scaled(timeout))) return last_status_;
-    kill();
-    return -1;
-  }
-
-  // Waits for it to end by itself: its exit status, or -1 after @p timeout (it is then killed).
-  auto wait_exit(std::chrono::seconds timeout) -> int {
-    if (wait_until([&] { return !running(); }, scaled(timeout))) return last_status_;
-    kill();
-    return -1;
-  }
-
-  auto running() -> bool {
-    if (pid_ == 0) return false;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) != pid_) return true;
-    pid_ = 0;
-    last_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return false;
-  }
-
-  [[nodiscard]] auto starts() const -> int { return starts_; }
-  [[nodiscard]] auto output() const -> std::string { return replicant::test::read_file(log_); }
-
- private:
-  std::vector<std::string> args_;
-  std::filesystem::path log_;
-  pid_t pid_ = 0;
-  int starts_ = 0;
-  int last_status_ = -1;
-};
 
 // --- one case: a database, a slot, a stream --------------------------------------------------------
 
 struct jetstream_fixture {
   explicit jetstream_fixture(std::string_view prefix_root = "cdc") : prefix(std::string{prefix_root} + "." + slot) {
     pg.create_database(database);
-    pg.sql(schema_ddl, database);
+    pg.sql(replicant::test::cdc_schema_ddl("js_pub"), database);
   }
   ~jetstream_fixture() {
     try {
@@ -722,12 +522,15 @@ struct jetstream_fixture {
                                   "--max-unconfirmed",
                                   "200"};
     args.insert(args.end(), extra.begin(), extra.end());
-    return sink_process{std::move(args), log};
+    return sink_process{std::string{sink_binary}, "replicant-jetstream", std::move(args), log};
   }
 
   // The stream made by the program itself (--create-stream), as a user makes it: it must exit 0.
   void create_stream_with_program() {
-    sink_process p{{"--create-stream", "--nats", nats.urls(), "--stream", stream, "--subject-prefix", prefix}, log};
+    sink_process p{std::string{sink_binary},
+                   "replicant-jetstream",
+                   {"--create-stream", "--nats", nats.urls(), "--stream", stream, "--subject-prefix", prefix},
+                   log};
     p.start();
     BOOST_TEST_REQUIRE(p.wait_exit(60s) == 0);
   }
@@ -769,57 +572,23 @@ struct jetstream_fixture {
         std::cout << "jetstream: read " << all[i].sequence << ": " << all[i].subject << " " << all[i].id << std::endl;
       }
     }
-    std::vector<std::int64_t> txlog;
-    std::map<std::int64_t, std::vector<std::int64_t>> counters;  // key -> v in stream order
-    std::vector<std::pair<std::int64_t, std::int64_t>> events;
-    std::vector<std::int64_t> odd;
+    std::vector<const change_seen*> changes;
     std::uint64_t wrong_subjects = 0;
-    std::uint64_t changes = 0;
-    std::uint64_t out_of_order = 0;
     for (const auto& t : r.transactions) {
       for (const auto& c : t.changes) {
-        ++changes;
+        changes.push_back(&c);
         if (c.subject != prefix + "." + expected_token(c.schema) + "." + expected_token(c.table)) ++wrong_subjects;
-        if (c.table == "txlog") txlog.push_back(c.numbers.at("id"));
-        if (c.table == "counters") counters[c.numbers.at("k")].push_back(c.numbers.at("v"));
-        if (c.table == "events") events.emplace_back(c.numbers.at("txn"), c.numbers.at("n"));
-        if (c.table == "Odd.Name v2") odd.push_back(c.numbers.at("id"));
       }
     }
-    // The first writer transaction counted: 1, unless the broker removed the oldest messages.
-    const std::int64_t first = txlog.empty() ? 1 : txlog.front();
+    const std::int64_t first = replicant::test::check_against_source(changes, pg, database, w.committed(), head_removed);
     std::cout << "jetstream: pg" << pg.major() << " " << scenario << ": transactions=" << w.committed()
-              << " kills=" << kills << " stream transactions=" << r.transactions.size() << " changes=" << changes
-              << " repeats skipped=" << r.repeats_skipped << " partial dropped=" << r.partial_dropped
-              << " violations=" << r.violations << " removed by the broker=" << r.cut_at_head << " messages, "
-              << first - 1 << " transactions" << std::endl;
+              << " kills=" << kills << " stream transactions=" << r.transactions.size()
+              << " changes=" << changes.size() << " repeats skipped=" << r.repeats_skipped
+              << " partial dropped=" << r.partial_dropped << " violations=" << r.violations
+              << " removed by the broker=" << r.cut_at_head << " messages, " << first - 1 << " transactions"
+              << std::endl;
     BOOST_TEST(r.violations == 0U);
     BOOST_TEST(wrong_subjects == 0U);
-    if (!head_removed) BOOST_TEST(first == 1);
-    // txlog: first..N, each once, in order (N: what the writer committed, the catch-up included).
-    BOOST_TEST(txlog.size() + static_cast<std::size_t>(first - 1) == w.committed());
-    for (std::size_t i = 0; i < txlog.size(); ++i) {
-      if (txlog[i] != first + static_cast<std::int64_t>(i)) ++out_of_order;
-    }
-    // counters: per key consecutive values up to the source's (from 1 unless the head was removed).
-    for (const auto& row : pg.sql("SELECT k, v FROM counters ORDER BY k", database)) {
-      const auto k = std::stoll(*row[0]);
-      const auto v = std::stoll(*row[1]);
-      const auto& seen = counters[k];
-      if (!head_removed) BOOST_TEST(static_cast<std::int64_t>(seen.size()) == v);
-      for (std::size_t i = 0; i < seen.size(); ++i) {
-        if (seen[i] != v - static_cast<std::int64_t>(seen.size() - 1 - i)) ++out_of_order;
-      }
-    }
-    // events: the source's rows (of the transactions counted), each once, in (txn, n) order.
-    const auto from = std::to_string(first);
-    BOOST_TEST(std::is_sorted(events.begin(), events.end()));
-    BOOST_TEST((std::adjacent_find(events.begin(), events.end()) == events.end()));
-    BOOST_TEST(events.size() == std::stoull(pg.scalar("SELECT count(*) FROM events WHERE txn >= " + from, database)));
-    BOOST_TEST(odd.size() ==
-               std::stoull(pg.scalar("SELECT count(*) FROM \"Odd.Name v2\" WHERE id >= " + from, database)));
-    BOOST_TEST(std::is_sorted(odd.begin(), odd.end()));
-    BOOST_TEST(out_of_order == 0U);
   }
 };
 
@@ -863,7 +632,7 @@ BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
   BOOST_TEST_REQUIRE(f.client.replicated_discarding_new(f.stream));
   auto m = f.sink();
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed};
+  source_writer w{f.pg.dsn(f.database), seed, std::string{secret}};
   background_writer writer{storm_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   std::mt19937_64 rng{seed ^ 0x9e3779b97f4a7c15ULL};
   int kills = 0;
@@ -898,7 +667,7 @@ BOOST_AUTO_TEST_CASE(a_postgres_crash_under_load) {
   f.client.create_stream(f.stream, f.prefix);
   auto m = f.sink();
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
   f.pg.crash();
@@ -921,7 +690,7 @@ BOOST_AUTO_TEST_CASE(a_node_and_the_leader_killed_mid_stream) {
   f.client.create_stream(f.stream, f.prefix);
   auto m = f.sink();
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   const auto third = case_transactions() / 3;
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= third; }, scaled(60s)));
@@ -947,7 +716,7 @@ BOOST_AUTO_TEST_CASE(the_whole_cluster_restarted) {
   f.client.create_stream(f.stream, f.prefix);
   auto m = f.sink();
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
   f.nats.restart_all(true);
@@ -979,7 +748,7 @@ BOOST_AUTO_TEST_CASE(a_missing_stream_halts) {
   // from then on must all come.
   f.client.create_stream(f.stream, f.prefix);
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   write_transactions(w, 20);
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.stop() == 0);
@@ -991,7 +760,7 @@ BOOST_AUTO_TEST_CASE(permission_denied_halts) {
   f.client.create_stream(f.stream, f.prefix);
   auto denied = f.sink({}, "restricted");
   start_streaming(f, denied);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   write_transactions(w, 20);
   BOOST_TEST(denied.wait_exit(60s) == 1);
   BOOST_TEST(denied.output().find("permission denied") != std::string::npos);
@@ -1007,7 +776,7 @@ BOOST_AUTO_TEST_CASE(a_full_stream_halts) {
   f.client.create_stream(f.stream, f.prefix, 64 * 1024);
   auto m = f.sink();
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   // Each transaction publishes several hundred bytes: a few hundred fill 64 KiB.
   for (std::uint64_t i = 0; i < 2000 && m.running(); ++i) BOOST_TEST_REQUIRE(w.commit_next());
   BOOST_TEST(m.wait_exit(60s) == 1);
@@ -1027,7 +796,7 @@ BOOST_AUTO_TEST_CASE(no_quorum_for_longer_than_the_bound_halts) {
   f.client.create_stream(f.stream, f.prefix);
   auto m = f.sink({"--max-outage-s", "3"});
   start_streaming(f, m);
-  source_writer w{f.pg.dsn(f.database), seed_from_environment()};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   write_transactions(w, 20);
   const int leader = leader_of(f);
   const int other = (leader + 1) % nats_cluster::size;

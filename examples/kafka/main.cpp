@@ -1,0 +1,130 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+//
+// replicant-kafka: writes the committed changes of a PostgreSQL publication to Kafka, each source
+// transaction as one Kafka transaction with its checkpoint record, the checkpoint kept in a
+// compacted topic (docs/scale_out.md).
+
+#include "../common/program.hpp"
+#include "../common/running_pipeline.hpp"
+#include "../common/stop_signal.hpp"
+#include "kafka_sink.hpp"
+#include "options.hpp"
+
+#include <replicant/checkpoint/sink_owned.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/pipeline.hpp>
+
+#include <librdkafka/rdkafka.h>
+
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <system_error>
+
+namespace {
+
+using namespace replicant::examples::kafka;
+using replicant::examples::exit_failure;
+using replicant::examples::exit_ok;
+using replicant::examples::exit_refused;
+using replicant::examples::stop_signal;
+using namespace std::chrono_literals;
+
+using kafka_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                           replicant::no_spill, kafka_sink>;
+
+constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<kafka_pipeline>;
+
+// One line on stderr: fixed text, codes, LSNs and counts only; never a broker, a name or a value.
+auto say(const std::string& line) -> void { std::fprintf(stderr, "replicant-kafka: %s\n", line.c_str()); }
+
+// Sleeps @p d, or less when a stop is requested.
+auto pause(std::chrono::milliseconds d) -> void {
+  pollfd p{stop_signal::fd(), POLLIN, 0};
+  static_cast<void>(::poll(&p, 1, static_cast<int>(d.count())));
+}
+
+// librdkafka's name of the sink's last broker error, e.g. "_TIMED_OUT".
+auto broker_code(const kafka_sink& sink) -> std::string {
+  const auto code = sink.last_broker_error();
+  return code == RD_KAFKA_RESP_ERR_NO_ERROR ? std::string{}
+                                            : std::string{" (librdkafka "} + rd_kafka_err2name(code) + ")";
+}
+
+// Runs the pipeline until it is stopped or halts for good. Faults that may pass by themselves (no
+// answer, no leader, no coordinator, a transaction the broker aborted) are retried while they last
+// less than --max-outage-s; a committed transaction starts the count again.
+auto stream(const options& o) -> int {
+  kafka_sink sink{sink_settings{.brokers = o.brokers,
+                                .topic = o.topic,
+                                .checkpoint_topic = o.checkpoint_topic,
+                                .checkpoint_key = o.slot.slot,
+                                .transactional_id = o.transactional_id,
+                                .request_timeout = o.request_timeout,
+                                .transaction_timeout = o.transaction_timeout}};
+  std::optional<std::chrono::steady_clock::time_point> outage_since;
+  auto outage_over = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    if (!outage_since) outage_since = now;
+    return now - *outage_since >= o.max_outage;
+  };
+
+  auto po = replicant::examples::pipeline_options_for_slot(o.slot);
+  if (o.go_forward_only) po.start = replicant::start::go_forward{};
+  // A restarted program can find its previous walsender still finishing for a moment.
+  po.max_command_retries = 30;
+  po.max_reconnect_delay = 2s;
+  po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
+  kafka_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_slot(o.slot),
+                          replicant::sink_owned_checkpoint{}, po};
+  say("started");
+
+  int status = exit_ok;
+  auto committed_before = sink.counts().committed;
+  auto delay = 100ms;
+  for (const replicant::examples::running_pipeline_scope running{pipeline};;) {
+    std::error_code ec;
+    pipeline.run(ec);
+    if (ec != replicant::errc::halted || stop_signal::requested()) break;
+    const auto& h = *pipeline.last_halt();
+    if (h.reason == replicant::halt_reason::sink_failed && is_transient(h.cause)) {
+      if (const auto now_committed = sink.counts().committed; now_committed != committed_before) {
+        committed_before = now_committed;
+        outage_since.reset();
+        delay = 100ms;
+      }
+      if (outage_over()) {
+        say("the Kafka cluster stayed unavailable for longer than --max-outage-s: " + replicant::describe(h) +
+            broker_code(sink));
+        status = exit_failure;
+        break;
+      }
+      say("the Kafka cluster is unavailable" + broker_code(sink) + "; retrying");
+      pause(delay);
+      delay = std::min<std::chrono::milliseconds>(delay * 2, 2s);
+      continue;
+    }
+    say(replicant::describe(h) + broker_code(sink));
+    status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
+    break;
+  }
+
+  const sink_counts c = sink.counts();
+  say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.committed) +
+      " transactions committed to Kafka, " + std::to_string(c.changes) + " change records, " +
+      std::to_string(c.already_in_topic) + " transactions already in the topic, " + std::to_string(c.failed) +
+      " Kafka transactions failed; acknowledged up to " + replicant::to_string(pipeline.durable_lsn()));
+  return status;
+}
+
+}  // namespace
+
+auto main(int argc, char** argv) -> int {
+  return replicant::examples::program_main(argc, argv, parse_options, usage_text, stop_hook, say, stream);
+}
