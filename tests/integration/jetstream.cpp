@@ -592,14 +592,6 @@ struct jetstream_fixture {
   }
 };
 
-// The precondition of the broker's cases: PostgreSQL 17, or every major when asked.
-struct broker_cases_here {
-  auto operator()(utf::test_unit_id) const -> boost::test_tools::assertion_result {
-    const char* all = std::getenv("REPLICANT_JETSTREAM_ALL_CASES");
-    const char* major = std::getenv("REPLICANT_PG_MAJOR");
-    const bool here =
-        (all != nullptr && std::string_view{all} == "1") || major == nullptr || std::string_view{major} == "17";
-    boost::test_tools::assertion_result verdict{here};
     if (!here)
       verdict.message() << "the broker's cases run on PostgreSQL 17 (REPLICANT_JETSTREAM_ALL_CASES=1: on every major)";
     return verdict;
@@ -681,7 +673,8 @@ BOOST_AUTO_TEST_CASE(a_postgres_crash_under_load) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE(jetstream_broker, *utf::precondition(broker_cases_here{}))
+BOOST_AUTO_TEST_SUITE(jetstream_broker,
+                       *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_JETSTREAM_ALL_CASES"}))
 
 // One NATS node killed and started again mid-stream, then the stream's leader killed: the program
 // rides over both (a leader election at most halts it briefly, and it resumes from the stream).

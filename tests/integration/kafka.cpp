@@ -112,6 +112,7 @@ BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
+namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::background_writer;
 using replicant::test::change_seen;
@@ -473,6 +474,12 @@ BOOST_AUTO_TEST_CASE(a_clean_run_writes_every_change_once) {
   BOOST_TEST(f.check(w, "a clean run", 0) == 0U);
   BOOST_TEST(m.output().find(secret) == std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The sink's kill storm and the broker's faults do not depend on the PostgreSQL major.
+BOOST_AUTO_TEST_SUITE(kafka_broker,
+                       *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_KAFKA_ALL_CASES"}))
 
 // SIGKILL at random moments (20, within 50 s at most) while a writer commits: nothing is lost,
 // every transaction has its checkpoint record. Repeats are counted, not asserted away (see the top).

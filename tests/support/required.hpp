@@ -48,6 +48,24 @@ inline auto present_or_skipped(bool present, bool required_here, const std::stri
   return verdict;
 }
 
+/**
+ * The precondition of a broker's cases, which do not depend on the PostgreSQL major (faults of the
+ * broker, the sink's kill storms): they run on PostgreSQL 17, or on every major when the
+ * environment variable @p all_cases is `1`. The program's other cases run on every major.
+ */
+struct broker_cases_here {
+  const char* all_cases;  ///< the variable that asks for every major, e.g. `REPLICANT_KAFKA_ALL_CASES`
+
+  auto operator()(boost::unit_test::test_unit_id) const -> boost::test_tools::assertion_result {
+    const char* all = std::getenv(all_cases);
+    const char* major = std::getenv("REPLICANT_PG_MAJOR");
+    const bool here = (all != nullptr && std::strcmp(all, "1") == 0) || major == nullptr || std::strcmp(major, "17") == 0;
+    boost::test_tools::assertion_result verdict{here};
+    if (!here) verdict.message() << "the broker's cases run on PostgreSQL 17 (" << all_cases << "=1: on every major)";
+    return verdict;
+  }
+};
+
 }  // namespace replicant::test
 
 #endif  // REPLICANT_TESTS_SUPPORT_REQUIRED_HPP
