@@ -125,9 +125,8 @@ struct change_plan {
  *
  * Building runs no statement (it may read a `FULL` table's primary key from the target's catalog),
  * and the plan owns everything it holds (the SQL text and the values as text), so it outlives the
- * transaction it came from: the deferred mode builds it while the
- * pipeline's transaction is valid and runs it later on a worker thread. The other modes build and
- * run it at once.
+ * transaction it came from: the deferred mode builds it while the pipeline's transaction is valid
+ * and runs it later on a worker thread. The other modes build and run it at once.
  *
  * @par Thread safety
  * A value type.
@@ -149,9 +148,9 @@ struct transaction_plan {
  * effects: a source transaction applied twice shows up as two rows. apply() is two steps, which the
  * deferred mode runs on two threads: plan() builds the statements from the transaction (on the
  * connection of the pipeline's thread, which it uses for a catalog read at most), and apply() of
- * the plan runs them on the worker's. What surrounds apply() is the
- * checkpoint mode's business (see mirror_sink.hpp): a claim of the checkpoint row per transaction,
- * one checkpoint update per batch, or nothing, when the library keeps the checkpoint elsewhere.
+ * the plan runs them on the worker's. What surrounds apply() is the checkpoint mode's business
+ * (see mirror_sink.hpp): a claim of the checkpoint row per transaction, one checkpoint update per
+ * batch, or nothing, when the library keeps the checkpoint elsewhere.
  *
  * **Keys.** A table's rows are found by the key the server flags (`REPLICA IDENTITY DEFAULT` or
  * `USING INDEX`). Under `FULL` the server flags every column, so the key is the target table's
