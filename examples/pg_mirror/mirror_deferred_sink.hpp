@@ -102,14 +102,16 @@ class mirror_deferred_sink {
   }
 
   /// Builds the statements of @p t and queues them for the worker with @p done; returns at once.
-  /// @return nothing, or the error of a statement that cannot be built (nothing is queued then).
+  /// @return nothing, or the error of a statement that cannot be built, or of the catalog read
+  ///         that building may need (nothing is queued then).
   [[nodiscard]] auto handle_transaction(const transaction& t, confirmation done) -> result<void> {
     target_.check_delivery(t.commit_lsn());
     auto plan = target_.plan(t);
     std::unique_lock lock{mutex_};
     if (!plan) {
-      retryable_ = false;  // the transaction itself cannot be applied
-      sqlstate_.clear();
+      // A statement that cannot be built is not retryable; a lost connection while reading a key is.
+      retryable_ = target_.retryable();
+      sqlstate_ = target_.sqlstate();
       return unexpected(plan.error());
     }
     if (failed_ == generation_) {

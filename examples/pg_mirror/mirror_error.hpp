@@ -15,7 +15,9 @@ namespace replicant::examples::pg_mirror {
 /// Why the mirror could not apply a change. Each has a fixed message; none carries a value or name.
 enum class mirror_errc {
   /// A published table has no usable key: the mirror needs `REPLICA IDENTITY DEFAULT` with a primary
-  /// key, or `REPLICA IDENTITY USING INDEX`, to find a row in the target.
+  /// key, `USING INDEX`, or `FULL`, to find a row in the target. `FULL` without a primary key on the
+  /// target is refused where transactions may be applied twice (the library-owned checkpoint
+  /// modes), and so is a primary key column the publication leaves out.
   no_usable_key = 1,
   /// A row lacks the value of a key column (not sent, or NULL), so the row cannot be addressed.
   key_value_missing,
@@ -29,6 +31,12 @@ enum class mirror_errc {
   /// The test-only option `--test-confirmations fail:N` reported the transaction failed, on
   /// purpose (its rows were committed all the same).
   failure_injected,
+  /// An old row of a `REPLICA IDENTITY FULL` table without a primary key lacks a column's value (not
+  /// sent), so the row it names cannot be told from others.
+  old_value_missing,
+  /// An update or delete of a table without a key found no row equal to its old row in the target:
+  /// the target has diverged from the source.
+  no_matching_row,
 };
 
 namespace detail {
@@ -39,14 +47,19 @@ class mirror_category_impl final : public std::error_category {
   [[nodiscard]] auto message(int code) const -> std::string override {
     switch (static_cast<mirror_errc>(code)) {
       case mirror_errc::no_usable_key:
-        return "a published table has no usable key (needs REPLICA IDENTITY DEFAULT with a primary key, or "
-               "USING INDEX)";
+        return "a published table has no usable key (needs REPLICA IDENTITY DEFAULT with a primary key, USING "
+               "INDEX, or FULL; FULL without a primary key only in the modes that apply each transaction once)";
       case mirror_errc::key_value_missing: return "a row lacks the value of a key column";
       case mirror_errc::binary_value: return "a value arrived in binary form; only text form is supported";
       case mirror_errc::row_missing:
         return "an update left TOASTed columns unchanged, but the target has no such row (the target diverged)";
       case mirror_errc::not_committed: return "the target rolled the transaction back at COMMIT";
       case mirror_errc::failure_injected: return "a failure reported on purpose by a test option";
+      case mirror_errc::old_value_missing:
+        return "an old row of a table without a key lacks a column's value, so it cannot be matched";
+      case mirror_errc::no_matching_row:
+        return "an update or delete of a table without a key found no equal row in the target (the target "
+               "diverged)";
     }
     return "unknown pg_mirror error";
   }

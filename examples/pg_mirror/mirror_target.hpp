@@ -23,6 +23,7 @@
 #include <concepts>
 #include <cstdio>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,7 +82,8 @@ struct change_plan {
     row,
     /// `sql` is run: one `TRUNCATE` of the tables truncated together. Not a row change.
     truncate,
-    /// `update` is run (an update by key); `missing` says what follows when it finds no row.
+    /// `update` is run (an update by key, or an update or delete of a table without a key, by its
+    /// whole old row); `missing` says what follows when it finds no row.
     update,
   };
   /// What an update by key does when it found no row.
@@ -97,13 +99,16 @@ struct change_plan {
     /// A key change found no row to move, and repeats are expected: counted as superseded;
     /// `delete_old` runs, then `update_new` (columns were left unchanged) or `sql` (the upsert).
     move,
+    /// A table without a key, where each transaction is applied once: its old row must be there,
+    /// or the target diverged (`mirror_errc::no_matching_row`).
+    diverged,
   };
 
   /// How the change is applied.
   shape kind = shape::row;
   /// The statement of a row change or a truncation; for an update, the upsert it may fall back on.
   result<statement> sql;
-  /// An update's statement by key (none: there is nothing to set).
+  /// An update's statement by key (none: there is nothing to set); a keyless table's delete.
   result<std::optional<statement>> update;
   /// What an update that found no row does.
   when_missing missing = when_missing::upsert;
@@ -119,10 +124,10 @@ struct change_plan {
  * A source transaction as the statements that apply it, built by mirror_target::plan() and run by
  * mirror_target::apply(const transaction_plan&) inside a target transaction.
  *
- * Building needs no connection, and the plan owns everything it holds (the SQL text and the values
- * as text), so it outlives the transaction it came from: the deferred mode builds it while the
- * pipeline's transaction is valid and runs it later on a worker thread. The other modes build and
- * run it at once.
+ * Building runs no statement (it may read a `FULL` table's primary key from the target's catalog),
+ * and the plan owns everything it holds (the SQL text and the values as text), so it outlives the
+ * transaction it came from: the deferred mode builds it while the pipeline's transaction is valid
+ * and runs it later on a worker thread. The other modes build and run it at once.
  *
  * @par Thread safety
  * A value type.
@@ -142,10 +147,17 @@ struct transaction_plan {
  * the source transaction (upsert by key, update or delete by key, truncate), then one row in
  * `replicant_mirror_applied` with its commit LSN. That row exists so that the tests can count
  * effects: a source transaction applied twice shows up as two rows. apply() is two steps, which the
- * deferred mode runs on two threads: plan() builds the statements from the transaction (no
- * connection, nothing shared), and apply() of the plan runs them. What surrounds apply() is the
- * checkpoint mode's business (see mirror_sink.hpp): a claim of the checkpoint row per transaction,
- * one checkpoint update per batch, or nothing, when the library keeps the checkpoint elsewhere.
+ * deferred mode runs on two threads: plan() builds the statements from the transaction (on the
+ * connection of the pipeline's thread, which it uses for a catalog read at most), and apply() of
+ * the plan runs them on the worker's. What surrounds apply() is the checkpoint mode's business
+ * (see mirror_sink.hpp): a claim of the checkpoint row per transaction, one checkpoint update per
+ * batch, or nothing, when the library keeps the checkpoint elsewhere.
+ *
+ * **Keys.** A table's rows are found by the key the server flags (`REPLICA IDENTITY DEFAULT` or
+ * `USING INDEX`). Under `FULL` the server flags every column, so the key is the target table's
+ * primary key instead, read from the target's catalog (`pg_index`) the first time a connection
+ * meets the table; a table without one has its rows matched by their whole old row (see
+ * @ref row_identity).
  *
  * **Failures.** transact() rolls back (if the connection still stands) and returns the error.
  * retryable() then tells whether it was a lost connection or a transient server state (SQLSTATE
@@ -173,7 +185,8 @@ class mirror_target {
    * updates the row at the new key instead. Either way the transactions after it, which are
    * delivered again too, bring the rows to their final state. With false, the first halts
    * `row_missing` and the second fails on the key, as they must when every transaction is applied
-   * exactly once.
+   * exactly once. A `REPLICA IDENTITY FULL` table without a primary key cannot be mirrored with
+   * true: a repeated insert would leave its row twice (`no_usable_key`).
    */
   mirror_target(std::string conninfo, std::string slot, int cancel_fd, bool replays = false)
       : conninfo_(std::move(conninfo)), slot_(std::move(slot)), cancel_fd_(cancel_fd), replays_(replays) {}
@@ -313,41 +326,25 @@ class mirror_target {
   }
 
   /**
-   * The statements that apply @p t (see @ref transaction_plan), built without a connection.
-   * Consecutive truncations become one `TRUNCATE`. Reads nothing but the settings, so any thread
-   * may call it.
+   * Outside transact(): the statements that apply @p t (see @ref transaction_plan), built without
+   * running any of them. Consecutive truncations become one `TRUNCATE`. The one thing read from the
+   * target is the primary key of each `REPLICA IDENTITY FULL` table this connection has not met
+   * yet (see the class comment), connecting first if need be.
    * @return the plan, or the error of a statement that cannot be built (a @ref mirror_errc or an
-   *         identifier error; value-free). @throws std::bad_alloc only.
+   *         identifier error) or of the catalog read (see retryable()); value-free.
+   * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto plan(const transaction& t) const -> result<transaction_plan> {
-    transaction_plan p;
-    p.commit = t.commit_lsn();
-    truncate_batch truncates;
-    const auto flush = [&] {
-      if (truncates.empty()) return;
-      change_plan step;
-      step.kind = change_plan::shape::truncate;
-      step.sql = truncates.take();
-      p.changes.push_back(std::move(step));
-    };
-    for (const change& c : t.changes()) {
-      if (c.op() == change_op::truncate) {
-        if (auto a = truncates.add(c); !a) return unexpected(a.error());
-        continue;
-      }
-      flush();
-      auto step = plan_change(c);
-      if (!step) return unexpected(step.error());
-      p.changes.push_back(std::move(*step));
-    }
-    flush();
+  [[nodiscard]] auto plan(const transaction& t) -> result<transaction_plan> {
+    if (auto c = connect(); !c) return unexpected(c.error());
+    auto p = build_plan(t);
+    if (!p) return failed(p.error());
     return p;
   }
 
   /// Inside transact(): the core. Applies every change of @p t and logs its commit LSN in
-  /// `replicant_mirror_applied` (see the class comment): plan(), then apply() of the plan.
+  /// `replicant_mirror_applied` (see the class comment): the plan, then apply() of the plan.
   [[nodiscard]] auto apply(const transaction& t) -> result<void> {
-    auto p = plan(t);
+    auto p = build_plan(t);
     if (!p) return unexpected(p.error());
     return apply(*p);
   }
@@ -401,11 +398,39 @@ class mirror_target {
   [[nodiscard]] auto counts() const noexcept -> const mirror_counts& { return counts_; }
 
  private:
+  // The statements that apply @p t, on an open connection (see plan()). Errors are handed on as
+  // they came.
+  auto build_plan(const transaction& t) -> result<transaction_plan> {
+    transaction_plan p;
+    p.commit = t.commit_lsn();
+    truncate_batch truncates;
+    const auto flush = [&] {
+      if (truncates.empty()) return;
+      change_plan step;
+      step.kind = change_plan::shape::truncate;
+      step.sql = truncates.take();
+      p.changes.push_back(std::move(step));
+    };
+    for (const change& c : t.changes()) {
+      if (c.op() == change_op::truncate) {
+        if (auto a = truncates.add(c); !a) return unexpected(a.error());
+        continue;
+      }
+      flush();
+      auto step = plan_change(c);
+      if (!step) return unexpected(step.error());
+      p.changes.push_back(std::move(*step));
+    }
+    flush();
+    return p;
+  }
+
   auto connect() -> result<void> {
     retryable_ = false;
     sqlstate_.clear();
     if (target_ && target_->is_open()) return {};
     target_.reset();
+    primary_keys_.clear();  // a new connection reads them again, in case they changed meanwhile
     auto opened = target_connection::open(conninfo_, cancel_fd_);
     if (!opened) {
       retryable_ = opened.error() == errc::connection_failed;
@@ -413,6 +438,30 @@ class mirror_target {
     }
     target_.emplace(std::move(*opened));
     return {};
+  }
+
+  // How @p r's rows are found (see row_identity::of()). For a FULL table, the first time this
+  // connection meets it, the target's catalog says what its primary key is (none: an empty list).
+  // The target's, because its key is the one `ON CONFLICT` must name; the setup requires the same
+  // keys as the source's.
+  auto identity_of(const relation_info& r) -> result<row_identity> {
+    if (r.identity != replica_identity::full) return row_identity::of(r, {}, replays_);
+    auto table = detail::qualified_name(r);
+    if (!table) return unexpected(table.error());
+    auto known = primary_keys_.find(*table);
+    if (known == primary_keys_.end()) {
+      parameters p;
+      p.add(*table);
+      auto columns = target_->run(
+          "SELECT a.attname FROM pg_catalog.pg_index i JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid "
+          "AND a.attnum = ANY (i.indkey) WHERE i.indisprimary AND i.indrelid = pg_catalog.to_regclass($1)",
+          p);
+      if (!columns) return unexpected(columns.error());
+      std::vector<std::string> names;
+      for (int i = 0; i < columns->rows(); ++i) names.emplace_back(columns->get(i, 0).value_or(""));
+      known = primary_keys_.emplace(std::move(*table), std::move(names)).first;
+    }
+    return row_identity::of(r, known->second, replays_);
   }
 
   // The checkpoint in the first column of @p r: none for no row or NULL.
@@ -458,15 +507,21 @@ class mirror_target {
   // change lands on the new key like any update by key. Leaving it would leave a row the source
   // deleted long ago whenever no later transaction happens to touch that key again.
   //
+  // A table without a key (FULL, no primary key) has an update or delete applied to one row equal
+  // to its old row. None being there means the target diverged, and the mirror stops: a repeat
+  // cannot explain it, because such a table is refused where repeats happen (row_identity::of()).
+  //
   // Only the primary statement's error fails the plan; a follow-up keeps its own (see change_plan).
-  [[nodiscard]] auto plan_change(const change& c) const -> result<change_plan> {
+  [[nodiscard]] auto plan_change(const change& c) -> result<change_plan> {
     using shape = change_plan::shape;
     using when_missing = change_plan::when_missing;
     change_plan p;
+    // A truncation addresses no row (its table may even have no identity at all).
+    auto id = c.op() == change_op::truncate ? result<row_identity>{} : identity_of(c.relation());
+    if (!id) return unexpected(id.error());
     switch (c.op()) {
       case change_op::insert:
-      case change_op::snapshot: p.sql = upsert(c); break;
-      case change_op::delete_: p.sql = delete_by_key(c); break;
+      case change_op::snapshot: p.sql = upsert(c, *id); break;
       case change_op::truncate: {  // plan() merges consecutive ones; one alone is its own statement
         truncate_batch one;
         if (auto a = one.add(c); !a) return unexpected(a.error());
@@ -474,30 +529,54 @@ class mirror_target {
         p.sql = one.take();
         break;
       }
+      case change_op::delete_:
+        if (id->whole_row()) return plan_matched(delete_by_key(c, *id));
+        p.sql = delete_by_key(c, *id);
+        break;
       case change_op::update: {
         p.unchanged = c.record().raw().unchanged_toast_count();
-        const bool moves = !c.old().empty();
+        if (id->whole_row()) {
+          auto matched = plan_matched(update_by_key(c, *id, c.old(), true));
+          if (matched) matched->unchanged = p.unchanged;
+          return matched;
+        }
+        const bool moves = moves_key(c, *id);
         if (!moves && p.unchanged == 0) {
-          p.sql = upsert(c);
+          p.sql = upsert(c, *id);
           break;
         }
         p.kind = shape::update;
-        p.update = update_by_key(c, moves ? c.old() : c.record(), moves, moves && replays_);
+        p.update = update_by_key(c, *id, moves ? c.old() : c.record(), moves, moves && replays_);
         if (!p.update) return unexpected(p.update.error());
         if (moves && replays_) {
           p.missing = when_missing::move;
-          p.delete_old = delete_by_key(c);
-          if (p.unchanged != 0) p.update_new = update_by_key(c, c.record(), false, false);
+          p.delete_old = delete_by_key(c, *id);
+          if (p.unchanged != 0) p.update_new = update_by_key(c, *id, c.record(), false, false);
         } else if (p.unchanged != 0) {
           p.missing = replays_ ? when_missing::supersede : when_missing::halt;
         }
         // Every column was sent: the upsert makes the row what this change says, whatever was there.
-        if (p.unchanged == 0) p.sql = upsert(c);
+        if (p.unchanged == 0) p.sql = upsert(c, *id);
         return p;
       }
     }
     if (!p.sql) return unexpected(p.sql.error());
     return p;
+  }
+
+  // The plan of an update or delete of a table without a key, by its whole old row: statement @p s
+  // (none: nothing to set), which must find its row (when_missing::diverged).
+  static auto plan_matched(result<std::optional<statement>> s) -> result<change_plan> {
+    if (!s) return unexpected(s.error());
+    change_plan p;
+    p.kind = change_plan::shape::update;
+    p.missing = change_plan::when_missing::diverged;
+    p.update = std::move(s);
+    return p;
+  }
+  static auto plan_matched(result<statement> s) -> result<change_plan> {
+    if (!s) return unexpected(s.error());
+    return plan_matched(result<std::optional<statement>>{std::optional<statement>{std::move(*s)}});
   }
 
   // Runs the plan of one change (see plan_change()). @return nothing, or the error.
@@ -509,6 +588,7 @@ class mirror_target {
     switch (p.missing) {
       case when_missing::upsert: return run(p.sql);
       case when_missing::halt: return fail(mirror_errc::row_missing);
+      case when_missing::diverged: return fail(mirror_errc::no_matching_row);
       case when_missing::supersede: ++pending_.superseded; return {};
       case when_missing::move:
         ++pending_.superseded;
@@ -542,6 +622,8 @@ class mirror_target {
   mirror_counts counts_;
   mirror_counts pending_;  // of the target transaction in progress; counted once it ends well
   std::optional<std::optional<lsn>> given_;  // what read_checkpoint() last returned, if it ran
+  // The primary key columns of the FULL tables met on this connection, by quoted qualified name.
+  std::map<std::string, std::vector<std::string>, std::less<>> primary_keys_;
 };
 
 }  // namespace replicant::examples::pg_mirror
