@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A user's checkpoint policy whose delivery has no resume() is refused with one sentence naming it.
-// expect: CheckpointPolicy::delivery must provide `result<std::optional<lsn>> resume\(checkpoint_context<Sink>&\)`
+// expect: replicant: CheckpointPolicy::delivery must provide `result<std::optional<lsn>> resume\(checkpoint_context<Sink>&\)` \(where a run resumes: the sink's checkpoint, or a store's\)
 #include <replicant/pipeline.hpp>
 
 #include <chrono>

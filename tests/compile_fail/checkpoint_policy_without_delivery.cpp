@@ -3,7 +3,7 @@
 //
 // A user's checkpoint policy without a nested delivery (the behaviour) is refused with one sentence
 // naming it.
-// expect: replicant: CheckpointPolicy must provide `template <class Sink> class delivery`
+// expect: replicant: CheckpointPolicy must provide `template <class Sink> class delivery`, constructible from `CheckpointPolicy&` \(carries the policy's behaviour for one connection\)
 #include <replicant/pipeline.hpp>
 
 #include <chrono>

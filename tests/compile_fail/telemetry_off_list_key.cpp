@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // An event accepts only the keys its catalog entry lists: sink.committed carries no table.
-// expect: replicant: key not allowed for this telemetry event
+// expect: replicant: key not allowed for this telemetry event \(it is in neither the measurements nor the metadata of the event's entry in replicant::telemetry::events\)
 #include <replicant/telemetry/telemetry.hpp>
 
 namespace t = replicant::telemetry;

@@ -3,7 +3,7 @@
 //
 // A row value (here a std::string read from a change) cannot be given to any telemetry key, not even
 // one that carries a name.
-// expect: replicant: telemetry values are never strings
+// expect: replicant: telemetry values are never strings: a row value must not reach telemetry \(names are passed as replicant::table_ref or replicant::slot_name\)
 #include <replicant/telemetry/telemetry.hpp>
 
 #include <string>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Each key takes its own value type: a commit LSN is an lsn, not a bare integer.
-// expect: replicant: this value type is not allowed for this telemetry key
+// expect: replicant: this value type is not allowed for this telemetry key \(see the key's value type in replicant/telemetry/telemetry\.hpp\)
 #include <replicant/telemetry/telemetry.hpp>
 
 #include <cstdint>
