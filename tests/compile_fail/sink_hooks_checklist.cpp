@@ -36,13 +36,11 @@ struct my_sink {
 #if defined(REPLICANT_COMPILE_FAIL_session_identity_misdeclared)
   auto handle_session_identity(const replicant::session_identity&) -> result<void> { return {}; }
 #elif defined(REPLICANT_COMPILE_FAIL_session_identity_misspelled)
-  auto handle_session_identitiy(const replicant::session_identity&, const replicant::session_context&)
-      -> result<void> {
+  auto handle_session_identitiy(const replicant::session_identity&, const replicant::session_context&) -> result<void> {
     return {};
   }
 #else
-  auto handle_session_identity(const replicant::session_identity&, const replicant::session_context&)
-      -> result<void> {
+  auto handle_session_identity(const replicant::session_identity&, const replicant::session_context&) -> result<void> {
     return {};
   }
 #endif
