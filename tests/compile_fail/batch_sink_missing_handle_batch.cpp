@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Sink-owned batches need handle_batch; a per-transaction sink is not silently used one by one.
-// expect: replicant: sink_owned_batches: Sink must provide `result<lsn> handle_batch\(std::span<const transaction>\)`
+// expect: replicant: sink_owned_batches: Sink must provide `result<lsn> handle_batch\(std::span<const transaction>\)` \(persists the batch and its highest commit LSN atomically\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

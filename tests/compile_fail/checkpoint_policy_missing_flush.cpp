@@ -3,7 +3,7 @@
 //
 // A pipeline over a user's checkpoint policy whose delivery has no flush() names the missing
 // operation (docs/checkpoint/writing_a_policy.md, "The compile-time checklist").
-// expect: replicant: CheckpointPolicy::delivery must provide `result<void> flush\(checkpoint_context<Sink>&\)`
+// expect: replicant: CheckpointPolicy::delivery must provide `result<void> flush\(checkpoint_context<Sink>&\)` \(hands over everything held: before a message, a schema change, and at a stop\)
 #include <replicant/pipeline.hpp>
 
 #include <chrono>

@@ -4,7 +4,7 @@
 // pglogical's native protocol has no logical messages: a sink with handle_message on a pglogical
 // pipeline would never be called, so it is refused rather than silently left waiting. (Asking for
 // them in the options does not compile either: decoder_options_messages_on_pglogical.cpp.)
-// expect: replicant: this Decoder cannot deliver logical messages
+// expect: replicant: this Decoder cannot deliver logical messages \(pglogical has none\), so Sink::handle_message would never be called: remove it, or use pgoutput_decoder or wal2json_decoder
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/pipeline.hpp>
 

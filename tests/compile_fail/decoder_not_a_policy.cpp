@@ -3,7 +3,7 @@
 //
 // A Decoder of one's own (for another output plugin) is checked member by member: one that cannot
 // translate its plugin's payloads into pgoutput is named as such.
-// expect: replicant: Decoder must provide `result<void> translate
+// expect: replicant: Decoder must provide `result<void> translate\(std::span<const std::byte>, Emit&&\)` \(turns one XLogData payload into pgoutput messages\)
 #include <replicant/pipeline.hpp>
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 //
 // The point-in-time snapshot reads the tables through pgoutput's publications: with pglogical (or
 // wal2json) a sink's handle_snapshot would never be called, so it is refused.
-// expect: replicant: this Decoder has no snapshot start mode
+// expect: replicant: this Decoder has no snapshot start mode \(only pgoutput, through its publications\), so Sink::handle_snapshot would never be called: remove it, or use pgoutput_decoder
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/pipeline.hpp>
 

@@ -4,7 +4,7 @@
 // Only pgoutput decodes two-phase transactions: a sink with handle_prepare on a wal2json pipeline
 // would never be called, so it is refused. (Setting `two_phase` in its options does not compile
 // either: see decoder_options_streaming_on_wal2json.cpp for the options' refusals.)
-// expect: replicant: this Decoder cannot decode two-phase transactions
+// expect: replicant: this Decoder cannot decode two-phase transactions \(only pgoutput can\), so Sink::handle_prepare would never be called: remove it, or use pgoutput_decoder
 #include <replicant/decoder/wal2json.hpp>
 #include <replicant/pipeline.hpp>
 

@@ -4,7 +4,7 @@
 // The table set is named per decoder: pgoutput streams the publications of pgoutput_options,
 // pglogical the replication sets of pglogical_options, wal2json the tables of wal2json_options.
 // One decoder's settings given to a pipeline of another are refused, with the three names.
-// expect: replicant: pipeline: the decoder settings given belong to another Decoder
+// expect: replicant: pipeline: the decoder settings given belong to another Decoder\. The table set is named per decoder: pgoutput_decoder streams the publications of pgoutput_options::publications, wal2json_decoder the tables of wal2json_options::tables, pglogical_decoder the replication sets of pglogical_options::replication_sets
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/pipeline.hpp>
 

@@ -3,7 +3,7 @@
 //
 // Under deferred_checkpoint a sink must take each transaction with its confirmation handle; one that
 // has only the plain handle_transaction is refused with one sentence naming the member.
-// expect: deferred_checkpoint: Sink must provide `result<void> handle_transaction\(const transaction&, confirmation\)`
+// expect: replicant: deferred_checkpoint: Sink must provide `result<void> handle_transaction\(const transaction&, confirmation\)` \(takes the transaction and returns at once; confirms later\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A library-owned checkpoint needs a checkpoint store: anything else is named as such.
-// expect: replicant: lib_owned_checkpoint<Store>: Store must provide `result<std::optional<lsn>> read\(const slot_name&\)`
+// expect: replicant: lib_owned_checkpoint<Store>: Store must provide `result<std::optional<lsn>> read\(const slot_name&\)` and `result<void> write\(const slot_name&, lsn\)` \(see checkpoint_store\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -3,7 +3,7 @@
 //
 // Under a library-owned checkpoint a sink that also declares checkpoint() is refused: its own
 // checkpoint would be silently ignored.
-// expect: replicant: lib_owned_checkpoint: the library owns the checkpoint, so Sink must not declare checkpoint\(\)
+// expect: replicant: lib_owned_checkpoint: the library owns the checkpoint, so Sink must not declare checkpoint\(\) \(use sink_owned_checkpoint for a sink that stores its own\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -3,7 +3,7 @@
 //
 // Batches belong to the sink-owned batch policy: a library-owned checkpoint delivers one
 // transaction at a time, so a sink offering only handle_batch is told where batches go.
-// expect: replicant: lib_owned_checkpoint delivers one transaction at a time: handle_batch is for sink_owned_batches
+// expect: replicant: lib_owned_checkpoint delivers one transaction at a time: handle_batch is for sink_owned_batches; provide `result<void> handle_transaction\(const transaction&\)`
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -3,7 +3,7 @@
 //
 // A pgoutput pipeline is given pgoutput's options (its publications above all): a pipeline made
 // without them, whose default decoder would ask for no publication at all, does not compile.
-// expect: replicant: pipeline: this Decoder is configured by its options
+// expect: replicant: pipeline: this Decoder is configured by its options \(pgoutput_options: the publications; wal2json_options: the tables; pglogical_options: the replication sets\): pass them, or the decoder, right after the sink
 #include <replicant/pipeline.hpp>
 
 #include <optional>

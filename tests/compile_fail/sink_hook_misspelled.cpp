@@ -3,7 +3,7 @@
 //
 // A sink that lists its hooks cannot misspell one: the listed hook with no member of its name is an
 // error, where an unlisted misspelling would be a member the pipeline never calls.
-// expect: replicant: Sink::hooks and the sink's members disagree on handle_schema_change
+// expect: replicant: Sink::hooks and the sink's members disagree on handle_schema_change: list hook::schema_change exactly when the sink has a member of that name \(misspelled\?\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A sink that lists its hooks lists all of them: a hook member the list leaves out is an error.
-// expect: replicant: Sink::hooks and the sink's members disagree on handle_message
+// expect: replicant: Sink::hooks and the sink's members disagree on handle_message: list hook::message exactly when the sink has a member of that name \(misspelled\?\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // The list of hooks is a replicant::hook, not a number that happens to hold the right bits.
-// expect: replicant: Sink::hooks must be declared `static constexpr replicant::hook hooks = ...;`
+// expect: replicant: Sink::hooks must be declared `static constexpr replicant::hook hooks = \.\.\.;`
 #include <replicant/pipeline.hpp>
 
 #include <optional>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A sink declares its kind with the enum, not with something that merely converts.
-// expect: replicant: Sink::kind must be declared `static constexpr replicant::sink_kind kind = ...;`
+// expect: replicant: Sink::kind must be declared `static constexpr replicant::sink_kind kind = \.\.\.;`
 #include <replicant/pipeline.hpp>
 
 #include <optional>

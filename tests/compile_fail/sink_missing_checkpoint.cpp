@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A pipeline over a sink without checkpoint() names the missing member.
-// expect: replicant: Sink must provide `result<std::optional<lsn>> checkpoint\(\)`
+// expect: replicant: Sink must provide `result<std::optional<lsn>> checkpoint\(\)` \(returns the commit LSN it last persisted durably, or std::nullopt; called on every connect to resume after it\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>

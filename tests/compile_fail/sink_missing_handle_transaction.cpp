@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A sink without handle_transaction is reported by name by the sink checklist.
-// expect: replicant: Sink must provide `result<lsn> handle_transaction\(const transaction&\)`
+// expect: replicant: Sink must provide `result<lsn> handle_transaction\(const transaction&\)` \(called once per committed transaction\)
 #include <replicant/pipeline/sink_for.hpp>
 
 #include <optional>

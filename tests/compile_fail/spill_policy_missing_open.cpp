@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // A pipeline over a spill policy without open() names the missing member.
-// expect: replicant: SpillPolicy must provide `result<std::unique_ptr<spill_part>> open\(const spill_context&\)`
+// expect: replicant: SpillPolicy must provide `result<std::unique_ptr<spill_part>> open\(const spill_context&\)` \(a new part for each transaction that spills\)
 #include <replicant/pipeline.hpp>
 
 #include <memory>
