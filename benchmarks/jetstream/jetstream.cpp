@@ -319,7 +319,11 @@ auto run(const options& opt) -> int {
   test::nats_cluster nats{*nats_binary};
   broker b{nats.urls()};
   server.create_database("bench");
-  server.sql("CREATE TABLE t (id bigint PRIMARY KEY, v text); CREATE PUBLICATION bench_pub FOR TABLE t", "bench");
+  // The end-to-end benchmark's row shape (docs/performance.md, W1 to W3).
+  server.sql(
+      "CREATE TABLE t (id bigint PRIMARY KEY, name text, amount numeric(12,2), created_at timestamptz, flag bool); "
+      "CREATE PUBLICATION bench_pub FOR TABLE t",
+      "bench");
   std::printf("jetstream benchmark: PostgreSQL %d, a three-node cluster, %llu transactions of %llu rows\n",
               server.major(), static_cast<unsigned long long>(opt.transactions),
               static_cast<unsigned long long>(opt.rows));
@@ -370,7 +374,7 @@ auto run(const options& opt) -> int {
     const auto deadline = clock_type::now() + 60s;
     while (!active() && clock_type::now() < deadline) std::this_thread::sleep_for(50ms);
     const auto before = parse_lsn(server.scalar("SELECT pg_current_wal_lsn()", "bench"));
-    server.sql("INSERT INTO t VALUES (0, 'seed')", "bench");
+    server.sql("INSERT INTO t VALUES (0, 'seed', 0, now(), false)", "bench");
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!wait_for_marker(b, configs[i], before, 60s) || running[i]->stop() != 0) {
         std::fprintf(stderr, "bench-jetstream: a seed run failed (see %s)\n", log.c_str());
@@ -390,7 +394,8 @@ auto run(const options& opt) -> int {
     if (i + 1 == opt.transactions) before_last = parse_lsn(server.scalar("SELECT pg_current_wal_lsn()", "bench"));
     const auto first = std::to_string(1 + i * opt.rows);
     server.sql(
-        "INSERT INTO t SELECT g, md5(g::text) FROM generate_series(" + first + ", " + first + " + " + rows + " - 1) g",
+        "INSERT INTO t SELECT g, 'name-' || lpad(g::text, 16, '0'), (g % 100000) / 100.0, now(), g % 2 = 0 "
+        "FROM generate_series(" + first + ", " + first + " + " + rows + " - 1) g",
         "bench");
   }
   const std::uint64_t expected = 2 + opt.transactions * (opt.rows + 1);  // the seed, then the backlog
