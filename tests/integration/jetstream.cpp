@@ -592,12 +592,6 @@ struct jetstream_fixture {
   }
 };
 
-    if (!here)
-      verdict.message() << "the broker's cases run on PostgreSQL 17 (REPLICANT_JETSTREAM_ALL_CASES=1: on every major)";
-    return verdict;
-  }
-};
-
 // Starts @p m and waits until its slot streams.
 void start_streaming(jetstream_fixture& f, sink_process& m) {
   m.start();

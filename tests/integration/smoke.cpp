@@ -252,7 +252,7 @@ BOOST_AUTO_TEST_CASE(restart_keeps_data_settings_and_port) {
   pg.create_database(db);
   pg.sql("CREATE TABLE t (id int PRIMARY KEY)", db);
   pg.sql("INSERT INTO t SELECT generate_series(1, 100)", db);
-  pg.set("work_mem", "5MB");  // a setting of postgresql.auto.conf, read at start
+  const replicant::test::setting_guard work_mem{pg, "work_mem", "5MB"};  // postgresql.auto.conf, read at start
   const auto port = pg.port();
   const auto pid = pg.postmaster_pid();
   const auto started = pg.scalar("SELECT pg_postmaster_start_time()");
@@ -265,8 +265,6 @@ BOOST_AUTO_TEST_CASE(restart_keeps_data_settings_and_port) {
   BOOST_TEST(pg.scalar("SELECT pg_postmaster_start_time()") != started);
   BOOST_TEST(pg.scalar("SELECT count(*) FROM t", db) == "100");
   BOOST_TEST(pg.scalar("SHOW work_mem") == "5MB");
-  pg.reset("work_mem");
-  pg.reload();
 }
 
 BOOST_AUTO_TEST_CASE(crash_then_start_recovers_committed_data) {

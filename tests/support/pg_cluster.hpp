@@ -456,6 +456,38 @@ class pg_cluster {
 };
 
 /**
+ * A server setting changed for as long as the guard lives: set() at construction, reset() and
+ * reload() at destruction, so that a test case that fails half-way still leaves a program's shared
+ * server as the next case expects it. A setting that takes effect only at a restart is the
+ * caller's to restart for, both ways.
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe.
+ */
+class setting_guard {
+ public:
+  /// `ALTER SYSTEM SET` @p name to @p value on @p server. @throws pg_error.
+  setting_guard(pg_cluster& server, std::string name, std::string_view value)
+      : server_(server), name_(std::move(name)) {
+    server_.set(name_, value);
+  }
+  setting_guard(const setting_guard&) = delete;
+  auto operator=(const setting_guard&) -> setting_guard& = delete;
+  /// Resets the setting and reloads; a failure to (a server that is down) is ignored.
+  ~setting_guard() {
+    try {
+      server_.reset(name_);
+      if (server_.running()) server_.reload();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): the server is gone, nothing is left to restore
+    }
+  }
+
+ private:
+  pg_cluster& server_;
+  std::string name_;
+};
+
+/**
  * The process-wide cluster of a test program, created on first use.
  *
  * One server per test program keeps a run on two cores fast; tests share it and stay isolated by
