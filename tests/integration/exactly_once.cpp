@@ -725,9 +725,12 @@ class interruptions {
   /// Call right before each kill.
   auto before_kill() -> void {
     const auto now = f_.applied();
-    if (now > applied_at_last_kill_) ++mid_stream_;
+    last_interrupted_ = now > applied_at_last_kill_;
+    if (last_interrupted_) ++mid_stream_;
     applied_at_last_kill_ = now;
   }
+  /// Whether the last kill came after its run had applied something.
+  [[nodiscard]] auto last_kill_interrupted_work() const -> bool { return last_interrupted_; }
   /// Waits (a bounded time) until the mirror has applied something since the last kill, or until
   /// @p nothing_left says nothing is left to apply.
   template <class Predicate>
@@ -758,6 +761,7 @@ class interruptions {
   std::uint64_t applied_at_last_kill_ = 0;
   std::uint64_t applied_before_catch_up_ = 0;
   int mid_stream_ = 0;
+  bool last_interrupted_ = true;
 };
 
 // SIGKILL at random moments while a writer commits as fast as it can, in checkpoint mode @p mode.
@@ -779,10 +783,10 @@ auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kil
   int kills = 0;
   int unexpected_exits = 0;
   while (kills < min_kills || writer.writing()) {
-    // Every other run is let apply something first: on a loaded machine the mirror's start-up can
-    // outlast the random interval, and then no kill would land mid-stream. The others may land
-    // anywhere, start-up included.
-    if (kills % 2 == 1) {
+    // A run after one killed before it applied anything is let apply something first: on a
+    // loaded machine the mirror's start-up can outlast the random interval, and then no kill would
+    // land mid-stream. The others may land anywhere, start-up included.
+    if (!evidence.last_kill_interrupted_work()) {
       evidence.wait_for_progress([&] { return !writer.writing() && f.applied() >= w.committed(); });
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{20, 400}(rng)});
