@@ -222,7 +222,7 @@ class mirror_target {
     auto r = target_->run("SELECT commit_lsn FROM replicant_mirror_checkpoint WHERE slot = $1", p);
     if (!r) return failed(r.error());
     auto stored = checkpoint_of(*r);
-    if (stored) given_ = *stored;
+    if (stored) given_ = *stored;  // none until something was applied
     return stored;
   }
 
@@ -236,7 +236,7 @@ class mirror_target {
    * Never throws.
    */
   auto check_delivery(lsn commit) noexcept -> void {
-    if (!given_ || !*given_ || commit > **given_) return;
+    if (!given_ || commit > *given_) return;
     std::fprintf(stderr, "replicant-pg-mirror: transaction at %X/%X delivered at or below the checkpoint given\n",
                  static_cast<unsigned>(commit.value() >> 32U), static_cast<unsigned>(commit.value() & 0xFFFFFFFFU));
   }
@@ -621,7 +621,7 @@ class mirror_target {
   std::string sqlstate_;
   mirror_counts counts_;
   mirror_counts pending_;  // of the target transaction in progress; counted once it ends well
-  std::optional<std::optional<lsn>> given_;  // what read_checkpoint() last returned, if it ran
+  std::optional<lsn> given_;  // what read_checkpoint() last returned
   // The primary key columns of the FULL tables met on this connection, by quoted qualified name.
   std::map<std::string, std::vector<std::string>, std::less<>> primary_keys_;
 };
