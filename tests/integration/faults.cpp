@@ -441,7 +441,10 @@ class fault_case {
     const auto before = sessions();
     proxy_.set_mode(fault_mode::cut);
     proxy_.set_mode(fault_mode::pass_through);
-    BOOST_TEST(wait_for_session_after(before), name_ << ": no new session after the final cut");
+    BOOST_TEST(wait_for_session_after(before), name_ << ": no new session after the final cut ("
+                                                       << (halted() ? "the pipeline halted" : "the pipeline runs")
+                                                       << "); its last connection events:"
+                                                       << events_.last(12, "replicant.connection."));
     let_run(500ms);
     writer_.stop();
     std::map<std::int64_t, source_row> source;
@@ -477,6 +480,10 @@ class fault_case {
               << " duplicated=" << t.duplicated << " partial=" << t.partial << " out_of_order=" << t.out_of_order
               << " wrong=" << t.wrong << " resent=" << sink_.skipped << " sessions=" << sessions()
               << " halts=" << halts_.size();
+    // Each halt by its reason, in order, so that a failed run says what stopped the pipeline.
+    for (std::size_t i = 0; i < halts_.size(); ++i) {
+      std::cout << (i == 0 ? " (" : ",") << replicant::to_string(halts_[i].reason) << (i + 1 == halts_.size() ? ")" : "");
+    }
     for (const auto& [outcome, n] : outcomes_) std::cout << ' ' << outcome << '=' << n;
     std::cout << " pg=" << db_.pg.major() << std::endl;
     return t;

@@ -160,6 +160,18 @@ struct event_log {
   }
   /// Whether any event contains @p text.
   auto contains(std::string_view text) -> bool { return count(text) > 0; }
+  /// The last @p n events that contain @p text, oldest first: what a failed wait prints to say what
+  /// the pipeline did (telemetry is value-free, and audited to be).
+  auto last(std::size_t n, std::string_view text) -> std::string {
+    const std::lock_guard lock{mutex};
+    std::vector<const std::string*> hits;
+    for (const auto& l : lines) {
+      if (l.find(text) != std::string::npos) hits.push_back(&l);
+    }
+    std::string out;
+    for (auto i = hits.size() > n ? hits.size() - n : 0; i < hits.size(); ++i) out += "\n  " + *hits[i];
+    return out;
+  }
 };
 
 /// A fresh database on the live server with `items (id int PRIMARY KEY, label text, qty int)` in
