@@ -289,6 +289,9 @@ BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_
   f.sql("CREATE TABLE noise (id int)");
   memory_sink mirror;
   append_sink log;
+  // A quiet session asks the server for its position after half of this (the server's own keepalive
+  // comes only after half of wal_sender_timeout): the positions this case waits for arrive sooner.
+  f.options.receive_timeout = 4s;
   auto log_options = f.options;
   log_options.slot = f.pg.unique_name("slot");
   running r1{mirror, f.pgoutput, f.options};
