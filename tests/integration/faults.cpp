@@ -481,9 +481,12 @@ class fault_case {
               << " wrong=" << t.wrong << " resent=" << sink_.skipped << " sessions=" << sessions()
               << " halts=" << halts_.size();
     // Each halt by its reason, in order, so that a failed run says what stopped the pipeline.
-    for (std::size_t i = 0; i < halts_.size(); ++i) {
-      std::cout << (i == 0 ? " (" : ",") << replicant::to_string(halts_[i].reason) << (i + 1 == halts_.size() ? ")" : "");
+    const char* separator = " (";
+    for (const auto& h : halts_) {
+      std::cout << separator << replicant::to_string(h.reason);
+      separator = ",";
     }
+    if (!halts_.empty()) std::cout << ')';
     for (const auto& [outcome, n] : outcomes_) std::cout << ' ' << outcome << '=' << n;
     std::cout << " pg=" << db_.pg.major() << std::endl;
     return t;
