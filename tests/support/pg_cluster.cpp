@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -811,6 +812,7 @@ void pg_cluster::start_on_free_port() {
 auto pg_cluster::log_path() const -> fs::path { return dir_ / "server.log"; }
 
 void pg_cluster::start() {
+  forget_sessions();
   if (running()) return;
   // The port was ours before, and the DSNs handed out name it, so it is not changed behind a test.
   // Another process may hold it meanwhile, most often as the local end of an outgoing connection
@@ -885,6 +887,7 @@ void pg_cluster::wait_for_exit(int signal_number, int timeout_ms) noexcept {
 }
 
 void pg_cluster::stop() {
+  forget_sessions();
   if (!running()) return;
   // SIGINT is fast shutdown. It can wait for a walsender whose client does not read, up to
   // wal_sender_timeout, hence the generous limit before immediate shutdown.
@@ -904,6 +907,7 @@ void pg_cluster::restart() {
 }
 
 void pg_cluster::crash() {
+  forget_sessions();
   if (!running()) return;
   wait_for_exit(SIGQUIT, 30'000);  // SIGQUIT is what pg_ctl stop -m immediate sends
 }
@@ -921,6 +925,7 @@ auto pg_cluster::running() noexcept -> bool {
 }
 
 void pg_cluster::destroy() noexcept {
+  forget_sessions();
   wait_for_exit(SIGQUIT, 30'000);
   if (!primary_slot_.empty()) {
     // A standby's slot would pin WAL on its primary for as long as that runs. Best effort: the
@@ -965,8 +970,8 @@ void pg_cluster::reset(std::string_view name) {
 }
 
 void pg_cluster::reload() {
-  // A backend is forked from the postmaster and inherits its configuration and its load time, so
-  // once a new session reports a later pg_conf_load_time() every later session sees the reload.
+  // The postmaster reloads before it passes the signal on to its backends, so once a session (new
+  // or pooled) reports a later pg_conf_load_time() every later session sees the reload.
   constexpr std::string_view load_time = "SELECT pg_conf_load_time()";
   const auto before = scalar(load_time);
   sql("SELECT pg_reload_conf()");
@@ -975,14 +980,16 @@ void pg_cluster::reload() {
     if (steady::now() >= deadline) throw std::runtime_error{"pg_cluster: the server did not reload within 10 s"};
     std::this_thread::sleep_for(5ms);
   }
+  // Settings read only at a session's start apply to new sessions.
+  forget_sessions();
 }
 
 auto pg_cluster::sql(std::string_view statement, std::string_view database) -> rows {
-  return connect(database).exec(statement).all_rows();
+  return exec_in_session(statement, database).all_rows();
 }
 
 auto pg_cluster::scalar(std::string_view statement, std::string_view database) -> std::string {
-  const auto result = connect(database).exec(statement);
+  const auto result = exec_in_session(statement, database);
   if (result.row_count() != 1 || result.column_count() != 1) {
     throw std::runtime_error{"pg_cluster::scalar: expected 1 row of 1 column, got " +
                              std::to_string(result.row_count()) + " rows of " + std::to_string(result.column_count())};
@@ -990,6 +997,81 @@ auto pg_cluster::scalar(std::string_view statement, std::string_view database) -
   auto value = result.value(0, 0);
   if (!value) throw std::runtime_error{"pg_cluster::scalar: the value is NULL"};
   return *std::move(value);
+}
+
+// --- sql()'s session pool ---------------------------------------------------------------------------
+
+namespace {
+
+// Whether @p statement may leave state in its session that DISCARD ALL does not reset, or needs no
+// other session on a database: such a statement gets a connection of its own.
+auto needs_own_session(std::string_view statement) -> bool {
+  std::string lower{statement};
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  constexpr std::array<std::string_view, 4> markers{"database", "replication_origin_session", "replication_slot",
+                                                    "export_snapshot"};
+  return std::any_of(markers.begin(), markers.end(),
+                     [&](std::string_view m) { return lower.find(m) != std::string::npos; });
+}
+
+}  // namespace
+
+auto pg_cluster::exec_in_session(std::string_view statement, std::string_view database) -> pg_result {
+  if (needs_own_session(statement)) return connect(database).exec(statement);
+  auto pooled = borrow(database);
+  if (!pooled) {
+    auto conn = connect(database);
+    auto result = conn.exec(statement);
+    give_back(database, std::move(conn));
+    return result;
+  }
+  // A pooled session can have ended since it was returned (its backend terminated, the server
+  // restarted behind the harness): borrow() drops the ones known to be gone, and a statement that
+  // finds its session gone runs once more on a new one, as it would have from the start.
+  try {
+    auto result = pooled->exec(statement);
+    give_back(database, *std::move(pooled));
+    return result;
+  } catch (const pg_error&) {
+    if (PQstatus(pooled->native()) == CONNECTION_OK) {
+      give_back(database, *std::move(pooled));
+      throw;
+    }
+  }
+  auto conn = connect(database);
+  auto result = conn.exec(statement);
+  give_back(database, std::move(conn));
+  return result;
+}
+
+auto pg_cluster::borrow(std::string_view database) -> std::optional<pg_connection> {
+  const std::lock_guard lock{idle_mutex_};
+  while (true) {
+    const auto it = std::find_if(idle_.begin(), idle_.end(), [&](const auto& s) { return s.first == database; });
+    if (it == idle_.end()) return std::nullopt;
+    auto conn = std::move(it->second);
+    idle_.erase(it);
+    // Reads what the server sent while the session was idle: a backend that was terminated has
+    // said so and closed its end, which makes the connection bad.
+    if (PQconsumeInput(conn.native()) == 1 && PQstatus(conn.native()) == CONNECTION_OK) return conn;
+  }
+}
+
+void pg_cluster::give_back(std::string_view database, pg_connection conn) noexcept {
+  try {
+    if (PQstatus(conn.native()) != CONNECTION_OK || PQtransactionStatus(conn.native()) != PQTRANS_IDLE) return;
+    if (!conn.try_exec("DISCARD ALL").ok()) return;
+    const std::lock_guard lock{idle_mutex_};
+    constexpr std::size_t most_idle = 8;
+    if (idle_.size() < most_idle) idle_.emplace_back(std::string{database}, std::move(conn));
+  } catch (...) {
+    // Not pooled: the connection closes with conn.
+  }
+}
+
+void pg_cluster::forget_sessions() noexcept {
+  const std::lock_guard lock{idle_mutex_};
+  idle_.clear();
 }
 
 void pg_cluster::create_database(std::string_view name) {
@@ -1139,6 +1221,7 @@ void pg_cluster::promote() {
   if (scalar("SELECT pg_promote(true, 60)") != "t") {
     throw std::runtime_error{"pg_cluster::promote: the standby did not finish promoting within 60 s"};
   }
+  forget_sessions();
   standby_ = false;
 }
 

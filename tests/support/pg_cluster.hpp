@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -280,8 +281,9 @@ struct standby_options {
  * @endcode
  *
  * @par Thread safety
- * Not thread-safe. Create it from the main thread: the parent-death signal fires when the thread
- * that started the server exits.
+ * Create it from the main thread: the parent-death signal fires when the thread that started the
+ * server exits. sql() and scalar() may be called from several threads at once; starting,
+ * stopping and reconfiguring the server may not overlap with anything else.
  */
 class pg_cluster {
  public:
@@ -322,8 +324,17 @@ class pg_cluster {
   /// @throws std::runtime_error after 10 s.
   void reload();
 
-  /// Runs @p statement on a fresh connection to @p database; every row as text. @throws pg_error.
-  /// A fresh connection per call costs a few milliseconds and survives restart() and crash().
+  /**
+   * Runs @p statement in a session of its own on @p database; every row as text. @throws pg_error.
+   *
+   * The session is a pooled connection reset with `DISCARD ALL`, so it starts as a new one would:
+   * a backend per statement cost the server a fork and a catalog warm-up, half of the live tests'
+   * CPU when they poll. A connection left inside a transaction or failed is closed, not pooled;
+   * statements that touch databases, replication origins, slots or exported snapshots get a
+   * connection of their own, closed after them, because `DISCARD ALL` cannot undo those. The pool
+   * is emptied by start(), stop(), restart(), crash(), reload() and promote(). Safe to call from
+   * several threads at once.
+   */
   auto sql(std::string_view statement, std::string_view database = "postgres") -> rows;
 
   /// The single value of a one-row, one-column query. @throws std::runtime_error for another
@@ -435,6 +446,11 @@ class pg_cluster {
   void wait_for_exit(int signal, int timeout_ms) noexcept;
   void destroy() noexcept;
   [[nodiscard]] auto log_path() const -> std::filesystem::path;
+  // sql()'s session pool.
+  auto exec_in_session(std::string_view statement, std::string_view database) -> pg_result;
+  auto borrow(std::string_view database) -> std::optional<pg_connection>;
+  void give_back(std::string_view database, pg_connection conn) noexcept;
+  void forget_sessions() noexcept;
 
   pg_cluster_options options_;
   int major_ = 0;
@@ -453,6 +469,8 @@ class pg_cluster {
   std::string primary_slot_;  // with primary_dsn_: dropped on the primary by the destructor
   std::string primary_dsn_;
   std::optional<tls_files> tls_;
+  std::mutex idle_mutex_;
+  std::vector<std::pair<std::string, pg_connection>> idle_;  // (database, idle session)
 };
 
 /**
