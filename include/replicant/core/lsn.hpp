@@ -4,7 +4,7 @@
 #define REPLICANT_CORE_LSN_HPP
 
 /// @file
-/// replicant::lsn: a position in the write-ahead log.
+/// replicant::lsn: a position in the write-ahead log. Reference page: docs/reference/lsn.md.
 
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>

@@ -5,7 +5,8 @@
 
 /// @file
 /// replicant::change: one row change of a committed transaction, and replicant::row, a view of the
-/// row's columns that types each value on access.
+/// row's columns that types each value on access. Reference pages: docs/reference/changes.md (the
+/// change, its old values, unchanged TOAST) and docs/reference/values.md (fields and values).
 
 #include <replicant/model/cast.hpp>
 #include <replicant/model/tuple.hpp>

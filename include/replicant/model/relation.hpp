@@ -7,7 +7,7 @@
 /// What the server tells a consumer about the shape of a published table (replicant::relation_info)
 /// and about a non-built-in column type (replicant::type_info). Decoders build these from the
 /// plugin's schema messages (pgoutput's Relation 'R' and Type 'Y') and own their strings, so a
-/// description outlives the network buffer it came from.
+/// description outlives the network buffer it came from. Reference page: docs/reference/relations.md.
 
 #include <cstddef>
 #include <cstdint>

@@ -9,6 +9,7 @@
 /// The mapping from PostgreSQL types to the alternatives below, and the edge cases (infinities, BC
 /// dates, money under other locales, arrays), are described in docs/casting.md; the function that
 /// produces values from pgoutput column data is replicant::cast_text (and cast_binary) in cast.hpp.
+/// Every alternative, and what `to_string` prints, are listed in docs/reference/values.md.
 ///
 /// Ownership: values decoded from a replication frame *borrow* the frame's bytes for their text-like
 /// parts (text, json, numeric digits, bytea in binary mode), so decoding a row allocates nothing for

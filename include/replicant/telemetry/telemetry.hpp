@@ -196,13 +196,17 @@ enum class handler_id : std::uint64_t {};
  * stop replication; the exception is swallowed.
  *
  * @par Thread safety
- * All members are safe to call concurrently. Events are emitted from two threads (connection and
- * applier), so handlers run concurrently with each other and with themselves. A handler attached or
- * detached while an event is being delivered may or may not see that event; after `detach` returns,
- * the handler receives no event emitted later, but a delivery already in progress may still finish.
- * A handler may attach or detach handlers, including itself. The dispatcher must outlive everything
- * that emits to it (a pipeline keeps a reference), and whatever a handler captures must outlive
- * the handler's last delivery.
+ * All members are safe to call concurrently. A pipeline emits all of its events from the thread that
+ * runs it, so the handlers of a dispatcher one pipeline uses are called one at a time; a dispatcher
+ * shared by several pipelines (or emitted to from other threads) calls them concurrently, with each
+ * other and with themselves. A handler attached or detached while an event is being delivered may
+ * or may not see that event; after `detach` returns, the handler receives no event emitted later,
+ * but a delivery already in progress may still finish. A handler may attach or detach handlers,
+ * including itself. The dispatcher must outlive everything that emits to it (a pipeline keeps a
+ * pointer), and whatever a handler captures must outlive the handler's last delivery.
+ *
+ * @see docs/reference/telemetry_dispatcher.md (receiving events, threads, cost) and
+ * docs/telemetry.md (the catalog).
  */
 class dispatcher {
  public:
