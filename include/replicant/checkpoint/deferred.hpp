@@ -233,7 +233,7 @@ concept deferred_sink = detail::has_checkpoint<S> && detail::has_handle_transact
  * @par Example
  * @code
  * replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint, replicant::no_spill, broker_sink>
- *     p{sink, replicant::deferred_checkpoint{.max_unconfirmed = 10'000}, options};
+ *     p{sink, pgoutput_options, replicant::deferred_checkpoint{.max_unconfirmed = 10'000}, options};
  * @endcode
  */
 struct deferred_checkpoint {

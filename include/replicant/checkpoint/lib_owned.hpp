@@ -96,7 +96,8 @@ auto with_store_retries(checkpoint_context<Sink>& ctx, Store& store, std::uint32
  * @code
  * using policy = replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>;
  * replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, my_sink> p{
- *     sink, policy{.store = replicant::file_checkpoint_store{"/var/lib/app/orders.checkpoint"}}, options};
+ *     sink, pgoutput_options, policy{.store = replicant::file_checkpoint_store{"/var/lib/app/orders.checkpoint"}},
+ *     options};
  * @endcode
  */
 template <class Store>
@@ -107,8 +108,9 @@ struct lib_owned_checkpoint {
 
   /// Where the checkpoint lives.
   Store store;
-  /// Batched checkpoint writes; none writes the checkpoint after every transaction.
-  std::optional<checkpoint_batching> batch;
+  /// Batched checkpoint writes; none writes the checkpoint after every transaction. Initialized
+  /// here so that `policy{.store = ...}` leaves it out without a missing-initializer warning.
+  std::optional<checkpoint_batching> batch{};
   /// Transient store faults retried before halting (0 halts on the first).
   std::uint32_t max_retries = 5;
   /// Pause between two attempts.

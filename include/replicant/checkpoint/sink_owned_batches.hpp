@@ -43,7 +43,7 @@ namespace replicant {
  * @par Example
  * @code
  * replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_batches, replicant::no_spill, my_sink>
- *     p{sink, replicant::sink_owned_batches{.max_transactions = 500}, options};
+ *     p{sink, pgoutput_options, replicant::sink_owned_batches{.max_transactions = 500}, options};
  * @endcode
  */
 struct sink_owned_batches {

@@ -144,7 +144,8 @@ class spill_file_part final : public spill_part {
  * @par Example
  * @code
  * replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::disk_spill, my_sink>
- *     p{sink, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = "/var/lib/app/spill"}, options};
+ *     p{sink, pgoutput_options, replicant::sink_owned_checkpoint{}, replicant::disk_spill{.dir = "/var/lib/app/spill"},
+ *       options};
  * @endcode
  *
  * @par Thread safety
