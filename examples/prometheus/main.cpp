@@ -3,14 +3,13 @@
 //
 // replicant-prometheus: runs a replication pipeline and serves its telemetry as Prometheus
 // metrics on 127.0.0.1. The pattern for watching any pipeline: attach a handler to the
-// telemetry::dispatcher that folds events into counters (metrics.hpp), and let a scrape read them
-// (http.hpp). The sink here only counts what it receives; a real one would store it. Usage:
-// docs/prometheus.md, or `replicant-prometheus --help`.
+// telemetry::dispatcher that folds events into a prometheus-cpp registry (metrics.hpp), and let
+// prometheus-cpp's exposer serve it. The sink here only counts what it receives; a real one would
+// store it. Usage: docs/prometheus.md, or `replicant-prometheus --help`.
 
 #include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
-#include "http.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
 
@@ -23,7 +22,14 @@
 #include <replicant/telemetry/telemetry.hpp>
 #include <replicant/model/transaction.hpp>
 
+#include <prometheus/exposer.h>
+
+#include <poll.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <optional>
 #include <span>
@@ -31,6 +37,7 @@
 #include <system_error>
 #include <thread>
 #include <variant>
+#include <vector>
 
 namespace {
 
@@ -79,18 +86,40 @@ auto say(const std::string& line) -> void {
   std::fflush(stderr);
 }
 
+// The exposer's settings (civetweb's options): loopback only, whatever the port; two workers, so
+// that one slow client does not hold up a scrape; a client that sends nothing is dropped after
+// five seconds.
+auto exposer_options(std::uint16_t port) -> std::vector<std::string> {
+  return {"listening_ports", "127.0.0.1:" + std::to_string(port), "num_threads", "2", "request_timeout_ms", "5000"};
+}
+
+// Blocks until a stop signal. False when waiting failed (the OS error is in errno).
+auto wait_for_stop() -> bool {
+  pollfd stop{stop_signal::fd(), POLLIN, 0};
+  for (;;) {
+    if (::poll(&stop, 1, -1) > 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
 auto run(const options& o) -> int {
-  // Listen first: a port in use fails the command before anything connects.
-  auto listener = loopback_listener::open(o.port);
-  if (!listener) {
-    say("listening on 127.0.0.1 failed: " + listener.error().message() + " (choose another --port)");
+  // The metrics and the dispatcher outlive the pipeline (declared first), which emits from its
+  // two threads until run() returns.
+  telemetry_metrics metrics;
+
+  // Listen first: a port in use fails the command before anything connects. The exposer serves
+  // on threads of its own until it is destroyed, after the pipeline.
+  std::optional<::prometheus::Exposer> exposer;
+  try {
+    exposer.emplace(exposer_options(o.port));
+  } catch (const std::exception& e) {  // civetweb could not listen; its message names the port, no value
+    say(std::string{"listening on 127.0.0.1 failed: "} + e.what() + " (choose another --port)");
     return exit_failure;
   }
-  say("serving http://127.0.0.1:" + std::to_string(listener->port()) + "/metrics");
+  exposer->RegisterCollectable(metrics.registry());
+  const std::vector<int> ports = exposer->GetListeningPorts();  // the port taken, also for --port 0
+  say("serving http://127.0.0.1:" + std::to_string(ports.empty() ? int{o.port} : ports.front()) + "/metrics");
 
-  // The metrics and the dispatcher outlive the pipeline (declared first), which emits from its
-  // two threads until run() returns; the handler only touches atomics.
-  telemetry_metrics metrics;
   replicant::telemetry::dispatcher events;
   events.attach([&metrics](const replicant::telemetry::event_record& e) { metrics.observe(e); });
 
@@ -114,12 +143,13 @@ auto run(const options& o) -> int {
     }
   }};
 
-  // The responder runs on this thread until a stop signal.
-  const auto served = serve(*listener, stop_signal::fd(), [&metrics] { return metrics.render(); });
+  // The exposer answers scrapes on its own threads; this one waits for a stop signal.
+  const bool waited = wait_for_stop();
+  const std::error_code wait_error{waited ? 0 : errno, std::system_category()};
   pipeline.stop();
   streaming.join();
-  if (!served) {
-    say("serving the metrics failed: " + served.error().message());
+  if (!waited) {
+    say("waiting for a stop signal failed: " + wait_error.message());
     return exit_failure;
   }
   if (halted) return replicant::is_start_rejection(halted->reason) ? exit_refused : exit_failure;

@@ -3,13 +3,16 @@
 //
 // replicant-prometheus's metrics (examples/prometheus/metrics.hpp): every series present from the
 // start, telemetry events folded into counters, gauges and duration summaries, halts by reason,
-// the text format line by line, and nothing from the user (slot or table names) exported.
+// and nothing from the user (slot or table names) exported. The registry is read back in the text
+// format, as prometheus-cpp serializes it for a scrape.
 #include "../../../examples/prometheus/metrics.hpp"
 
 #define BOOST_TEST_MODULE replicant.unit.examples.prometheus_metrics
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/core/identifier.hpp>
+
+#include <prometheus/text_serializer.h>
 
 #include <chrono>
 #include <map>
@@ -25,6 +28,11 @@ using namespace std::chrono_literals;
 using replicant::lsn;
 
 namespace {
+
+// What a scrape of @p m would show: its registry in the text format.
+auto render(const prom::telemetry_metrics& m) -> std::string {
+  return prometheus::TextSerializer{}.Serialize(m.registry()->Collect());
+}
 
 // The samples of a render, `name{labels}` -> value text, checking each line's shape on the way.
 auto samples_of(const std::string& text) -> std::map<std::string, std::string> {
@@ -51,7 +59,7 @@ BOOST_AUTO_TEST_SUITE(telemetry_metrics)
 
 BOOST_AUTO_TEST_CASE(every_series_exists_from_the_start_at_zero) {
   const prom::telemetry_metrics m;
-  const auto text = m.render();
+  const auto text = render(m);
   BOOST_TEST(text.back() == '\n');
   const auto s = samples_of(text);
   for (const auto name : t::event_names) {
@@ -94,7 +102,7 @@ BOOST_AUTO_TEST_CASE(folds_the_events_of_a_pipeline_into_counters_and_gauges) {
   m.count_change(replicant::change_op::insert);
   m.count_change(replicant::change_op::delete_);
 
-  auto s = samples_of(m.render());
+  auto s = samples_of(render(m));
   BOOST_TEST(s.at("replicant_up") == "1");
   BOOST_TEST(s.at("replicant_connected") == "1");
   BOOST_TEST(s.at(event("connection.connected")) == "1");
@@ -112,7 +120,7 @@ BOOST_AUTO_TEST_CASE(folds_the_events_of_a_pipeline_into_counters_and_gauges) {
   BOOST_TEST(s.at("replicant_sink_changes_total{op=\"delete\"}") == "1");
 
   t::emit<t::events::connection_disconnected>(d);
-  BOOST_TEST(samples_of(m.render()).at("replicant_connected") == "0");
+  BOOST_TEST(samples_of(render(m)).at("replicant_connected") == "0");
 }
 
 BOOST_AUTO_TEST_CASE(counts_halts_by_reason_and_stops_being_up) {
@@ -120,7 +128,7 @@ BOOST_AUTO_TEST_CASE(counts_halts_by_reason_and_stops_being_up) {
   m.set_running(true);
   m.record_halt(replicant::halt_reason::publication_missing);
   m.set_running(false);
-  const auto s = samples_of(m.render());
+  const auto s = samples_of(render(m));
   BOOST_TEST(s.at("replicant_up") == "0");
   BOOST_TEST(s.at("replicant_halts_total{reason=\"publication_missing\"}") == "1");
   BOOST_TEST(s.at("replicant_halts_total{reason=\"sink_failed\"}") == "0");
@@ -134,7 +142,7 @@ BOOST_AUTO_TEST_CASE(exports_no_name_the_user_chose) {
   const replicant::table_ref table{"public", "secret_table_z2"};
   t::emit<t::events::connection_slot_active>(d, t::keys::slot_name = slot, t::keys::commit_lsn = lsn{0x10});
   t::emit<t::events::snapshot_table_completed>(d, t::keys::table = table, t::keys::change_count = 5);
-  const auto text = m.render();
+  const auto text = render(m);
   BOOST_TEST(text.find("z1") == std::string::npos);
   BOOST_TEST(text.find("z2") == std::string::npos);
   const auto s = samples_of(text);
@@ -144,15 +152,9 @@ BOOST_AUTO_TEST_CASE(exports_no_name_the_user_chose) {
 
 BOOST_AUTO_TEST_CASE(ignores_events_outside_the_catalog) {
   prom::telemetry_metrics m;
-  const auto before = m.render();
+  const auto before = render(m);
   m.observe(t::event_record{"replicant.not.an.event", {}, {}});
-  BOOST_TEST(m.render() == before);
-}
-
-BOOST_AUTO_TEST_CASE(escapes_label_values_as_the_format_asks) {
-  std::string out;
-  prom::append_label_value(out, "a\"b\\c\nd");
-  BOOST_TEST(out == "a\\\"b\\\\c\\nd");
+  BOOST_TEST(render(m) == before);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
