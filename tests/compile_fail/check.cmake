@@ -4,13 +4,19 @@
 # One compile-fail test: `cmake -DFLAGS_FILE=<file> -DSOURCE=<file.cpp> -P check.cmake`.
 # FLAGS_FILE holds the compiler and its arguments, one per line (written at configure time).
 # The source must compile as it is (so it is well-formed apart from what it tests), and must fail
-# to compile with REPLICANT_COMPILE_FAIL defined, printing the message its `// expect: <regex>`
-# line names, in the first error the compiler reports.
+# to compile with REPLICANT_COMPILE_FAIL defined, in a way a reader sees at once:
+# - the first line of the compiler's output that says `error:` matches the regex of the source's
+#   `// expect: <regex>` line (the sentence is the first error, not one found further down);
+# - no later line is a bare `static assertion failed` (a static_assert without a message, such as
+#   the caller's assertion on a checklist that has already said why, adds noise and no reason);
+# - with a `// context: <regex>` line, the regex matches the first error line or the lines the
+#   compiler prints before it (GCC's "In instantiation of ..."): for what only the instantiation
+#   can name, such as the struct member whose type no column fills.
 #
-# A source may hold several cases instead, one `// expect <case>: <regex>` line each: each case is
-# compiled with REPLICANT_COMPILE_FAIL and REPLICANT_COMPILE_FAIL_<case> defined, and must fail
-# with its own message. Such cases share the one control compile (and the user code they break
-# differently), which is most of their cost.
+# A source may hold several cases instead, one `// expect <case>: <regex>` line each (and
+# `// context <case>: <regex>` lines as needed): each case is compiled with REPLICANT_COMPILE_FAIL
+# and REPLICANT_COMPILE_FAIL_<case> defined, and must fail with its own message. Such cases share
+# the one control compile (and the user code they break differently), which is most of their cost.
 #
 # All compiles are syntax-only: nothing is generated, nothing of the build tree is touched, so these
 # tests run in parallel with each other and with anything else.
@@ -27,14 +33,32 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the control compile (without REPLICANT_COMPILE_FAIL) failed:\n${out}")
 endif()
 
-# The compiler stops at its first error: that error must be ours (a test that fails for another
-# reason first does not pass), and nothing after it is worth the time.
+file(STRINGS "${SOURCE}" contexts REGEX "^// context( [A-Za-z0-9_]+)?: ")
+foreach(context_line IN LISTS contexts)
+  string(REGEX MATCH "^// context( [A-Za-z0-9_]+)?: " prefix "${context_line}")
+  string(REPLACE "// context" "// expect" expect_prefix "${prefix}")
+  set(found FALSE)
+  foreach(line IN LISTS expects)
+    string(FIND "${line}" "${expect_prefix}" pos)
+    if(pos EQUAL 0)
+      set(found TRUE)
+    endif()
+  endforeach()
+  if(NOT found)
+    message(FATAL_ERROR "${SOURCE}: '${prefix}' names no case of an '// expect' line")
+  endif()
+endforeach()
+
+# Every error is printed (no error limit): what follows the first one is checked too.
 list(GET command 0 compiler)
 if(compiler MATCHES "clang")
-  set(first_error_only -ferror-limit=1)
+  set(no_error_limit -ferror-limit=0)
 else()
-  set(first_error_only -fmax-errors=1)
+  set(no_error_limit -fmax-errors=0)
 endif()
+# A static_assert failure without a message: GCC's and Clang 15's `static assertion failed`,
+# Clang 14's `static_assert failed`, each bare or with Clang's failed requirement in quotes.
+set(bare_static_assert "error: static(_assert| assertion) failed( due to requirement '[^\n]*')?\n")
 foreach(line IN LISTS expects)
   string(REGEX MATCH "^// expect( ([A-Za-z0-9_]+))?: (.*)$" _ "${line}")
   set(case "${CMAKE_MATCH_2}")
@@ -48,13 +72,46 @@ foreach(line IN LISTS expects)
   else()
     get_filename_component(label "${SOURCE}" NAME_WE)
   endif()
-  execute_process(COMMAND ${command} ${defines} ${first_error_only} -fsyntax-only "${SOURCE}"
+  execute_process(COMMAND ${command} ${defines} ${no_error_limit} -fsyntax-only "${SOURCE}"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(rc EQUAL 0)
     message(FATAL_ERROR "${label}: compiled with ${defines}, and must not")
   endif()
-  if(NOT out MATCHES "${expect}")
-    message(FATAL_ERROR "${label}: failed to compile, but without the expected message /${expect}/:\n${out}")
+  # The first error line, what the compiler printed before it, and what it printed after it.
+  string(FIND "${out}" "error:" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${label}: failed to compile without an error line:\n${out}")
   endif()
-  message(STATUS "${label}: fails to compile, saying: /${expect}/")
+  string(SUBSTRING "${out}" 0 ${at} before)
+  string(SUBSTRING "${out}" ${at} -1 rest)
+  string(FIND "${rest}" "\n" eol)
+  if(eol EQUAL -1)
+    string(LENGTH "${rest}" eol)
+  endif()
+  string(SUBSTRING "${rest}" 0 ${eol} error_tail)
+  string(FIND "${before}" "\n" line_start REVERSE)
+  math(EXPR line_start "${line_start} + 1")
+  string(SUBSTRING "${before}" ${line_start} -1 error_head)
+  set(first_error "${error_head}${error_tail}")
+  string(SUBSTRING "${rest}" ${eol} -1 after)
+  if(NOT first_error MATCHES "${expect}")
+    message(FATAL_ERROR "${label}: the first error is not the expected message /${expect}/:\n${first_error}\n\n"
+                        "The whole output:\n${out}")
+  endif()
+  if("${after}\n" MATCHES "${bare_static_assert}")
+    message(FATAL_ERROR "${label}: after the expected message, a static_assert failed without one:\n"
+                        "${CMAKE_MATCH_0}\nThe whole output:\n${out}")
+  endif()
+  foreach(context_line IN LISTS contexts)
+    string(REGEX MATCH "^// context( ([A-Za-z0-9_]+))?: (.*)$" _ "${context_line}")
+    if("${CMAKE_MATCH_2}" STREQUAL "${case}")
+      set(context "${CMAKE_MATCH_3}")
+      if(NOT "${before}${error_tail}" MATCHES "${context}")
+        message(FATAL_ERROR "${label}: neither the first error nor what precedes it matches /${context}/:\n"
+                            "${before}${error_tail}")
+      endif()
+      message(STATUS "${label}: the first error names /${context}/")
+    endif()
+  endforeach()
+  message(STATUS "${label}: fails to compile, its first error saying: /${expect}/")
 endforeach()

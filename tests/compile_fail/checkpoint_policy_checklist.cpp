@@ -4,7 +4,8 @@
 // A checkpoint policy of one's own is checked operation by operation (docs/checkpoint/writing_a_policy.md,
 // "The compile-time checklist"): each case leaves one out, and the checklist names it. The pipeline
 // evaluates this checklist (checkpoint_policy_missing_flush.cpp proves it through a pipeline); these
-// cases ask it directly, which costs a fraction of a pipeline's compile.
+// cases ask it directly, which costs a fraction of a pipeline's compile. One case (rejects_silently)
+// has every operation, but a checklist that says nothing of a sink its acceptance rejects.
 // expect not_movable: replicant: CheckpointPolicy must be move-constructible \(the pipeline keeps its own copy of the settings\)
 // expect no_delivery: replicant: CheckpointPolicy must provide `template <class Sink> class delivery`, constructible from `CheckpointPolicy&` \(carries the policy's behaviour for one connection\)
 // expect no_check_sink: replicant: CheckpointPolicy must provide `template <class Sink> static constexpr bool check_sink\(\)` \(one static_assert per sink member it requires\)
@@ -13,6 +14,7 @@
 // expect no_deliver: replicant: CheckpointPolicy::delivery must provide `result<void> deliver\(checkpoint_context<Sink>&, transaction&&\)` \(what delivering a committed transaction does\)
 // expect no_tick: replicant: CheckpointPolicy::delivery must provide `result<void> tick\(checkpoint_context<Sink>&, std::chrono::steady_clock::time_point\)` \(what time passing does, e\.g\. a timer's flush\)
 // expect no_snapshot_taken: replicant: CheckpointPolicy::delivery must provide `result<void> snapshot_taken\(checkpoint_context<Sink>&, lsn\)` \(a snapshot's consistent point becomes the checkpoint\)
+// expect rejects_silently: replicant: CheckpointPolicy::accepts<Sink> rejects this Sink: the policy's check_sink<Sink>\(\) says why, or misses a requirement of accepts
 // expect no_resident_bytes: replicant: CheckpointPolicy::delivery must provide `bool holding\(\) const noexcept`, `std::optional<std::chrono::steady_clock::time_point> due\(\) const noexcept` and `std::size_t resident_bytes\(\) const noexcept` \(what it holds, and until when\)
 #include <replicant/checkpoint/policy.hpp>
 
@@ -32,7 +34,11 @@ struct my_policy {
   my_policy(my_policy&&) = delete;
 #endif
 
-#ifndef REPLICANT_COMPILE_FAIL_no_accepts
+#if defined(REPLICANT_COMPILE_FAIL_rejects_silently)
+  // A requirement its checklist does not state: the sink is refused without a sentence of its own.
+  template <class Sink>
+  static constexpr bool accepts = false;
+#elif !defined(REPLICANT_COMPILE_FAIL_no_accepts)
   template <class Sink>
   static constexpr bool accepts = true;
 #endif

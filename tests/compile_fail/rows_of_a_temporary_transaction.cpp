@@ -4,8 +4,9 @@
 // A typed view reads its transaction when it is iterated, after the full expression that made it:
 // made from a temporary transaction it would read a dead one, so rows<T>() takes a transaction
 // (or a contiguous range of changes) as an lvalue only. A view of changes is copied, and may be a
-// temporary.
-// expect: change_source
+// temporary. The first error is the call that finds no overload (its note names the constraint,
+// change_source, which the control compile, the same call on an lvalue, meets).
+// expect: no matching function for call to .*rows<compile_fail::order>\(std::remove_reference<replicant::transaction&>::type
 #include <replicant/model/rows.hpp>
 
 #include <boost/hana/define_struct.hpp>

@@ -193,6 +193,12 @@ concept has_handle_transaction_deferred = requires(S& s, const transaction& txn,
   { s.handle_transaction(txn, c) } -> std::same_as<result<void>>;
 };
 
+// Callable with the transaction and its confirmation, whatever it returns.
+template <class S>
+concept calls_handle_transaction_deferred = requires(S& s, const transaction& txn, confirmation c) {
+  s.handle_transaction(txn, c);
+};
+
 }  // namespace detail
 
 /**
@@ -251,15 +257,25 @@ struct deferred_checkpoint {
   template <class Sink>
   static constexpr bool accepts = deferred_sink<Sink>;
 
-  /// The sink checklist: one `static_assert` per member this policy requires.
+  /// The sink checklist: one `static_assert` per member this policy requires, saying whether it
+  /// is absent, declared with other parameters, or returns the wrong type. Returns true: what does
+  /// not fit does not compile.
   template <class S>
   static constexpr auto check_sink() -> bool {
-    static_assert(detail::has_checkpoint<S>,
+    static_assert(detail::names_checkpoint<S>,
                   "replicant: deferred_checkpoint: Sink must provide `result<std::optional<lsn>> checkpoint()` "
                   "(returns the commit LSN it last knows durable, or std::nullopt; called on every connect)");
-    static_assert(detail::has_handle_transaction_deferred<S>,
+    detail::check_checkpoint_declared<S>();
+    static_assert(detail::names_handle_transaction<S>,
                   "replicant: deferred_checkpoint: Sink must provide `result<void> handle_transaction(const "
                   "transaction&, confirmation)` (takes the transaction and returns at once; confirms later)");
+    static_assert(!detail::names_handle_transaction<S> || detail::calls_handle_transaction_deferred<S>,
+                  "replicant: deferred_checkpoint: Sink::handle_transaction must be `result<void> "
+                  "handle_transaction(const transaction&, confirmation)` (it confirms each transaction later, "
+                  "through the confirmation)");
+    static_assert(!detail::calls_handle_transaction_deferred<S> || detail::has_handle_transaction_deferred<S>,
+                  "replicant: deferred_checkpoint: Sink::handle_transaction has the wrong return type: it must return "
+                  "`result<void>` (it returns at once; the confirmation says when the transaction is durable)");
     return detail::check_sink_owned_progress<S>();
   }
 
@@ -388,6 +404,12 @@ struct deferred_checkpoint {
     clock::time_point next_collect_{};  // when what was confirmed meanwhile is collected next
   };
 };
+
+namespace detail {
+// Its checklist asserts every atom of its acceptance (each case tested).
+template <>
+inline constexpr bool checklist_covers_acceptance<deferred_checkpoint> = true;
+}  // namespace detail
 
 }  // namespace replicant
 

@@ -130,22 +130,31 @@ struct lib_owned_checkpoint {
   template <class Sink>
   static constexpr bool accepts = lib_mode_sink<Sink>;
 
-  /// The sink checklist: one `static_assert` per member this policy requires or forbids.
+  /// The sink checklist: one `static_assert` per member this policy requires or forbids, saying
+  /// whether a required one is absent, declared with other parameters, or returns the wrong type.
+  /// Returns true: what does not fit does not compile.
   template <class S>
   static constexpr auto check_sink() -> bool {
     static_assert(!detail::names_checkpoint<S>,
                   "replicant: lib_owned_checkpoint: the library owns the checkpoint, so Sink must not declare "
                   "checkpoint() (use sink_owned_checkpoint for a sink that stores its own)");
-    static_assert(!detail::names_handle_batch<S> || detail::has_handle_transaction<S> ||
-                      detail::has_handle_transaction_void<S>,
+    static_assert(!detail::names_handle_batch<S> || detail::names_handle_transaction<S>,
                   "replicant: lib_owned_checkpoint delivers one transaction at a time: handle_batch is for "
                   "sink_owned_batches; provide `result<void> handle_transaction(const transaction&)`");
-    static_assert(detail::has_handle_transaction<S> || detail::has_handle_transaction_void<S>,
+    static_assert(detail::names_handle_transaction<S> || detail::names_handle_batch<S>,
                   "replicant: lib_owned_checkpoint: Sink must provide `result<void> handle_transaction(const "
                   "transaction&)` (called once per committed transaction; the library writes the checkpoint "
                   "after it returns)");
+    static_assert(!detail::names_handle_transaction<S> || detail::calls_handle_transaction<S>,
+                  "replicant: lib_owned_checkpoint: Sink::handle_transaction must be `result<void> "
+                  "handle_transaction(const transaction&)` (it cannot be called with a `const transaction&`)");
+    static_assert(!detail::calls_handle_transaction<S> || detail::has_handle_transaction<S> ||
+                      detail::has_handle_transaction_void<S>,
+                  "replicant: lib_owned_checkpoint: Sink::handle_transaction has the wrong return type: it must "
+                  "return `result<void>` (or `result<lsn>`, the commit LSN it persisted)");
     if constexpr (enable_incremental_snapshot<S>) {
-      static_assert(detail::has_handle_snapshot<S>,
+      // A handle_snapshot that does not fit is the hooks' checklist's to report (check_hooks).
+      static_assert(detail::names_handle_snapshot<S>,
                     "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
                     "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
       static_assert(progress_store<Store>,
@@ -277,6 +286,12 @@ struct lib_owned_checkpoint {
     bool given_up_ = false;  // a store write failed while stopping: none is tried again
   };
 };
+
+namespace detail {
+// Its checklist asserts every atom of its acceptance (each case tested).
+template <class Store>
+inline constexpr bool checklist_covers_acceptance<lib_owned_checkpoint<Store>> = true;
+}  // namespace detail
 
 }  // namespace replicant
 

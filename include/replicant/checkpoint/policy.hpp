@@ -279,6 +279,12 @@ concept keeps_snapshot_progress = requires(D& d, checkpoint_context<Sink>& ctx, 
   { d.write_progress(ctx, token) } -> std::same_as<result<void>>;
 };
 
+/// Whether policy @p P's `check_sink<Sink>()` fails a `static_assert` for every sink its
+/// `accepts<Sink>` rejects (true for the library's policies, each tested case by case): then a sink
+/// it rejects has been told why, and the pipeline does not say it again.
+template <class P>
+inline constexpr bool checklist_covers_acceptance = false;
+
 /// Whether @p P's delivery for @p Sink provides every operation (for the concept).
 template <class P, class Sink>
 constexpr auto delivery_complete() noexcept -> bool {
@@ -316,9 +322,12 @@ namespace detail {
 
 /**
  * The checklist for a checkpoint policy: one `static_assert` per operation, each naming what is
- * missing in a plain sentence, then the policy's own checklist for the sink.
+ * missing in a plain sentence, then, once the policy itself is complete, the policy's own checklist
+ * for the sink (a sink cannot be judged by a policy that lacks part of its behaviour).
  *
- * @return whether @p Sink fits @p P.
+ * @return true: what does not fit does not compile, each time with its own sentence. (Returning
+ * whether the sink fits would make the caller's `static_assert` fail a second time, bare, after
+ * the sentence that says why.)
  */
 template <class P, class Sink>
 constexpr auto check_checkpoint_policy() -> bool {
@@ -356,11 +365,15 @@ constexpr auto check_checkpoint_policy() -> bool {
                   "`std::optional<std::chrono::steady_clock::time_point> due() const noexcept` and `std::size_t "
                   "resident_bytes() const noexcept` (what it holds, and until when)");
   }
-  if constexpr (has_sink_checklist<P, Sink>) {
-    return P::template check_sink<Sink>() && checkpoint_policy_for<P, Sink> && P::template accepts<Sink>;
-  } else {
-    return false;
+  if constexpr (checkpoint_policy_for<P, Sink>) {
+    static_cast<void>(P::template check_sink<Sink>());
+    // The library's policies say every reason in check_sink; a policy of one's own whose checklist
+    // misses a requirement of its acceptance still does not compile.
+    static_assert(checklist_covers_acceptance<P> || P::template accepts<Sink>,
+                  "replicant: CheckpointPolicy::accepts<Sink> rejects this Sink: the policy's check_sink<Sink>() "
+                  "says why, or misses a requirement of accepts");
   }
+  return true;
 }
 
 }  // namespace detail

@@ -18,14 +18,16 @@ namespace replicant {
 
 namespace detail {
 
-// What every sink-owned policy requires for the incremental snapshot, when the sink opts in.
+// What every sink-owned policy requires for the incremental snapshot, when the sink opts in. A
+// member of either name that does not fit is the hooks' checklist's to report (check_hooks), so
+// these sentences are for absent members only.
 template <class S>
 constexpr auto check_sink_owned_progress() -> bool {
   if constexpr (enable_incremental_snapshot<S>) {
-    static_assert(has_handle_snapshot<S>,
+    static_assert(names_handle_snapshot<S>,
                   "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
                   "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
-    static_assert(has_snapshot_progress<S>,
+    static_assert(names_snapshot_progress<S>,
                   "replicant: enable_incremental_snapshot: Sink must provide `result<std::optional<std::string>> "
                   "snapshot_progress()` (returns the progress token it stored atomically with its last chunk)");
   }
@@ -108,15 +110,24 @@ struct sink_owned_checkpoint {
   template <class Sink>
   static constexpr bool accepts = sink<Sink>;
 
-  /// The sink checklist: one `static_assert` per member this policy requires.
+  /// The sink checklist: one `static_assert` per member this policy requires, saying whether it
+  /// is absent, declared with other parameters, or returns the wrong type. Returns true: what does
+  /// not fit does not compile.
   template <class S>
   static constexpr auto check_sink() -> bool {
-    static_assert(detail::has_checkpoint<S>,
+    static_assert(detail::names_checkpoint<S>,
                   "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
                   "it last persisted durably, or std::nullopt; called on every connect to resume after it)");
-    static_assert(detail::has_handle_transaction<S>,
+    detail::check_checkpoint_declared<S>();
+    static_assert(detail::names_handle_transaction<S>,
                   "replicant: Sink must provide `result<lsn> handle_transaction(const transaction&)` (called once "
                   "per committed transaction)");
+    static_assert(!detail::names_handle_transaction<S> || detail::calls_handle_transaction<S>,
+                  "replicant: Sink::handle_transaction must be `result<lsn> handle_transaction(const transaction&)` "
+                  "(it cannot be called with a `const transaction&`)");
+    static_assert(!detail::calls_handle_transaction<S> || detail::has_handle_transaction<S>,
+                  "replicant: Sink::handle_transaction has the wrong return type: sink_owned_checkpoint needs it to "
+                  "return `result<lsn>` (the commit LSN it persisted)");
     return detail::check_sink_owned_progress<S>();
   }
 
@@ -151,6 +162,12 @@ struct sink_owned_checkpoint {
     [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return 0; }
   };
 };
+
+namespace detail {
+// Its checklist asserts every atom of its acceptance (each case tested).
+template <>
+inline constexpr bool checklist_covers_acceptance<sink_owned_checkpoint> = true;
+}  // namespace detail
 
 }  // namespace replicant
 

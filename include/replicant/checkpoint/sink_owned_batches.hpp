@@ -59,15 +59,24 @@ struct sink_owned_batches {
   template <class Sink>
   static constexpr bool accepts = batch_sink<Sink>;
 
-  /// The sink checklist: one `static_assert` per member this policy requires.
+  /// The sink checklist: one `static_assert` per member this policy requires, saying whether it
+  /// is absent, declared with other parameters, or returns the wrong type. Returns true: what does
+  /// not fit does not compile.
   template <class S>
   static constexpr auto check_sink() -> bool {
-    static_assert(detail::has_checkpoint<S>,
+    static_assert(detail::names_checkpoint<S>,
                   "replicant: Sink must provide `result<std::optional<lsn>> checkpoint()` (returns the commit LSN "
                   "of the last batch it persisted, or std::nullopt; called on every connect to resume after it)");
-    static_assert(detail::has_handle_batch<S>,
+    detail::check_checkpoint_declared<S>();
+    static_assert(detail::names_handle_batch<S>,
                   "replicant: sink_owned_batches: Sink must provide `result<lsn> handle_batch(std::span<const "
                   "transaction>)` (persists the batch and its highest commit LSN atomically)");
+    static_assert(!detail::names_handle_batch<S> || detail::calls_handle_batch<S>,
+                  "replicant: Sink::handle_batch must be `result<lsn> handle_batch(std::span<const transaction>)` (it "
+                  "cannot be called with a `std::span<const transaction>`)");
+    static_assert(!detail::calls_handle_batch<S> || detail::has_handle_batch<S>,
+                  "replicant: Sink::handle_batch has the wrong return type: it must return `result<lsn>` (the highest "
+                  "commit LSN of the batch)");
     return detail::check_sink_owned_progress<S>();
   }
 
@@ -140,6 +149,12 @@ struct sink_owned_batches {
     std::optional<std::chrono::steady_clock::time_point> due_;
   };
 };
+
+namespace detail {
+// Its checklist asserts every atom of its acceptance (each case tested).
+template <>
+inline constexpr bool checklist_covers_acceptance<sink_owned_batches> = true;
+}  // namespace detail
 
 }  // namespace replicant
 

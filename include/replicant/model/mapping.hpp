@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -89,14 +90,39 @@ inline constexpr bool is_vector_v<std::vector<T, A>> = true;
 template <class T>
 inline constexpr bool is_value_alternative_v = is_variant_alternative<T, value::variant_type>;
 
-// A value as a member of type T; type_mismatch when it does not fit.
-template <class T>
+/**
+ * A struct member's name as a template argument, so that the diagnostic of a member whose type no
+ * column can fill names it. GCC prints it as a string literal,
+ * `member_name<boost::hana::string<'i', 'd'>, 3>{"id"}`; Clang 14 prints the characters of an array
+ * as numbers, and reads the name from @p Key, the accessor's compile-time string.
+ */
+template <class Key, std::size_t N>
+struct member_name {
+  char chars[N];  // NOLINT(*-avoid-c-arrays): GCC prints it as a string literal, std::array not
+};
+
+/// The @ref member_name of a Boost.Hana compile-time string (what an accessor's key is).
+template <class HanaString>
+struct member_name_of;
+template <char... C>
+struct member_name_of<boost::hana::string<C...>> {
+  static constexpr member_name<boost::hana::string<C...>, sizeof...(C) + 1> value{{C..., '\0'}};
+};
+
+// False: a member type convert() has no branch for. Its arguments make the compilers name the
+// member where the static_assert fails (Clang in the failed requirement, GCC in the instantiation
+// of convert() just above the error).
+template <auto Member, class T>
+inline constexpr bool member_type_supported = false;
+
+// A value as member @p Member (a member_name) of type T; type_mismatch when it does not fit.
+template <auto Member, class T>
 auto convert(const value& v) -> result<T> {
   if constexpr (std::same_as<T, value>) {
     return v;
   } else if constexpr (is_optional_v<T>) {
     if (v.is_null()) return T{};
-    auto inner = convert<typename T::value_type>(v);
+    auto inner = convert<Member, typename T::value_type>(v);
     if (!inner) return unexpected(inner.error());
     return T{std::move(*inner)};
   } else {
@@ -141,7 +167,7 @@ auto convert(const value& v) -> result<T> {
         T out;
         out.reserve(a->size());
         for (const value& element : *a) {
-          auto e = convert<typename T::value_type>(element);
+          auto e = convert<Member, typename T::value_type>(element);
           if (!e) return unexpected(e.error());
           out.push_back(std::move(*e));
         }
@@ -150,7 +176,7 @@ auto convert(const value& v) -> result<T> {
     } else if constexpr (is_value_alternative_v<T>) {
       if (const auto* x = v.get_if<T>()) return *x;
     } else {
-      static_assert(sizeof(T) == 0,
+      static_assert(member_type_supported<Member, T>,
                     "replicant: as<T>(): a member type must be bool, an integer or floating-point type, "
                     "std::string, std::string_view, std::chrono::sys_time<std::chrono::microseconds>, a "
                     "replicant::value alternative (numeric, text, date, timestamptz, ...), replicant::value, or "
@@ -204,6 +230,7 @@ template <class T>
     constexpr const char* name = boost::hana::to<const char*>(boost::hana::first(accessor));
     auto& member = boost::hana::second(accessor)(out);
     using member_type = std::remove_cvref_t<decltype(member)>;
+    using name_type = std::remove_cvref_t<decltype(boost::hana::first(accessor))>;
     const auto f = r.find(name);
     if (!f) {
       failure = mapping_error{make_error_code(errc::column_missing), name, name};
@@ -214,7 +241,7 @@ template <class T>
       failure = mapping_error{v.error(), name, f->name()};
       return;
     }
-    auto converted = detail::convert<member_type>(*v);
+    auto converted = detail::convert<detail::member_name_of<name_type>::value, member_type>(*v);
     if (!converted) {
       failure = mapping_error{converted.error(), name, f->name()};
       return;

@@ -57,16 +57,22 @@ constexpr auto check_decoder_serves() -> bool {
 }
 
 /**
- * The sink checklist for a checkpoint policy: the optional hooks, then one `static_assert` per
- * member the policy requires (or forbids), each naming the member, its signature and its purpose.
- * The pipeline uses it as `static_assert(detail::check_sink<Sink, CheckpointPolicy>())`.
+ * The sink checklist for a checkpoint policy: the optional hooks, then, once every hook the sink
+ * declares fits, one `static_assert` per member the policy requires (or forbids), each naming the
+ * member, its signature and its purpose. The pipeline uses it as
+ * `static_assert(detail::check_sink<Sink, CheckpointPolicy>())`.
  *
- * @return whether `S` fits `Policy`.
+ * The policy's list waits for the hooks' so that a hook reported once is not reported again by a
+ * policy that needs the same member (the incremental snapshot's `handle_snapshot`).
+ *
+ * @return true: a sink that does not fit does not compile, with one sentence per member (returning
+ * whether it fits would add a second, bare failure of the caller's `static_assert`).
  */
 template <class S, class Policy = sink_owned_checkpoint>
 constexpr auto check_sink() -> bool {
   check_hooks<S>();
-  return check_checkpoint_policy<Policy, S>();
+  if constexpr (hooks_declared<S>) check_checkpoint_policy<Policy, S>();
+  return true;
 }
 
 // Whether the pipeline can run the incremental snapshot for this sink and checkpoint policy: the

@@ -144,39 +144,68 @@ concept has_snapshot_progress = requires(S& s) {
   { s.snapshot_progress() } -> std::same_as<result<std::optional<std::string>>>;
 };
 
-// A member of that name exists, whatever its signature: tells "absent" from "misdeclared".
+// Callable as the pipeline calls it, whatever it returns: tells "misdeclared" (the parameters do
+// not fit) from "the wrong return type".
 template <class S>
-concept names_checkpoint = requires {
-  &S::checkpoint;
+concept calls_checkpoint = requires(S& s) { s.checkpoint(); };
+template <class S>
+concept calls_handle_transaction = requires(S& s, const transaction& txn) { s.handle_transaction(txn); };
+template <class S>
+concept calls_handle_batch = requires(S& s, std::span<const transaction> txns) { s.handle_batch(txns); };
+template <class S>
+concept calls_handle_session_identity = requires(S& s, const session_identity& id, const session_context& ctx) {
+  s.handle_session_identity(id, ctx);
 };
 template <class S>
-concept names_handle_batch = requires {
-  &S::handle_batch;
+concept calls_handle_slot_origin = requires(S& s, lsn origin, const slot_origin_context& ctx) {
+  s.handle_slot_origin(origin, ctx);
 };
 template <class S>
-concept names_handle_session_identity = requires {
-  &S::handle_session_identity;
+concept calls_handle_schema_change =
+    requires(S& s, const schema_change& change, const schema_change_context& ctx) {
+  s.handle_schema_change(change, ctx);
+} || requires(S& s, const schema_change& change) { s.handle_schema_change(change); };
+template <class S>
+concept calls_handle_message = requires(S& s, const logical_message& m, const message_context& ctx) {
+  s.handle_message(m, ctx);
 };
 template <class S>
-concept names_handle_slot_origin = requires {
-  &S::handle_slot_origin;
+concept calls_handle_prepare = requires(S& s, const prepared_event& e) { s.handle_prepare(e); };
+template <class S>
+concept calls_handle_snapshot = requires(S& s, const snapshot_batch& b, const snapshot_context& ctx) {
+  s.handle_snapshot(b, ctx);
 };
 template <class S>
-concept names_handle_schema_change = requires {
-  &S::handle_schema_change;
-};
+concept calls_handle_snapshot_complete = requires(S& s, lsn at) { s.handle_snapshot_complete(at); };
 template <class S>
-concept names_handle_message = requires {
-  &S::handle_message;
-};
+concept calls_snapshot_progress = requires(S& s) { s.snapshot_progress(); };
+
+// A member of that name exists, whatever its signature: tells "absent" from "misdeclared". Taking
+// its address finds a single member; an overloaded or templated one is found by the call.
 template <class S>
-concept names_handle_prepare = requires { &S::handle_prepare; };
+concept names_checkpoint = requires { &S::checkpoint; } || calls_checkpoint<S>;
 template <class S>
-concept names_handle_snapshot = requires { &S::handle_snapshot; };
+concept names_handle_transaction = requires { &S::handle_transaction; } || calls_handle_transaction<S>;
 template <class S>
-concept names_handle_snapshot_complete = requires { &S::handle_snapshot_complete; };
+concept names_handle_batch = requires { &S::handle_batch; } || calls_handle_batch<S>;
 template <class S>
-concept names_snapshot_progress = requires { &S::snapshot_progress; };
+concept names_handle_session_identity =
+    requires { &S::handle_session_identity; } || calls_handle_session_identity<S>;
+template <class S>
+concept names_handle_slot_origin = requires { &S::handle_slot_origin; } || calls_handle_slot_origin<S>;
+template <class S>
+concept names_handle_schema_change = requires { &S::handle_schema_change; } || calls_handle_schema_change<S>;
+template <class S>
+concept names_handle_message = requires { &S::handle_message; } || calls_handle_message<S>;
+template <class S>
+concept names_handle_prepare = requires { &S::handle_prepare; } || calls_handle_prepare<S>;
+template <class S>
+concept names_handle_snapshot = requires { &S::handle_snapshot; } || calls_handle_snapshot<S>;
+template <class S>
+concept names_handle_snapshot_complete =
+    requires { &S::handle_snapshot_complete; } || calls_handle_snapshot_complete<S>;
+template <class S>
+concept names_snapshot_progress = requires { &S::snapshot_progress; } || calls_snapshot_progress<S>;
 
 // The sink's declared kind; state_mirror when it declares none.
 template <class S>
@@ -305,31 +334,58 @@ concept lib_mode_sink = (detail::has_handle_transaction<S> ||
 
 namespace detail {
 
-// The optional hooks: absent, or declared exactly as the pipeline calls them.
+// The optional hooks: absent, or declared exactly as the pipeline calls them. A hook of that name
+// is either not callable as the pipeline calls it (the "must be" sentence) or returns the wrong
+// type (the "wrong return type" sentence): never both, so each hook is reported once.
+// Returns true: what does not fit does not compile.
 template <class S>
 constexpr auto check_hooks() -> bool {
-  static_assert(!names_handle_session_identity<S> || has_handle_session_identity<S>,
+  static_assert(!names_handle_session_identity<S> || calls_handle_session_identity<S>,
                 "replicant: Sink::handle_session_identity must be `result<void> handle_session_identity(const "
                 "session_identity&, const session_context&)`");
-  static_assert(!names_handle_slot_origin<S> || has_handle_slot_origin<S>,
+  static_assert(!calls_handle_session_identity<S> || has_handle_session_identity<S>,
+                "replicant: Sink::handle_session_identity has the wrong return type: it must return `result<void>` "
+                "(an error vetoes the connection)");
+  static_assert(!names_handle_slot_origin<S> || calls_handle_slot_origin<S>,
                 "replicant: Sink::handle_slot_origin must be `result<void> handle_slot_origin(lsn, const "
                 "slot_origin_context&)`");
-  static_assert(!names_handle_schema_change<S> || has_handle_schema_change<S>,
+  static_assert(!calls_handle_slot_origin<S> || has_handle_slot_origin<S>,
+                "replicant: Sink::handle_slot_origin has the wrong return type: it must return `result<void>` (an "
+                "error vetoes the start position)");
+  static_assert(!names_handle_schema_change<S> || calls_handle_schema_change<S>,
                 "replicant: Sink::handle_schema_change must be `result<void> handle_schema_change(const "
                 "schema_change&, const schema_change_context&)` (or the older `result<void> "
                 "handle_schema_change(const schema_change&)`)");
-  static_assert(!names_handle_message<S> || has_handle_message<S>,
+  static_assert(!calls_handle_schema_change<S> || has_handle_schema_change<S>,
+                "replicant: Sink::handle_schema_change has the wrong return type: it must return `result<void>` "
+                "(success accepts the change, an error halts)");
+  static_assert(!names_handle_message<S> || calls_handle_message<S>,
                 "replicant: Sink::handle_message must be `result<void> handle_message(const logical_message&, const "
                 "message_context&)`");
-  static_assert(!names_handle_prepare<S> || has_handle_prepare<S>,
+  static_assert(!calls_handle_message<S> || has_handle_message<S>,
+                "replicant: Sink::handle_message has the wrong return type: it must return `result<void>` (an error "
+                "halts)");
+  static_assert(!names_handle_prepare<S> || calls_handle_prepare<S>,
                 "replicant: Sink::handle_prepare must be `result<void> handle_prepare(const prepared_event&)`");
-  static_assert(!names_handle_snapshot<S> || has_handle_snapshot<S>,
+  static_assert(!calls_handle_prepare<S> || has_handle_prepare<S>,
+                "replicant: Sink::handle_prepare has the wrong return type: it must return `result<void>` (an error "
+                "halts)");
+  static_assert(!names_handle_snapshot<S> || calls_handle_snapshot<S>,
                 "replicant: Sink::handle_snapshot must be `result<void> handle_snapshot(const snapshot_batch&, const "
                 "snapshot_context&)`");
-  static_assert(!names_handle_snapshot_complete<S> || has_handle_snapshot_complete<S>,
+  static_assert(!calls_handle_snapshot<S> || has_handle_snapshot<S>,
+                "replicant: Sink::handle_snapshot has the wrong return type: it must return `result<void>` (an error "
+                "halts the snapshot)");
+  static_assert(!names_handle_snapshot_complete<S> || calls_handle_snapshot_complete<S>,
                 "replicant: Sink::handle_snapshot_complete must be `result<void> handle_snapshot_complete(lsn)`");
-  static_assert(!names_snapshot_progress<S> || has_snapshot_progress<S>,
+  static_assert(!calls_handle_snapshot_complete<S> || has_handle_snapshot_complete<S>,
+                "replicant: Sink::handle_snapshot_complete has the wrong return type: it must return `result<void>` "
+                "(an error halts the snapshot)");
+  static_assert(!names_snapshot_progress<S> || calls_snapshot_progress<S>,
                 "replicant: Sink::snapshot_progress must be `result<std::optional<std::string>> snapshot_progress()`");
+  static_assert(!calls_snapshot_progress<S> || has_snapshot_progress<S>,
+                "replicant: Sink::snapshot_progress has the wrong return type: it must return "
+                "`result<std::optional<std::string>>` (the progress token it stored, or none)");
   static_assert(hooks_well_typed<S>,
                 "replicant: Sink::hooks must be declared `static constexpr replicant::hook hooks = ...;`");
   static_assert(listed_as_named<S, hook::session_identity, names_handle_session_identity<S>>,
@@ -357,6 +413,19 @@ constexpr auto check_hooks() -> bool {
                 "replicant: Sink::hooks and the sink's members disagree on snapshot_progress: list "
                 "hook::snapshot_progress exactly when the sink has a member of that name (misspelled?)");
   static_cast<void>(kind_of<S>());
+  return true;
+}
+
+// Sink::checkpoint() as every policy that reads the sink's checkpoint calls it, once the sink has a
+// member of that name (the policy's own sentence says that it needs one).
+template <class S>
+constexpr auto check_checkpoint_declared() -> bool {
+  static_assert(!names_checkpoint<S> || calls_checkpoint<S>,
+                "replicant: Sink::checkpoint must be `result<std::optional<lsn>> checkpoint()` (it takes no "
+                "arguments)");
+  static_assert(!calls_checkpoint<S> || has_checkpoint<S>,
+                "replicant: Sink::checkpoint has the wrong return type: it must return `result<std::optional<lsn>>` "
+                "(the commit LSN it last persisted durably, or std::nullopt)");
   return true;
 }
 

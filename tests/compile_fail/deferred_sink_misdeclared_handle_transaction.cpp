@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: MIT
 //
 // Under deferred_checkpoint a sink must take each transaction with its confirmation handle; one that
-// has only the plain handle_transaction is refused with one sentence naming the member.
-// expect: replicant: deferred_checkpoint: Sink must provide `result<void> handle_transaction\(const transaction&, confirmation\)` \(takes the transaction and returns at once; confirms later\)
+// has only the plain handle_transaction is told that its member does not fit (not that it has none),
+// in one sentence naming the signature.
+// expect: replicant: deferred_checkpoint: Sink::handle_transaction must be `result<void> handle_transaction\(const transaction&, confirmation\)` \(it confirms each transaction later, through the confirmation\)
 #include <replicant/pipeline.hpp>
 
 #include <optional>
