@@ -125,7 +125,7 @@ class command_line {
   /// The app of program @p name, described by @p description, with @p footer after the options.
   /// @throws std::bad_alloc only.
   command_line(std::string name, std::string description, std::string footer)
-      : app_(std::move(description), std::move(name)) {
+      : app_(std::move(description) + "\n", std::move(name)) {  // a blank line before "Usage:"
     auto format = std::make_shared<help_format>();
     format->column_width(34);
     app_.formatter(std::move(format));
