@@ -70,21 +70,6 @@ using replicant::lsn;
 using replicant::value_kind;
 namespace cli = replicant::examples;
 
-constexpr std::string_view usage =
-    "usage: replicant-bench-null --dsn DSN --slot SLOT --publication PUB --end-lsn X/Y\n"
-    "                            [--low-water BYTES] [--max-delay-ms MS] [--protocol N] [--streaming]\n"
-    "                            [--max-inflight-mib N] [--spill-dir DIR] [--idle-seconds S]\n"
-    "                            [--latency-seconds S [--latency-warmup-seconds S]] [--floor]\n"
-    "Streams SLOT through a replicant pipeline into a sink that types every value, and stops once\n"
-    "the acknowledged position reaches --end-lsn (or after --idle-seconds, or at a signal with\n"
-    "--latency-seconds). Prints one line of counts, a checksum, its CPU time and peak RSS, and the\n"
-    "commit-to-sink latency percentiles with --latency-seconds.\n"
-    "  --streaming           pgoutput streaming of large transactions (protocol 2+)\n"
-    "  --max-inflight-mib N  the pipeline's resident budget (default 64)\n"
-    "  --spill-dir DIR       disk_spill into DIR instead of no_spill\n"
-    "  --floor               no pipeline: one thread reading the stream with replicant::pq, looking at\n"
-    "                        the Commit messages only (the floor for latency and CPU)\n";
-
 struct options {
   std::string dsn;
   std::string slot;
@@ -102,75 +87,94 @@ struct options {
   bool floor = false;
 };
 
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  cli::command_line line{
+      "replicant-bench-null",
+      "Streams SLOT through a replicant pipeline into a sink that types every value, and stops once\n"
+      "the acknowledged position reaches --end-lsn (or after --idle-seconds, or at a signal with\n"
+      "--latency-seconds). Prints one line of counts, a checksum, its CPU time and peak RSS, and the\n"
+      "commit-to-sink latency percentiles with --latency-seconds.",
+      ""};
+  std::string dsn;
+  std::string slot;
+  std::string publication;
+  std::string end;
+  std::string low_water = "0";
+  std::string max_delay_ms = "5";
+  std::string protocol = "0";
+  std::string idle_seconds = "0";
+  bool streaming = false;
+  std::string max_inflight_mib = "64";
+  std::string spill_dir;
+  std::string latency_seconds = "0";
+  std::string latency_warmup_seconds = "0";
+  bool floor = false;
+
+  arguments() {
+    line.text("--dsn", dsn, "DSN", "", "libpq connection string")->required();
+    line.text("--slot", slot, "SLOT", "", "the slot")->required();
+    line.text("--publication", publication, "PUB", "", "the publication")->required();
+    line.text("--end-lsn", end, "X/Y", "none", "stop once the acknowledged position reaches it");
+    line.text("--low-water", low_water, "BYTES", "0", "receive_low_water_bytes");
+    line.text("--max-delay-ms", max_delay_ms, "MS", "5", "receive_max_delay");
+    line.text("--protocol", protocol, "N", "0: the highest", "pgoutput protocol version");
+    line.text("--idle-seconds", idle_seconds, "S", "0: off", "stream for S seconds and stop, whatever arrives");
+    line.flag("--streaming", streaming, "pgoutput streaming of large transactions (protocol 2+)");
+    line.text("--max-inflight-mib", max_inflight_mib, "N", "64", "the pipeline's resident budget");
+    line.text("--spill-dir", spill_dir, "DIR", "none: no_spill", "disk_spill into DIR instead of no_spill");
+    line.text("--latency-seconds", latency_seconds, "S", "0: off", "measure commit-to-sink latency for S seconds");
+    line.text("--latency-warmup-seconds", latency_warmup_seconds, "S", "0", "with --latency-seconds: a warm-up");
+    line.flag("--floor", floor,
+              "no pipeline: one thread reading the stream with replicant::pq,\nlooking at the Commit messages only "
+              "(the floor for latency and CPU)");
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
+
 // Returns the options, or nothing after printing why (never echoing a value: it may be a secret).
 auto parse(std::span<const char* const> args) -> std::optional<options> {
-  options o;
-  cli::argument_reader reader{args};
-  const auto fail = [](std::string_view what, std::string_view arg) -> std::optional<options> {
-    std::fprintf(stderr, "replicant-bench-null: %.*s %s\n%.*s", static_cast<int>(what.size()), what.data(),
-                 cli::printable_option_name(arg).c_str(), static_cast<int>(usage.size()), usage.data());
+  arguments a;
+  const auto fail = [&](const std::string& what) -> std::optional<options> {
+    std::fprintf(stderr, "replicant-bench-null: %s\n%s", what.c_str(), a.line.help().c_str());
     return std::nullopt;
   };
-  while (reader.next()) {
-    const auto name = reader.name();
-    if (name == "--help") {
-      std::fputs(usage.data(), stdout);
-      std::exit(cli::exit_ok);
-    }
-    if (name == "--streaming" || name == "--floor") {  // flags: they take no value
-      if (reader.has_inline_value()) return fail("takes no value:", reader.argument());
-      (name == "--floor" ? o.floor : o.streaming) = true;
-      continue;
-    }
-    const auto value = reader.take_value();
-    if (!value) return fail("missing value for", reader.argument());
-    const auto number = [&](std::uint32_t low, std::uint32_t high) { return cli::parse_unsigned(*value, low, high); };
-    // Sets `into` from a number within [low, high]; false when out of range.
-    const auto set = [&](std::uint32_t& into, std::uint32_t low, std::uint32_t high) {
-      auto n = number(low, high);
-      if (n) into = *n;
-      return n.has_value();
-    };
-    bool ok = true;
-    if (name == "--dsn") {
-      o.dsn = *value;
-    } else if (name == "--slot") {
-      o.slot = *value;
-    } else if (name == "--publication") {
-      o.publication = *value;
-    } else if (name == "--end-lsn") {
-      auto at = replicant::parse_lsn(*value);
-      if (!at) return fail("malformed LSN for", reader.argument());
-      o.end = *at;
-    } else if (name == "--low-water") {
-      ok = set(o.low_water, 0, 1U << 30U);
-    } else if (name == "--max-delay-ms") {
-      ok = set(o.max_delay_ms, 1, 60'000);
-    } else if (name == "--protocol") {
-      ok = set(o.protocol, 0, 4);
-    } else if (name == "--idle-seconds") {
-      ok = set(o.idle_seconds, 1, 3600);
-    } else if (name == "--max-inflight-mib") {
-      ok = set(o.max_inflight_mib, 1, 64U * 1024U);
-    } else if (name == "--spill-dir") {
-      if (value->empty()) return fail("empty value for", reader.argument());
-      o.spill_dir = *value;
-    } else if (name == "--latency-seconds") {
-      ok = set(o.latency_seconds, 1, 3600);
-    } else if (name == "--latency-warmup-seconds") {
-      ok = set(o.latency_warmup_seconds, 0, 3600);
-    } else {
-      return fail("unknown option", reader.argument());
-    }
-    if (!ok) return fail("out of range:", reader.argument());
+  if (auto bad = a.line.parse(args)) return fail(bad->to_refusal().reason);
+  if (a.line.help_requested()) {
+    std::fputs(a.line.help().c_str(), stdout);
+    std::exit(cli::exit_ok);
   }
-  if (o.dsn.empty() || o.slot.empty() || o.publication.empty() ||
-      (!o.end && o.idle_seconds == 0 && o.latency_seconds == 0)) {
-    std::fprintf(stderr,
-                 "replicant-bench-null: --dsn, --slot, --publication and --end-lsn (or --idle-seconds, or "
-                 "--latency-seconds) are required\n%.*s",
-                 static_cast<int>(usage.size()), usage.data());
-    return std::nullopt;
+  options o;
+  o.dsn = a.dsn;
+  o.slot = a.slot;
+  o.publication = a.publication;
+  o.streaming = a.streaming;
+  o.floor = a.floor;
+  if (a.line.app().count("--end-lsn") > 0) {
+    auto at = replicant::parse_lsn(a.end);
+    if (!at) return fail("--end-lsn: malformed LSN");
+    o.end = *at;
+  }
+  // Sets `into` from a number within [low, high]; false when out of range.
+  const auto set = [](std::uint32_t& into, const std::string& text, std::uint32_t low, std::uint32_t high) {
+    auto n = cli::parse_unsigned(text, low, high);
+    if (n) into = *n;
+    return n.has_value();
+  };
+  if (!set(o.low_water, a.low_water, 0, 1U << 30U)) return fail("--low-water: out of range");
+  if (!set(o.max_delay_ms, a.max_delay_ms, 1, 60'000)) return fail("--max-delay-ms: out of range");
+  if (!set(o.protocol, a.protocol, 0, 4)) return fail("--protocol: out of range");
+  if (!set(o.idle_seconds, a.idle_seconds, 0, 3600)) return fail("--idle-seconds: out of range");
+  if (!set(o.max_inflight_mib, a.max_inflight_mib, 1, 64U * 1024U)) return fail("--max-inflight-mib: out of range");
+  if (a.line.app().count("--spill-dir") > 0 && a.spill_dir.empty()) return fail("--spill-dir: empty value");
+  o.spill_dir = a.spill_dir;
+  if (!set(o.latency_seconds, a.latency_seconds, 0, 3600)) return fail("--latency-seconds: out of range");
+  if (!set(o.latency_warmup_seconds, a.latency_warmup_seconds, 0, 3600)) {
+    return fail("--latency-warmup-seconds: out of range");
+  }
+  if (!o.end && o.idle_seconds == 0 && o.latency_seconds == 0) {
+    return fail("--end-lsn (or --idle-seconds, or --latency-seconds) is required");
   }
   return o;
 }

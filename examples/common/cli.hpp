@@ -4,23 +4,32 @@
 #define REPLICANT_EXAMPLES_COMMON_CLI_HPP
 
 /// @file
-/// What the example programs share about their command line: the exit statuses, and reading
-/// `--name value` / `--name=value` arguments without ever repeating a value.
+/// What the example programs share about their command line: the exit statuses, and a CLI11 app
+/// that reads every option as text and refuses a command line without ever repeating a value.
+///
+/// CLI11 does the syntax (`--name value` and `--name=value`, unknown options, missing values,
+/// repeats) and writes `--help` with every option's default. Its own conversions and validators
+/// are not used: their messages quote the value they refused, and a value may be a password in a
+/// connection string pasted into the wrong place. Each program checks its values itself, with
+/// fixed text that names the option only.
 
 #include <replicant/core/identifier.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <system_error>
+#include <utility>
 #include <vector>
 
 namespace replicant::examples {
@@ -31,63 +40,6 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_failure = 1;
 /// Exit status: refused to start (bad command line, invalid name, missing start mode).
 inline constexpr int exit_refused = 2;
-
-/**
- * Walks the arguments after the program name, one option at a time. An option's value is the
- * next argument or follows the first `=` (`--slot s` or `--slot=s`).
- *
- * @par Example
- * @code
- * argument_reader reader{args};
- * while (reader.next()) {
- *   if (reader.name() == "--slot") slot = reader.take_value();
- * }
- * @endcode
- *
- * @par Thread safety
- * Distinct objects: safe. Shared objects: unsafe.
- */
-class argument_reader {
- public:
-  /// Reads @p args, which must outlive the reader. Never throws.
-  explicit argument_reader(std::span<const char* const> args) noexcept : args_(args) {}
-
-  /// Moves to the next argument. @return false when none is left. Never throws.
-  [[nodiscard]] auto next() noexcept -> bool {
-    if (next_ >= args_.size()) return false;
-    const std::string_view arg = args_[next_++];
-    const auto eq = arg.find('=');
-    argument_ = arg;
-    name_ = arg.substr(0, eq);
-    inline_value_.reset();
-    if (eq != std::string_view::npos) inline_value_ = arg.substr(eq + 1);
-    return true;
-  }
-
-  /// The whole current argument. Never throws.
-  [[nodiscard]] auto argument() const noexcept -> std::string_view { return argument_; }
-
-  /// The current argument up to its first `=`: the option's name. Never throws.
-  [[nodiscard]] auto name() const noexcept -> std::string_view { return name_; }
-
-  /// Whether the current argument carries a value after `=`. Never throws.
-  [[nodiscard]] auto has_inline_value() const noexcept -> bool { return inline_value_.has_value(); }
-
-  /// The current option's value: what follows `=`, or else the next argument, which is then
-  /// consumed. Nothing when there is neither. Never throws.
-  [[nodiscard]] auto take_value() noexcept -> std::optional<std::string_view> {
-    if (inline_value_) return inline_value_;
-    if (next_ >= args_.size()) return std::nullopt;
-    return std::string_view{args_[next_++]};
-  }
-
- private:
-  std::span<const char* const> args_;
-  std::size_t next_ = 0;
-  std::string_view argument_;
-  std::string_view name_;
-  std::optional<std::string_view> inline_value_;
-};
 
 /**
  * The name of option @p arg (up to its first `=`) when it may be echoed in an error: `--` and at
@@ -119,10 +71,169 @@ struct refusal {
   std::string reason;
 };
 
+/// What is wrong with the shape of a command line, as CLI11 found it: the option concerned (a name
+/// of the form `--[a-z0-9-]+`, `(not shown)`, or empty) and fixed text.
+struct syntax_error {
+  /// The option, e.g. `--slot`; empty when none can be named.
+  std::string option;
+  /// What is wrong with it, e.g. `"needs a value"` (fixed text).
+  std::string_view problem;
+
+  /// The refusal that says it, e.g. `"--slot needs a value"`. @throws std::bad_alloc only.
+  [[nodiscard]] auto to_refusal() const -> refusal {
+    return refusal{option.empty() ? std::string{problem} : option + " " + std::string{problem}};
+  }
+};
+
+/**
+ * `--help` with a default for every option, written the same way whichever CLI11 version builds
+ * it: a value option shows its label and `[default]` (the text its declaration gives, see
+ * @ref command_line), or `REQUIRED`; a flag shows `[off]`.
+ */
+class help_format : public CLI::Formatter {
+ public:
+  /// The option's value label, default or `REQUIRED`, and `...` when it may be repeated.
+  [[nodiscard]] auto make_option_opts(const CLI::Option* opt) const -> std::string override {
+    if (opt->get_expected_max() == 0) return opt->get_name() == "--help" ? std::string{} : std::string{" [off]"};
+    std::string text = " " + opt->get_type_name();
+    if (!opt->get_default_str().empty()) text += " [" + opt->get_default_str() + "]";
+    if (opt->get_expected_max() > 1) text += " ...";
+    if (opt->get_required()) text += " REQUIRED";
+    return text;
+  }
+};
+
+/**
+ * A program's command line: a CLI11 app whose options are all read as text (or as flags), with a
+ * default shown in `--help` for each, and a parse that turns CLI11's errors into value-free
+ * @ref syntax_error "syntax errors".
+ *
+ * @par Example
+ * @code
+ * command_line cli{"replicant-x", "Streams ...", "Exit status: ..."};
+ * std::string slot;
+ * cli.text("--slot", slot, "NAME", "", "the slot")->required();
+ * if (auto bad = cli.parse(args)) return bad->to_refusal();
+ * if (cli.help_requested()) ...;
+ * @endcode
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe.
+ */
+class command_line {
+ public:
+  /// The app of program @p name, described by @p description, with @p footer after the options.
+  /// @throws std::bad_alloc only.
+  command_line(std::string name, std::string description, std::string footer)
+      : app_(std::move(description) + "\n", std::move(name)) {  // a blank line before "Usage:"
+    auto format = std::make_shared<help_format>();
+    format->column_width(34);
+    app_.formatter(std::move(format));
+    app_.footer(std::move(footer));
+    app_.set_help_flag("-h,--help", "print this help and exit");
+  }
+
+  /// The CLI11 app, for what the helpers below do not cover.
+  [[nodiscard]] auto app() noexcept -> CLI::App& { return app_; }
+
+  /**
+   * An option that takes one value, read as text into @p into (the last one given wins).
+   * @param label the value's name in `--help`, e.g. `NAME`.
+   * @param shown_default the default `--help` shows (empty: none, for a required option).
+   * @throws std::bad_alloc only.
+   */
+  auto text(const std::string& names, std::string& into, const std::string& label, const std::string& shown_default,
+            const std::string& description) -> CLI::Option* {
+    auto* opt = app_.add_option(names, into, description);
+    opt->type_name(label)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    if (!shown_default.empty()) opt->default_str(shown_default);
+    return opt;
+  }
+
+  /// An option that may be repeated, each value read as text into @p into, in order.
+  /// @throws std::bad_alloc only.
+  auto texts(const std::string& names, std::vector<std::string>& into, const std::string& label,
+             const std::string& shown_default, const std::string& description) -> CLI::Option* {
+    auto* opt = app_.add_option(names, into, description);
+    // One value per occurrence (`--publication a --publication b`): a stray argument after it is
+    // refused, not taken as another value.
+    opt->type_name(label)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
+    if (!shown_default.empty()) opt->default_str(shown_default);
+    return opt;
+  }
+
+  /// A flag, off unless given; it takes no value (`--flag=x` is refused).
+  /// @throws std::bad_alloc only.
+  auto flag(const std::string& names, bool& into, const std::string& description) -> CLI::Option* {
+    return app_.add_flag(names, into, description)
+        ->disable_flag_override()
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+
+  /**
+   * Reads @p args (the arguments after the program name) into the options' variables.
+   * @return nothing when they were read, or when `--help` was asked for (help_requested()); or
+   * what is wrong, value-free.
+   * @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto parse(std::span<const char* const> args) -> std::optional<syntax_error> {
+    std::vector<std::string> reversed;  // CLI11 takes the arguments last first
+    reversed.reserve(args.size());
+    for (auto it = args.rbegin(); it != args.rend(); ++it) reversed.emplace_back(*it);
+    try {
+      app_.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+      help_ = true;
+    } catch (const CLI::ParseError& e) {
+      return describe(e);
+    }
+    return std::nullopt;
+  }
+
+  /// Whether the command line asked for `--help`. Never throws.
+  [[nodiscard]] auto help_requested() const noexcept -> bool { return help_; }
+
+  /// The `--help` text. @throws std::bad_alloc only.
+  [[nodiscard]] auto help() const -> std::string { return app_.help(); }
+
+ private:
+  // The option an error message of CLI11 begins with (its first word, without a trailing ':'),
+  // when that is a plain option name. Some messages name the option without its dashes.
+  [[nodiscard]] static auto leading_option(std::string_view message) -> std::string {
+    const auto word = message.substr(0, message.find_first_of(": "));
+    return printable_option_name(word.starts_with("-") ? std::string{word} : "--" + std::string{word});
+  }
+
+  // CLI11's error, reduced to an option name and fixed text: its own message may quote a value.
+  [[nodiscard]] auto describe(const CLI::ParseError& e) const -> syntax_error {
+    const std::string_view message = e.what();
+    // CLI11 checks the required options before it reports what it did not know: an unknown
+    // option is the likelier cause of a missing one, so it is named first.
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr ||
+                        (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && app_.remaining_size() > 0);
+    if (extras) {
+      const auto extra = app_.remaining();
+      return {extra.empty() ? std::string{} : printable_option_name(extra.front()),
+              "is an unknown option or a stray value (see --help)"};
+    }
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+      return {leading_option(message), "is required (see --help)"};
+    }
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+      const bool value_on_a_flag = message.find("flag override") != std::string_view::npos;
+      return {leading_option(message), value_on_a_flag ? "takes no value" : "needs a value"};
+    }
+    return {std::string{}, "the command line cannot be read (see --help)"};
+  }
+
+  CLI::App app_;
+  bool help_ = false;
+};
+
 /**
  * The options of a program that follows one slot: where to connect, which slot and publications,
  * whether to create the slot, and how often to report to the server. Programs derive their own
- * options from it and read these with read_slot_option().
+ * options from it; @ref slot_arguments declares and checks them.
  *
  * @par Thread safety
  * A value type.
@@ -140,55 +251,73 @@ struct slot_options {
   std::chrono::seconds status_interval{10};
 };
 
-/// What read_slot_option() made of the current argument.
-struct option_read {
-  /// Whether the argument is one of the slot options (then it was read, or refused).
-  bool matched = false;
-  /// Why its value was refused, if it was.
-  std::optional<refusal> refused;
-};
+/// @p names without repeats, in the order first given. @throws std::bad_alloc only.
+[[nodiscard]] inline auto without_repeats(const std::vector<std::string>& names) -> std::vector<std::string> {
+  std::vector<std::string> kept;
+  for (const auto& n : names) {
+    if (std::find(kept.begin(), kept.end(), n) == kept.end()) kept.push_back(n);
+  }
+  return kept;
+}
 
 /**
- * Reads the current argument of @p reader into @p into when it is `--dsn`, `--slot`,
- * `--publication` (repeatable; a repeat is kept once), `--create-slot` or `--status-interval`
- * (1 to 3600 seconds).
- * @return whether it was one of them, and the refusal of its value if any.
- * @throws std::bad_alloc only.
+ * The slot options on a @ref command_line: `--dsn`, `--slot` (required), `--publication`
+ * (repeatable, required), `--create-slot` and `--status-interval` (1 to 3600 seconds, default
+ * 10), read as text by parse() and checked by check().
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe.
  */
-[[nodiscard]] inline auto read_slot_option(argument_reader& reader, slot_options& into) -> option_read {
-  const std::string_view name = reader.name();
-  const auto refuse = [](std::string reason) {
-    return option_read{.matched = true, .refused = refusal{std::move(reason)}};
-  };
-  if (name == "--create-slot") {
-    if (reader.has_inline_value()) return refuse("--create-slot takes no value");
-    into.create_slot = true;
-  } else if (name == "--dsn") {
-    const auto v = reader.take_value();
-    if (!v) return refuse("--dsn needs a connection string");
-    into.dsn = std::string{*v};
-  } else if (name == "--slot") {
-    const auto v = reader.take_value();
-    if (!v || !identifier::validate_slot_name(*v)) return refuse("--slot is 1 to 63 characters of a-z, 0-9 and _");
-    into.slot = std::string{*v};
-  } else if (name == "--publication") {
-    const auto v = reader.take_value();
-    if (!v || !identifier::validate(*v)) {
-      return refuse("--publication is a plain identifier: a letter or _, then letters, digits, _ or $");
+class slot_arguments {
+ public:
+  /// Declares the options on @p cli, which must outlive this. @p create_slot_help describes
+  /// `--create-slot` (what it needs differs between programs). @p required: `--slot` and
+  /// `--publication` are required by CLI11 (and marked so in `--help`); a program that needs them
+  /// only in some modes leaves that to check(). @throws std::bad_alloc only.
+  slot_arguments(command_line& cli, const std::string& create_slot_help, bool required = true) {
+    cli.text("--dsn", dsn_, "CONNINFO", "the PG* environment variables", "libpq connection string or URI");
+    auto* slot = cli.text("--slot", slot_, "NAME", required ? "" : "none",
+                          "logical replication slot ([a-z0-9_], at most 63 bytes)");
+    auto* publication = cli.texts("--publication", publications_, "NAME", required ? "" : "none",
+                                  "publication to stream (repeatable; at least one)");
+    if (required) {
+      slot->required();
+      publication->required();
     }
-    if (std::find(into.publications.begin(), into.publications.end(), *v) == into.publications.end()) {
-      into.publications.emplace_back(*v);
-    }
-  } else if (name == "--status-interval") {
-    const auto v = reader.take_value();
-    const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
-    if (!n) return refuse("--status-interval is 1 to 3600 seconds");
-    into.status_interval = std::chrono::seconds{*n};
-  } else {
-    return {};
+    cli.flag("--create-slot", create_slot_, create_slot_help);
+    cli.text("--status-interval", status_interval_, "SECS", "10", "seconds between status updates to the server");
   }
-  return option_read{.matched = true, .refused = std::nullopt};
-}
+
+  /**
+   * Checks the values read and stores them in @p into (its `dsn` is kept when `--dsn` was not
+   * given). @return the refusal, or nothing. @throws std::bad_alloc only.
+   */
+  [[nodiscard]] auto check(slot_options& into) const -> std::optional<refusal> {
+    if (slot_.empty()) return refusal{"--slot is required (see --help)"};
+    if (publications_.empty()) return refusal{"at least one --publication is required (see --help)"};
+    if (!identifier::validate_slot_name(slot_)) return refusal{"--slot is 1 to 63 characters of a-z, 0-9 and _"};
+    for (const auto& p : publications_) {
+      if (!identifier::validate(p)) {
+        return refusal{"--publication is a plain identifier: a letter or _, then letters, digits, _ or $"};
+      }
+    }
+    const auto interval = parse_unsigned(status_interval_, 1, 3600);
+    if (!interval) return refusal{"--status-interval is 1 to 3600 seconds"};
+    if (!dsn_.empty()) into.dsn = dsn_;
+    into.slot = slot_;
+    into.publications = without_repeats(publications_);
+    into.create_slot = create_slot_;
+    into.status_interval = std::chrono::seconds{*interval};
+    return std::nullopt;
+  }
+
+ private:
+  std::string dsn_;
+  std::string slot_;
+  std::vector<std::string> publications_;
+  bool create_slot_ = false;
+  std::string status_interval_ = "10";
+};
 
 /**
  * What pgoutput is asked for: the publications of @p o; everything else keeps pgoutput's defaults.
@@ -209,16 +338,6 @@ struct option_read {
   p.create_slot = o.create_slot;
   p.status_interval = o.status_interval;
   return p;
-}
-
-/**
- * Checks that @p o names a slot and at least one publication.
- * @return the refusal, or nothing. @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto missing_slot_option(const slot_options& o) -> std::optional<refusal> {
-  if (o.slot.empty()) return refusal{"--slot is required (see --help)"};
-  if (o.publications.empty()) return refusal{"at least one --publication is required (see --help)"};
-  return std::nullopt;
 }
 
 }  // namespace replicant::examples

@@ -15,7 +15,6 @@
 #include <new>
 #include <span>
 #include <string>
-#include <string_view>
 #include <variant>
 
 namespace replicant::examples {
@@ -23,19 +22,19 @@ namespace replicant::examples {
 /**
  * Runs an example program: parses the arguments after the program name with @p parse, which
  * returns `std::variant<Options, Refusal>` (`Options` has a `help` flag, `Refusal` a `reason`);
- * prints @p usage for `--help`; installs the stop signal with @p on_stop; then returns
+ * prints what @p usage returns for `--help`; installs the stop signal with @p on_stop; then returns
  * `run(options)`. A refusal is said through @p say and exits exit_refused; running out of memory
  * exits exit_failure.
  *
  * @par Example
  * @code
  * auto main(int argc, char** argv) -> int {
- *   return program_main(argc, argv, parse_options, usage_text, &stop_running_pipelines<my_pipeline>, say, run);
+ *   return program_main(argc, argv, parse_options, usage, &stop_running_pipelines<my_pipeline>, say, run);
  * }
  * @endcode
  */
 template <class Parse, class Run>
-[[nodiscard]] auto program_main(int argc, char** argv, Parse parse, std::string_view usage, stop_signal::hook on_stop,
+[[nodiscard]] auto program_main(int argc, char** argv, Parse parse, std::string (*usage)(), stop_signal::hook on_stop,
                                 void (*say)(const std::string&), Run run) -> int {
   try {
     const auto parsed =
@@ -46,7 +45,8 @@ template <class Parse, class Run>
     }
     const auto& o = std::get<0>(parsed);
     if (o.help) {
-      std::fwrite(usage.data(), 1, usage.size(), stdout);
+      const std::string text = usage();
+      std::fwrite(text.data(), 1, text.size(), stdout);
       return exit_ok;
     }
     if (!stop_signal::install(on_stop)) {

@@ -137,6 +137,6 @@ auto run(const custom_policies::options& o) -> int {
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
-  return replicant::examples::program_main(argc, argv, custom_policies::parse_options, custom_policies::usage_text,
+  return replicant::examples::program_main(argc, argv, custom_policies::parse_options, custom_policies::usage,
                                            &replicant::examples::stop_running_pipelines<custom_pipeline>, say, run);
 }

@@ -26,39 +26,6 @@ namespace custom_policies {
 /// Why the command line was refused (the example programs share the type).
 using replicant::examples::refusal;
 
-/// The usage text printed by `--help`.
-inline constexpr std::string_view usage_text =
-    R"(Usage: replicant-custom-policies --slot NAME --publication NAME --output PATH --spill-dir DIR [options]
-
-Appends the committed changes of PostgreSQL publications to a file, one line per change and one
-commit line per transaction, through two policies written outside the library against its public
-concepts: the checkpoint is written to a file once the transactions delivered since the last write
-span --checkpoint-every-kib of WAL (or after --checkpoint-delay-ms, or at a stop), and a
-transaction larger than a quarter of --max-inflight-mib is spilled to a memory-mapped file in
---spill-dir. A restart continues after the checkpoint: nothing is lost, and after a crash what
-followed the last checkpoint written is appended again (a reader skips commit LSNs it has seen).
-
-Options:
-  --dsn CONNINFO             libpq connection string or URI (default: the PG* environment variables)
-  --slot NAME                logical replication slot ([a-z0-9_], at most 63 bytes)
-  --publication NAME         publication to stream (repeatable; at least one)
-  --output PATH              the file to append to; created if missing
-  --checkpoint-file PATH     where the checkpoint is kept (default: the output path + ".checkpoint")
-  --spill-dir DIR            where spilled transactions go: an existing directory of yours that no
-                             one else may write to
-  --create-slot              create the slot if it does not exist; needs --go-forward-only
-  --go-forward-only          with no checkpoint yet, start at the slot's acknowledged position
-  --checkpoint-every-kib N   write the checkpoint once the transactions not yet covered span N KiB
-                             of WAL (1 to 4194304; default 16384, i.e. 16 MiB)
-  --checkpoint-delay-ms MS   ... or once the oldest of them is MS old (1 to 600000; default 5000)
-  --max-inflight-mib N       memory budget for transactions in progress (1 to 4096; default 64)
-  --status-interval SECS     seconds between status updates to the server (default: 10)
-  -h, --help                 print this help and exit
-
-Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when
-refused to start.
-)";
-
 /**
  * What the command line asked for, validated.
  *
@@ -84,6 +51,59 @@ struct options : replicant::examples::slot_options {
   bool help = false;
 };
 
+namespace detail {
+
+using replicant::examples::command_line;
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{
+      "replicant-custom-policies",
+      "Appends the committed changes of PostgreSQL publications to a file, one line per change and one\n"
+      "commit line per transaction, through two policies written outside the library against its public\n"
+      "concepts: the checkpoint is written to a file once the transactions delivered since the last write\n"
+      "span --checkpoint-every-kib of WAL (or after --checkpoint-delay-ms, or at a stop), and a\n"
+      "transaction larger than a quarter of --max-inflight-mib is spilled to a memory-mapped file in\n"
+      "--spill-dir. A restart continues after the checkpoint: nothing is lost, and after a crash what\n"
+      "followed the last checkpoint written is appended again (a reader skips commit LSNs it has seen).",
+      "Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when\n"
+      "refused to start."};
+  replicant::examples::slot_arguments slot{cli, "create the slot if it does not exist; needs --go-forward-only"};
+  std::string output;
+  std::string checkpoint_file;
+  std::string spill_dir;
+  bool go_forward_only = false;
+  std::string every_kib = "16384";
+  std::string delay_ms = "5000";
+  std::string max_inflight_mib = "64";
+
+  arguments() {
+    cli.text("--output", output, "PATH", "", "the file to append to; created if missing")->required();
+    cli.text("--checkpoint-file", checkpoint_file, "PATH", "the output path + \".checkpoint\"",
+             "where the checkpoint is kept");
+    cli.text("--spill-dir", spill_dir, "DIR", "",
+             "where spilled transactions go: an existing directory of yours that\nno one else may write to")
+        ->required();
+    cli.flag("--go-forward-only", go_forward_only,
+             "with no checkpoint yet, start at the slot's acknowledged position");
+    cli.text("--checkpoint-every-kib", every_kib, "N", "16384",
+             "write the checkpoint once the transactions not yet covered span N\nKiB of WAL (1 to 4194304)");
+    cli.text("--checkpoint-delay-ms", delay_ms, "MS", "5000", "... or once the oldest of them is MS old (1 to 600000)");
+    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64",
+             "memory budget for transactions in progress (1 to 4096)");
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
+
 /**
  * Parses and validates @p args (the arguments after the program name). Options take their value
  * as the next argument or after `=`.
@@ -93,67 +113,36 @@ struct options : replicant::examples::slot_options {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
   using replicant::examples::parse_unsigned;
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
   options o;
-  o.dsn = "fallback_application_name=replicant-custom-policies";
-  std::optional<std::filesystem::path> checkpoint_file;
-  replicant::examples::argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    const auto flag = [&](bool& target) {
-      target = true;
-      return !reader.has_inline_value();
-    };
-    const auto number = [&](std::uint32_t low, std::uint32_t high) -> std::optional<std::uint32_t> {
-      const auto v = reader.take_value();
-      return v ? parse_unsigned(*v, low, high) : std::nullopt;
-    };
-    const auto path = [&]() -> std::optional<std::filesystem::path> {
-      const auto v = reader.take_value();
-      if (!v || v->empty()) return std::nullopt;
-      return std::filesystem::path{std::string{*v}};
-    };
-    if (const auto read = replicant::examples::read_slot_option(reader, o); read.matched) {
-      if (read.refused) return *read.refused;
-    } else if (name == "-h" || name == "--help") {
-      if (!flag(o.help)) return refusal{"--help takes no value"};
-    } else if (name == "--go-forward-only") {
-      if (!flag(o.go_forward_only)) return refusal{"--go-forward-only takes no value"};
-    } else if (name == "--output") {
-      const auto p = path();
-      if (!p) return refusal{"--output needs a path"};
-      o.output = *p;
-    } else if (name == "--checkpoint-file") {
-      checkpoint_file = path();
-      if (!checkpoint_file) return refusal{"--checkpoint-file needs a path"};
-    } else if (name == "--spill-dir") {
-      const auto p = path();
-      if (!p) return refusal{"--spill-dir needs a directory"};
-      o.spill_dir = *p;
-    } else if (name == "--checkpoint-every-kib") {
-      const auto n = number(1, 4194304);
-      if (!n) return refusal{"--checkpoint-every-kib is 1 to 4194304"};
-      o.checkpoint_every_bytes = std::uint64_t{*n} << 10U;
-    } else if (name == "--checkpoint-delay-ms") {
-      const auto n = number(1, 600000);
-      if (!n) return refusal{"--checkpoint-delay-ms is 1 to 600000 milliseconds"};
-      o.checkpoint_delay = std::chrono::milliseconds{*n};
-    } else if (name == "--max-inflight-mib") {
-      const auto n = number(1, 4096);
-      if (!n) return refusal{"--max-inflight-mib is 1 to 4096"};
-      o.max_inflight_bytes = std::size_t{*n} << 20U;
-    } else {
-      return refusal{"unknown option " + replicant::examples::printable_option_name(reader.argument()) +
-                     " (see --help)"};
-    }
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
   }
-  if (o.help) return o;
-  if (auto missing = replicant::examples::missing_slot_option(o)) return *missing;
-  if (o.output.empty()) return refusal{"--output is required (see --help)"};
-  if (o.spill_dir.empty()) return refusal{"--spill-dir is required (see --help)"};
+  o.dsn = "fallback_application_name=replicant-custom-policies";
+  if (auto bad = a.slot.check(o)) return *bad;
+  o.go_forward_only = a.go_forward_only;
+  if (a.output.empty()) return refusal{"--output needs a path"};
+  o.output = std::filesystem::path{a.output};
+  const bool has_checkpoint_file = a.cli.app().count("--checkpoint-file") > 0;
+  if (has_checkpoint_file && a.checkpoint_file.empty()) return refusal{"--checkpoint-file needs a path"};
+  if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
+  o.spill_dir = std::filesystem::path{a.spill_dir};
+  const auto every = parse_unsigned(a.every_kib, 1, 4194304);
+  if (!every) return refusal{"--checkpoint-every-kib is 1 to 4194304"};
+  o.checkpoint_every_bytes = std::uint64_t{*every} << 10U;
+  const auto delay = parse_unsigned(a.delay_ms, 1, 600000);
+  if (!delay) return refusal{"--checkpoint-delay-ms is 1 to 600000 milliseconds"};
+  o.checkpoint_delay = std::chrono::milliseconds{*delay};
+  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 4096);
+  if (!mib) return refusal{"--max-inflight-mib is 1 to 4096"};
+  o.max_inflight_bytes = std::size_t{*mib} << 20U;
   if (o.create_slot && !o.go_forward_only) {
     return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
   }
-  o.checkpoint_file = checkpoint_file.value_or(std::filesystem::path{o.output.string() + ".checkpoint"});
+  o.checkpoint_file = has_checkpoint_file ? std::filesystem::path{a.checkpoint_file}
+                                          : std::filesystem::path{o.output.string() + ".checkpoint"};
   if (o.checkpoint_file == o.output) return refusal{"--checkpoint-file must differ from --output"};
   return o;
 }

@@ -318,25 +318,6 @@ using tour_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant
 // Part 2: the tour
 // ---------------------------------------------------------------------------------------------
 
-constexpr std::string_view usage_text =
-    R"(Usage: replicant-getting-started [--dsn CONNINFO] [--prefix NAME] [--timeout SECS]
-
-A guided tour of replicant that checks itself: it creates a table, a publication and a
-replication slot named after --prefix, streams changes into an in-memory mirror, checks every
-step's result, prints "ok: ..." per step, and drops what it created.
-
-Options:
-  --dsn CONNINFO    libpq connection string of a database the tour may create a table in, as a
-                    role that may replicate (default: the PG* environment variables)
-  --prefix NAME     names the table (NAME_items), publication (NAME_pub) and slot (NAME_slot);
-                    a-z, 0-9 and _, starting with a letter or _, at most 40 (default: replicant_tour)
-  --timeout SECS    how long each step may wait for the sink, 1 to 600 (default: 60)
-  -h, --help        print this help and exit
-
-The server needs wal_level = logical. Exit status: 0 when every step passed, 1 when a step's
-result was wrong or something failed, 2 when refused to start. See docs/getting_started.md.
-)";
-
 struct tour_options {
   std::string dsn = "fallback_application_name=replicant-getting-started";
   std::string prefix = "replicant_tour";
@@ -355,36 +336,56 @@ struct refusal : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-auto parse_options(std::span<const char* const> args) -> tour_options {
-  tour_options o;
-  replicant::examples::argument_reader reader{args};
-  while (reader.next()) {
-    const auto name = reader.name();
-    if (name == "-h" || name == "--help") {
-      o.help = true;
-    } else if (name == "--dsn") {
-      const auto v = reader.take_value();
-      if (!v) throw refusal{"--dsn needs a connection string"};
-      o.dsn = std::string{*v};
-    } else if (name == "--prefix") {
-      const auto v = reader.take_value();
-      // The names derived from it must be valid slot and table names without quoting.
-      const bool plain = v && !v->empty() && v->size() <= 40 && ((*v)[0] < '0' || (*v)[0] > '9') &&
-                         std::all_of(v->begin(), v->end(), [](char c) {
-                           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-                         });
-      if (!plain) throw refusal{"--prefix is 1 to 40 characters of a-z, 0-9 and _, not starting with a digit"};
-      o.prefix = std::string{*v};
-    } else if (name == "--timeout") {
-      const auto v = reader.take_value();
-      const auto n = v ? replicant::examples::parse_unsigned(*v, 1, 600) : std::nullopt;
-      if (!n) throw refusal{"--timeout is 1 to 600 seconds"};
-      o.timeout = std::chrono::seconds{*n};
-    } else {
-      throw refusal{"unknown option " + replicant::examples::printable_option_name(reader.argument()) +
-                    " (see --help)"};
-    }
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct tour_arguments {
+  replicant::examples::command_line cli{
+      "replicant-getting-started",
+      "A guided tour of replicant that checks itself: it creates a table, a publication and a\n"
+      "replication slot named after --prefix, streams changes into an in-memory mirror, checks every\n"
+      "step's result, prints \"ok: ...\" per step, and drops what it created.",
+      "The server needs wal_level = logical. Exit status: 0 when every step passed, 1 when a step's\n"
+      "result was wrong or something failed, 2 when refused to start. See docs/getting_started.md."};
+  std::string dsn;
+  std::string prefix = "replicant_tour";
+  std::string timeout = "60";
+
+  tour_arguments() {
+    cli.text("--dsn", dsn, "CONNINFO", "the PG* environment variables",
+             "libpq connection string of a database the tour may create a table\nin, as a role that may replicate");
+    cli.text("--prefix", prefix, "NAME", "replicant_tour",
+             "names the table (NAME_items), publication (NAME_pub) and slot\n(NAME_slot); a-z, 0-9 and _, starting "
+             "with a letter or _, at most 40");
+    cli.text("--timeout", timeout, "SECS", "60", "how long each step may wait for the sink, 1 to 600");
   }
+  tour_arguments(const tour_arguments&) = delete;
+  auto operator=(const tour_arguments&) -> tour_arguments& = delete;
+};
+
+auto usage() -> std::string {
+  const tour_arguments a;
+  return a.cli.help();
+}
+
+auto parse_options(std::span<const char* const> args) -> tour_options {
+  tour_arguments a;
+  if (auto bad = a.cli.parse(args)) throw refusal{bad->to_refusal().reason};
+  tour_options o;
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
+  }
+  if (a.cli.app().count("--dsn") > 0) o.dsn = a.dsn;
+  // The names derived from the prefix must be valid slot and table names without quoting.
+  const auto& v = a.prefix;
+  const bool plain = !v.empty() && v.size() <= 40 && (v[0] < '0' || v[0] > '9') &&
+                     std::all_of(v.begin(), v.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+                     });
+  if (!plain) throw refusal{"--prefix is 1 to 40 characters of a-z, 0-9 and _, not starting with a digit"};
+  o.prefix = v;
+  const auto n = replicant::examples::parse_unsigned(a.timeout, 1, 600);
+  if (!n) throw refusal{"--timeout is 1 to 600 seconds"};
+  o.timeout = std::chrono::seconds{*n};
   return o;
 }
 
@@ -685,7 +686,7 @@ auto main(int argc, char** argv) -> int {
   try {
     const auto options = parse_options(args);
     if (options.help) {
-      std::fputs(usage_text.data(), stdout);
+      std::fputs(usage().c_str(), stdout);
       return replicant::examples::exit_ok;
     }
     tour t{options};

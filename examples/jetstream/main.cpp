@@ -183,5 +183,5 @@ auto run(const options& o) -> int {
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
-  return replicant::examples::program_main(argc, argv, parse_options, usage_text, stop_hook, say, run);
+  return replicant::examples::program_main(argc, argv, parse_options, usage, stop_hook, say, run);
 }

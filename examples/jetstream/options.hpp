@@ -20,49 +20,6 @@
 
 namespace replicant::examples::jetstream {
 
-/// The text of `--help`.
-inline constexpr std::string_view usage_text =
-    R"(replicant-jetstream: publishes the committed changes of PostgreSQL tables to a NATS
-JetStream stream, every change once, each transaction ended by a commit marker.
-
-Usage:
-  replicant-jetstream --slot NAME --publication NAME --nats URLS --stream NAME --subject-prefix PREFIX [options]
-  replicant-jetstream --create-stream --nats URLS --stream NAME --subject-prefix PREFIX [--replicas N]
-                      [--duplicate-window-s S] [--max-bytes N]
-
-Source:
-  --dsn CONNINFO        libpq connection string of the source (default: the PG* variables)
-  --slot NAME           the logical replication slot (pgoutput)
-  --publication NAME    a publication to stream (repeatable)
-  --create-slot         create the slot when it does not exist
-  --go-forward-only     without a checkpoint in the stream, start from now
-  --status-interval S   seconds between status updates to the server (default 10)
-  --max-inflight-mib N  memory budget of the pipeline in MiB (default 64)
-
-Broker:
-  --nats URLS           comma-separated NATS server URLs, e.g. nats://user:password@host:4222 (never printed)
-  --stream NAME         the JetStream stream; it must exist (see --create-stream)
-  --subject-prefix P    changes go to P.<schema>.<table>, commit markers to P.commit
-  --max-unconfirmed N   transactions handed off and not yet acknowledged by JetStream (default 1000)
-  --max-pending N       messages published and not yet acknowledged by JetStream (default 4096)
-  --ack-wait-ms MS      how long one publish may wait for its acknowledgement (default 5000)
-  --max-outage-s S      how long the stream may stay unavailable (no leader, no quorum, no answer)
-                        before the program gives up with exit status 1 (default 60)
-
-Setting up:
-  --create-stream       create the stream and exit: subjects P.>, file storage, limits retention,
-                        discard new (a full stream refuses messages instead of dropping old ones)
-  --replicas N          with --create-stream: replicas, 1 to 5 (default 3)
-  --duplicate-window-s S
-                        with --create-stream: the deduplication window (default 120)
-  --max-bytes N         with --create-stream: the stream's byte limit (default: none)
-  -h, --help            print this help and exit
-
-The checkpoint lives in the stream: the last commit marker. Ctrl-C or SIGTERM stops cleanly; SIGKILL
-at any moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.
-See docs/scale_out.md.
-)";
-
 /**
  * What the command line asked for.
  *
@@ -113,92 +70,141 @@ struct options {
   return true;
 }
 
+namespace detail {
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{
+      "replicant-jetstream",
+      "Publishes the committed changes of PostgreSQL tables to a NATS JetStream stream, every change\n"
+      "once, each transaction ended by a commit marker.\n\n"
+      "  replicant-jetstream --slot NAME --publication NAME --nats URLS --stream NAME --subject-prefix P\n"
+      "  replicant-jetstream --create-stream --nats URLS --stream NAME --subject-prefix P [--replicas N]\n"
+      "                      [--duplicate-window-s S] [--max-bytes N]",
+      "The checkpoint lives in the stream: the last commit marker. Ctrl-C or SIGTERM stops cleanly; SIGKILL\n"
+      "at any moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.\n"
+      "See docs/scale_out.md."};
+  slot_arguments slot{cli, "create the slot when it does not exist", false};
+  bool go_forward_only = false;
+  std::string max_inflight_mib = "64";
+  std::string nats;
+  std::string stream;
+  std::string prefix;
+  std::string max_unconfirmed = "1000";
+  std::string max_pending = "4096";
+  std::string ack_wait_ms = "5000";
+  std::string max_outage_s = "60";
+  bool create_stream = false;
+  std::string replicas = "3";
+  std::string duplicate_window_s = "120";
+  std::string max_bytes;
+
+  arguments() {
+    cli.flag("--go-forward-only", go_forward_only, "without a checkpoint in the stream, start from now");
+    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
+    const std::string broker = "Broker";
+    cli.text("--nats", nats, "URLS", "",
+             "comma-separated NATS server URLs, e.g.\nnats://user:password@host:4222 (never printed)")
+        ->required()
+        ->group(broker);
+    cli.text("--stream", stream, "NAME", "", "the JetStream stream; it must exist (see --create-stream)")
+        ->required()
+        ->group(broker);
+    cli.text("--subject-prefix", prefix, "P", "", "changes go to P.<schema>.<table>, commit markers to P.commit")
+        ->required()
+        ->group(broker);
+    cli.text("--max-unconfirmed", max_unconfirmed, "N", "1000",
+             "transactions handed off and not yet acknowledged by JetStream")
+        ->group(broker);
+    cli.text("--max-pending", max_pending, "N", "4096", "messages published and not yet acknowledged by JetStream")
+        ->group(broker);
+    cli.text("--ack-wait-ms", ack_wait_ms, "MS", "5000", "how long one publish may wait for its acknowledgement")
+        ->group(broker);
+    cli.text("--max-outage-s", max_outage_s, "S", "60",
+             "how long the stream may stay unavailable (no leader, no quorum,\nno answer) before the program gives "
+             "up with exit status 1")
+        ->group(broker);
+    const std::string setup = "Setting up";
+    cli.flag("--create-stream", create_stream,
+             "create the stream and exit: subjects P.>, file storage, limits\nretention, discard new (a full "
+             "stream refuses messages instead of\ndropping old ones)")
+        ->group(setup);
+    cli.text("--replicas", replicas, "N", "3", "with --create-stream: replicas, 1 to 5")->group(setup);
+    cli.text("--duplicate-window-s", duplicate_window_s, "S", "120", "with --create-stream: the deduplication window")
+        ->group(setup);
+    cli.text("--max-bytes", max_bytes, "N", "none", "with --create-stream: the stream's byte limit")->group(setup);
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
+
 /**
  * Parses @p args (the arguments after the program name).
  * @return the options, or a @ref refusal that never repeats an argument.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
   options o;
-  bool setup_given = false;
-  argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    const bool inline_value = reader.has_inline_value();
-    const auto number = [&](std::uint32_t low, std::uint32_t high) -> std::optional<std::uint32_t> {
-      const auto v = reader.take_value();
-      return v ? parse_unsigned(*v, low, high) : std::nullopt;
-    };
-    if (const auto read = read_slot_option(reader, o.slot); read.matched) {
-      if (read.refused) return *read.refused;
-    } else if ((name == "-h" || name == "--help") && !inline_value) {
-      o.help = true;
-    } else if (name == "--go-forward-only" && !inline_value) {
-      o.go_forward_only = true;
-    } else if (name == "--create-stream" && !inline_value) {
-      o.create_stream = true;
-    } else if (name == "--max-inflight-mib") {
-      const auto n = number(1, 65'536);
-      if (!n) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
-      o.max_inflight_mib = *n;
-    } else if (name == "--nats") {
-      const auto v = reader.take_value();
-      if (!v || v->empty()) return refusal{"--nats needs one or more server URLs"};
-      o.nats = std::string{*v};
-    } else if (name == "--stream") {
-      const auto v = reader.take_value();
-      if (!v || !valid_stream_name(*v)) return refusal{"--stream is 1 to 64 characters of A-Z, a-z, 0-9, _ and -"};
-      o.stream = std::string{*v};
-    } else if (name == "--subject-prefix") {
-      const auto v = reader.take_value();
-      if (!v || !valid_prefix(*v)) {
-        return refusal{"--subject-prefix is one or more tokens of A-Z, a-z, 0-9, _ and -, separated by dots"};
-      }
-      o.prefix = std::string{*v};
-    } else if (name == "--max-unconfirmed") {
-      const auto n = number(1, 1'000'000);
-      if (!n) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
-      o.max_unconfirmed = *n;
-    } else if (name == "--max-pending") {
-      const auto n = number(1, 1'000'000);
-      if (!n) return refusal{"--max-pending needs a number from 1 to 1000000"};
-      o.max_pending = *n;
-    } else if (name == "--ack-wait-ms") {
-      const auto n = number(100, 600'000);
-      if (!n) return refusal{"--ack-wait-ms needs a number of milliseconds from 100 to 600000"};
-      o.ack_wait = std::chrono::milliseconds{*n};
-    } else if (name == "--max-outage-s") {
-      const auto n = number(1, 86'400);
-      if (!n) return refusal{"--max-outage-s needs a number of seconds from 1 to 86400"};
-      o.max_outage = std::chrono::seconds{*n};
-    } else if (name == "--replicas") {
-      const auto n = number(1, 5);
-      if (!n) return refusal{"--replicas needs a number from 1 to 5"};
-      o.replicas = *n;
-      setup_given = true;
-    } else if (name == "--duplicate-window-s") {
-      const auto n = number(1, 86'400);
-      if (!n) return refusal{"--duplicate-window-s needs a number of seconds from 1 to 86400"};
-      o.duplicate_window = std::chrono::seconds{*n};
-      setup_given = true;
-    } else if (name == "--max-bytes") {
-      const auto n = number(1024, 4'000'000'000U);
-      if (!n) return refusal{"--max-bytes needs a number from 1024 to 4000000000"};
-      o.max_bytes = *n;
-      setup_given = true;
-    } else {
-      return refusal{"unknown option or misplaced value (see --help)"};
-    }
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
   }
-  if (o.help) return o;
-  if (o.nats.empty() || o.stream.empty() || o.prefix.empty()) {
-    return refusal{"--nats, --stream and --subject-prefix are required (see --help)"};
+  const auto given = [&](const char* name) { return a.cli.app().count(name) > 0; };
+  o.go_forward_only = a.go_forward_only;
+  o.create_stream = a.create_stream;
+  const auto number = [](const std::string& text, std::uint32_t low, std::uint32_t high) {
+    return parse_unsigned(text, low, high);
+  };
+  const auto mib = number(a.max_inflight_mib, 1, 65'536);
+  if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
+  o.max_inflight_mib = *mib;
+  if (a.nats.empty()) return refusal{"--nats needs one or more server URLs"};
+  o.nats = a.nats;
+  if (!valid_stream_name(a.stream)) return refusal{"--stream is 1 to 64 characters of A-Z, a-z, 0-9, _ and -"};
+  o.stream = a.stream;
+  if (!valid_prefix(a.prefix)) {
+    return refusal{"--subject-prefix is one or more tokens of A-Z, a-z, 0-9, _ and -, separated by dots"};
   }
+  o.prefix = a.prefix;
+  const auto unconfirmed = number(a.max_unconfirmed, 1, 1'000'000);
+  if (!unconfirmed) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
+  o.max_unconfirmed = *unconfirmed;
+  const auto pending = number(a.max_pending, 1, 1'000'000);
+  if (!pending) return refusal{"--max-pending needs a number from 1 to 1000000"};
+  o.max_pending = *pending;
+  const auto ack_wait = number(a.ack_wait_ms, 100, 600'000);
+  if (!ack_wait) return refusal{"--ack-wait-ms needs a number of milliseconds from 100 to 600000"};
+  o.ack_wait = std::chrono::milliseconds{*ack_wait};
+  const auto outage = number(a.max_outage_s, 1, 86'400);
+  if (!outage) return refusal{"--max-outage-s needs a number of seconds from 1 to 86400"};
+  o.max_outage = std::chrono::seconds{*outage};
+  const auto replicas = number(a.replicas, 1, 5);
+  if (!replicas) return refusal{"--replicas needs a number from 1 to 5"};
+  o.replicas = *replicas;
+  const auto window = number(a.duplicate_window_s, 1, 86'400);
+  if (!window) return refusal{"--duplicate-window-s needs a number of seconds from 1 to 86400"};
+  o.duplicate_window = std::chrono::seconds{*window};
+  if (given("--max-bytes")) {
+    const auto bytes = number(a.max_bytes, 1024, 4'000'000'000U);
+    if (!bytes) return refusal{"--max-bytes needs a number from 1024 to 4000000000"};
+    o.max_bytes = *bytes;
+  }
+  const bool setup_given = given("--replicas") || given("--duplicate-window-s") || given("--max-bytes");
   if (setup_given && !o.create_stream) {
     return refusal{"--replicas, --duplicate-window-s and --max-bytes apply to --create-stream only"};
   }
   if (o.create_stream) return o;
-  if (auto missing = missing_slot_option(o.slot)) return *missing;
+  if (auto bad = a.slot.check(o.slot)) return *bad;
   return o;
 }
 

@@ -13,8 +13,8 @@
 #include <replicant/core/identifier.hpp>
 #include <replicant/pipeline/options.hpp>
 
-#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -27,36 +27,6 @@ namespace replicant::examples::jsonl {
 
 /// Why the command line was refused (the programs share the type).
 using examples::refusal;
-
-/// The usage text printed by `--help`.
-inline constexpr std::string_view usage_text =
-    R"(Usage: replicant-jsonl-sink --slot NAME --publication NAME --output PATH [options]
-
-Appends the committed changes of PostgreSQL publications to a file as JSON lines: one line per
-change, then one commit line per transaction, made durable (fsync) before the transaction counts
-as written. The position of the last transaction written is kept in a checkpoint file, written
-after the lines, so a restart continues after it: nothing is skipped, and after a crash at most
-the last transaction (or the last --checkpoint-every batch) is written again.
-
-Options:
-  --dsn CONNINFO             libpq connection string or URI (default: the PG* environment variables)
-  --slot NAME                logical replication slot ([a-z0-9_], at most 63 bytes)
-  --publication NAME         publication to stream (repeatable; at least one)
-  --output PATH              the file to append to; created if missing
-  --checkpoint-file PATH     where the checkpoint is kept (default: the output path + ".checkpoint")
-  --create-slot              create the slot if it does not exist; needs --go-forward-only
-  --go-forward-only          with no checkpoint yet, start at the slot's acknowledged position (a
-                             new slot: the current end of WAL); earlier changes are never written
-  --checkpoint-every N       write the checkpoint once per N transactions (1 to 100000) instead of
-                             after each one; a crash may then write up to N transactions again
-  --checkpoint-delay-ms MS   with --checkpoint-every: also write it once the oldest transaction not
-                             yet covered is MS old (1 to 60000; default 1000)
-  --status-interval SECS     seconds between status updates to the server (default: 10)
-  -h, --help                 print this help and exit
-
-Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when
-refused to start. See docs/jsonl_sink.md.
-)";
 
 /**
  * What the command line asked for, validated.
@@ -77,6 +47,52 @@ struct options : slot_options {
   bool help = false;
 };
 
+namespace detail {
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{
+      "replicant-jsonl-sink",
+      "Appends the committed changes of PostgreSQL publications to a file as JSON lines: one line per\n"
+      "change, then one commit line per transaction, made durable (fsync) before the transaction counts\n"
+      "as written. The position of the last transaction written is kept in a checkpoint file, written\n"
+      "after the lines, so a restart continues after it: nothing is skipped, and after a crash at most\n"
+      "the last transaction (or the last --checkpoint-every batch) is written again.",
+      "Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when\n"
+      "refused to start. See docs/jsonl_sink.md."};
+  slot_arguments slot{cli, "create the slot if it does not exist; needs --go-forward-only"};
+  std::string output;
+  std::string checkpoint_file;
+  bool go_forward_only = false;
+  std::string every;
+  std::string delay_ms = "1000";
+
+  arguments() {
+    cli.text("--output", output, "PATH", "", "the file to append to; created if missing")->required();
+    cli.text("--checkpoint-file", checkpoint_file, "PATH", "the output path + \".checkpoint\"",
+             "where the checkpoint is kept");
+    cli.flag("--go-forward-only", go_forward_only,
+             "with no checkpoint yet, start at the slot's acknowledged position\n(a new slot: the current end of "
+             "WAL); earlier changes are never written");
+    cli.text("--checkpoint-every", every, "N", "1: after each transaction",
+             "write the checkpoint once per N transactions (1 to 100000);\na crash may then write up to N "
+             "transactions again");
+    cli.text("--checkpoint-delay-ms", delay_ms, "MS", "1000",
+             "with --checkpoint-every: also write it once the oldest transaction\nnot yet covered is MS old (1 to "
+             "60000)");
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
+
 /**
  * Parses and validates @p args (the arguments after the program name). Options take their value
  * as the next argument or after `=`.
@@ -91,58 +107,37 @@ struct options : slot_options {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
   options o;
-  o.dsn = "fallback_application_name=replicant-jsonl-sink";
-  std::optional<std::uint32_t> every;
-  std::optional<std::uint32_t> delay_ms;
-  std::optional<std::filesystem::path> checkpoint_file;
-  argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    const auto flag = [&](bool& target) {
-      target = true;
-      return !reader.has_inline_value();
-    };
-    const auto number = [&](std::uint32_t low, std::uint32_t high) -> std::optional<std::uint32_t> {
-      const auto v = reader.take_value();
-      return v ? parse_unsigned(*v, low, high) : std::nullopt;
-    };
-    if (const auto read = read_slot_option(reader, o); read.matched) {
-      if (read.refused) return *read.refused;
-    } else if (name == "-h" || name == "--help") {
-      if (!flag(o.help)) return refusal{"--help takes no value"};
-    } else if (name == "--go-forward-only") {
-      if (!flag(o.go_forward_only)) return refusal{"--go-forward-only takes no value"};
-    } else if (name == "--output") {
-      const auto v = reader.take_value();
-      if (!v || v->empty()) return refusal{"--output needs a path"};
-      o.output = std::filesystem::path{std::string{*v}};
-    } else if (name == "--checkpoint-file") {
-      const auto v = reader.take_value();
-      if (!v || v->empty()) return refusal{"--checkpoint-file needs a path"};
-      checkpoint_file = std::filesystem::path{std::string{*v}};
-    } else if (name == "--checkpoint-every") {
-      every = number(1, 100000);
-      if (!every) return refusal{"--checkpoint-every is 1 to 100000 transactions"};
-    } else if (name == "--checkpoint-delay-ms") {
-      delay_ms = number(1, 60000);
-      if (!delay_ms) return refusal{"--checkpoint-delay-ms is 1 to 60000 milliseconds"};
-    } else {
-      return refusal{"unknown option " + printable_option_name(reader.argument()) + " (see --help)"};
-    }
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
   }
-  if (o.help) return o;
-  if (auto missing = missing_slot_option(o)) return *missing;
-  if (o.output.empty()) return refusal{"--output is required (see --help)"};
+  o.dsn = "fallback_application_name=replicant-jsonl-sink";
+  if (auto bad = a.slot.check(o)) return *bad;
+  o.go_forward_only = a.go_forward_only;
+  if (a.output.empty()) return refusal{"--output needs a path"};
+  o.output = std::filesystem::path{a.output};
+  const bool has_checkpoint_file = a.cli.app().count("--checkpoint-file") > 0;
+  if (has_checkpoint_file && a.checkpoint_file.empty()) return refusal{"--checkpoint-file needs a path"};
+  std::optional<std::uint32_t> every;
+  if (a.cli.app().count("--checkpoint-every") > 0) {
+    every = parse_unsigned(a.every, 1, 100000);
+    if (!every) return refusal{"--checkpoint-every is 1 to 100000 transactions"};
+  }
+  const bool has_delay = a.cli.app().count("--checkpoint-delay-ms") > 0;
+  const auto delay_ms = parse_unsigned(a.delay_ms, 1, 60000);
+  if (!delay_ms) return refusal{"--checkpoint-delay-ms is 1 to 60000 milliseconds"};
   if (o.create_slot && !o.go_forward_only) {
     return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
   }
-  if (delay_ms && !every) return refusal{"--checkpoint-delay-ms applies only with --checkpoint-every"};
+  if (has_delay && !every) return refusal{"--checkpoint-delay-ms applies only with --checkpoint-every"};
   if (every) {
-    o.batching = checkpoint_batching{.max_transactions = *every,
-                                     .max_delay = std::chrono::milliseconds{delay_ms.value_or(1000)}};
+    o.batching = checkpoint_batching{.max_transactions = *every, .max_delay = std::chrono::milliseconds{*delay_ms}};
   }
-  o.checkpoint_file = checkpoint_file.value_or(std::filesystem::path{o.output.string() + ".checkpoint"});
+  o.checkpoint_file = has_checkpoint_file ? std::filesystem::path{a.checkpoint_file}
+                                          : std::filesystem::path{o.output.string() + ".checkpoint"};
   if (o.checkpoint_file == o.output) return refusal{"--checkpoint-file must differ from --output"};
   return o;
 }

@@ -126,5 +126,5 @@ auto stream(const options& o) -> int {
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
-  return replicant::examples::program_main(argc, argv, parse_options, usage_text, stop_hook, say, stream);
+  return replicant::examples::program_main(argc, argv, parse_options, usage, stop_hook, say, stream);
 }

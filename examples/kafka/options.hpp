@@ -18,47 +18,6 @@
 
 namespace replicant::examples::kafka {
 
-/// The text of `--help`.
-inline constexpr std::string_view usage_text =
-    R"(replicant-kafka: writes the committed changes of PostgreSQL tables to Kafka, each source
-transaction as one Kafka transaction holding its change records and a checkpoint record.
-
-Usage:
-  replicant-kafka --slot NAME --publication NAME --brokers LIST --topic NAME --checkpoint-topic NAME [options]
-
-Source:
-  --dsn CONNINFO        libpq connection string of the source (default: the PG* variables)
-  --slot NAME           the logical replication slot (pgoutput)
-  --publication NAME    a publication to stream (repeatable)
-  --create-slot         create the slot when it does not exist
-  --go-forward-only     without a checkpoint in the checkpoint topic, start from now
-  --status-interval S   seconds between status updates to the server (default 10)
-  --max-inflight-mib N  memory budget of the pipeline in MiB (default 64)
-
-Broker:
-  --brokers LIST        bootstrap servers, host:port,... (never printed)
-  --topic NAME          the topic of the change records (key <schema>.<table>); it must exist
-  --checkpoint-topic NAME
-                        the compacted topic whose partition 0 keeps this slot's checkpoint
-                        records (key: the slot's name); it must exist, and no other sink may
-                        write to that partition
-  --transactional-id ID the producer's transactional.id (default: replicant-<slot>); keep it the
-                        same across restarts, so that a restarted sink fences the one before it
-  --request-timeout-ms MS
-                        how long one transactional call, one record's delivery, or reading the
-                        checkpoint may take (default 10000)
-  --transaction-timeout-ms MS
-                        transaction.timeout.ms: how long the broker keeps a transaction open
-                        (default 60000; at least --request-timeout-ms)
-  --max-outage-s S      how long the cluster may stay unavailable (no answer, no leader, no
-                        coordinator) before the program gives up with exit status 1 (default 60)
-  -h, --help            print this help and exit
-
-Readers must use isolation.level=read_committed. Ctrl-C or SIGTERM stops cleanly; SIGKILL at any
-moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.
-See docs/scale_out.md.
-)";
-
 /**
  * What the command line asked for.
  *
@@ -102,70 +61,115 @@ struct options {
   return true;
 }
 
+namespace detail {
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{
+      "replicant-kafka",
+      "Writes the committed changes of PostgreSQL tables to Kafka, each source transaction as one Kafka\n"
+      "transaction holding its change records and a checkpoint record.",
+      "Readers must use isolation.level=read_committed. Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
+      "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.\n"
+      "See docs/scale_out.md."};
+  slot_arguments slot{cli, "create the slot when it does not exist"};
+  bool go_forward_only = false;
+  std::string max_inflight_mib = "64";
+  std::string brokers;
+  std::string topic;
+  std::string checkpoint_topic;
+  std::string transactional_id;
+  std::string request_timeout_ms = "10000";
+  std::string transaction_timeout_ms = "60000";
+  std::string max_outage_s = "60";
+
+  arguments() {
+    cli.flag("--go-forward-only", go_forward_only, "without a checkpoint in the checkpoint topic, start from now");
+    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
+    const std::string broker = "Broker";
+    cli.text("--brokers", brokers, "LIST", "", "bootstrap servers, host:port,... (never printed)")
+        ->required()
+        ->group(broker);
+    cli.text("--topic", topic, "NAME", "", "the topic of the change records (key <schema>.<table>); it must exist")
+        ->required()
+        ->group(broker);
+    cli.text("--checkpoint-topic", checkpoint_topic, "NAME", "",
+             "the compacted topic whose partition 0 keeps this slot's checkpoint\nrecords (key: the slot's name); it "
+             "must exist, and no other sink\nmay write to that partition")
+        ->required()
+        ->group(broker);
+    cli.text("--transactional-id", transactional_id, "ID", "replicant-<slot>",
+             "the producer's transactional.id; keep it the same across restarts,\nso that a restarted sink fences "
+             "the one before it")
+        ->group(broker);
+    cli.text("--request-timeout-ms", request_timeout_ms, "MS", "10000",
+             "how long one transactional call, one record's delivery, or reading\nthe checkpoint may take")
+        ->group(broker);
+    cli.text("--transaction-timeout-ms", transaction_timeout_ms, "MS", "60000",
+             "transaction.timeout.ms: how long the broker keeps a transaction\nopen (at least --request-timeout-ms)")
+        ->group(broker);
+    cli.text("--max-outage-s", max_outage_s, "S", "60",
+             "how long the cluster may stay unavailable (no answer, no leader, no\ncoordinator) before the program "
+             "gives up with exit status 1")
+        ->group(broker);
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
+
 /**
  * Parses @p args (the arguments after the program name).
  * @return the options, or a @ref refusal that never repeats an argument.
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
   options o;
-  argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    const bool inline_value = reader.has_inline_value();
-    const auto number = [&](std::uint32_t low, std::uint32_t high) -> std::optional<std::uint32_t> {
-      const auto v = reader.take_value();
-      return v ? parse_unsigned(*v, low, high) : std::nullopt;
-    };
-    if (const auto read = read_slot_option(reader, o.slot); read.matched) {
-      if (read.refused) return *read.refused;
-    } else if ((name == "-h" || name == "--help") && !inline_value) {
-      o.help = true;
-    } else if (name == "--go-forward-only" && !inline_value) {
-      o.go_forward_only = true;
-    } else if (name == "--max-inflight-mib") {
-      const auto n = number(1, 65'536);
-      if (!n) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
-      o.max_inflight_mib = *n;
-    } else if (name == "--brokers") {
-      const auto v = reader.take_value();
-      if (!v || v->empty()) return refusal{"--brokers needs one or more host:port"};
-      o.brokers = std::string{*v};
-    } else if (name == "--topic" || name == "--checkpoint-topic") {
-      const auto v = reader.take_value();
-      if (!v || !valid_topic_name(*v)) {
-        return refusal{std::string{name} + " is 1 to 249 characters of A-Z, a-z, 0-9, ., _ and -"};
-      }
-      (name == "--topic" ? o.topic : o.checkpoint_topic) = std::string{*v};
-    } else if (name == "--transactional-id") {
-      const auto v = reader.take_value();
-      if (!v || v->empty() || v->size() > 249) return refusal{"--transactional-id is 1 to 249 characters"};
-      o.transactional_id = std::string{*v};
-    } else if (name == "--request-timeout-ms") {
-      const auto n = number(100, 600'000);
-      if (!n) return refusal{"--request-timeout-ms needs a number of milliseconds from 100 to 600000"};
-      o.request_timeout = std::chrono::milliseconds{*n};
-    } else if (name == "--transaction-timeout-ms") {
-      const auto n = number(1000, 900'000);
-      if (!n) return refusal{"--transaction-timeout-ms needs a number of milliseconds from 1000 to 900000"};
-      o.transaction_timeout = std::chrono::milliseconds{*n};
-    } else if (name == "--max-outage-s") {
-      const auto n = number(1, 86'400);
-      if (!n) return refusal{"--max-outage-s needs a number of seconds from 1 to 86400"};
-      o.max_outage = std::chrono::seconds{*n};
-    } else {
-      return refusal{"unknown option or misplaced value (see --help)"};
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
+  }
+  o.go_forward_only = a.go_forward_only;
+  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);
+  if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
+  o.max_inflight_mib = *mib;
+  if (a.brokers.empty()) return refusal{"--brokers needs one or more host:port"};
+  o.brokers = a.brokers;
+  if (!valid_topic_name(a.topic)) return refusal{"--topic is 1 to 249 characters of A-Z, a-z, 0-9, ., _ and -"};
+  o.topic = a.topic;
+  if (!valid_topic_name(a.checkpoint_topic)) {
+    return refusal{"--checkpoint-topic is 1 to 249 characters of A-Z, a-z, 0-9, ., _ and -"};
+  }
+  o.checkpoint_topic = a.checkpoint_topic;
+  if (a.cli.app().count("--transactional-id") > 0) {
+    if (a.transactional_id.empty() || a.transactional_id.size() > 249) {
+      return refusal{"--transactional-id is 1 to 249 characters"};
     }
+    o.transactional_id = a.transactional_id;
   }
-  if (o.help) return o;
-  if (o.brokers.empty() || o.topic.empty() || o.checkpoint_topic.empty()) {
-    return refusal{"--brokers, --topic and --checkpoint-topic are required (see --help)"};
-  }
+  const auto request = parse_unsigned(a.request_timeout_ms, 100, 600'000);
+  if (!request) return refusal{"--request-timeout-ms needs a number of milliseconds from 100 to 600000"};
+  o.request_timeout = std::chrono::milliseconds{*request};
+  const auto transaction = parse_unsigned(a.transaction_timeout_ms, 1000, 900'000);
+  if (!transaction) return refusal{"--transaction-timeout-ms needs a number of milliseconds from 1000 to 900000"};
+  o.transaction_timeout = std::chrono::milliseconds{*transaction};
+  const auto outage = parse_unsigned(a.max_outage_s, 1, 86'400);
+  if (!outage) return refusal{"--max-outage-s needs a number of seconds from 1 to 86400"};
+  o.max_outage = std::chrono::seconds{*outage};
   if (o.topic == o.checkpoint_topic) return refusal{"--topic and --checkpoint-topic must differ"};
   if (o.transaction_timeout < o.request_timeout) {
     return refusal{"--transaction-timeout-ms must be at least --request-timeout-ms"};
   }
-  if (auto missing = missing_slot_option(o.slot)) return *missing;
+  if (auto bad = a.slot.check(o.slot)) return *bad;
   if (o.transactional_id.empty()) o.transactional_id = "replicant-" + o.slot.slot;
   return o;
 }

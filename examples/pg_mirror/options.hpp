@@ -29,61 +29,6 @@ using examples::exit_failure;
 using examples::exit_ok;
 using examples::exit_refused;
 
-/// The usage text printed by `--help`.
-inline constexpr std::string_view usage_text =
-    R"(Usage: replicant-pg-mirror --source CONNINFO --target CONNINFO --slot NAME --publication NAME [options]
-
-Mirrors the published tables of a source PostgreSQL database into a target database. How often a
-source transaction can take effect depends on where the checkpoint is kept (--checkpoint).
-
-Options:
-  --source CONNINFO     libpq connection string of the source (the publisher)
-  --target CONNINFO     libpq connection string of the target; its tables must exist already
-  --slot NAME           logical replication slot ([a-z0-9_], at most 63 bytes); created if absent
-  --publication NAME    publication to mirror (repeatable; at least one)
-  --go-forward-only     accept that a new slot mirrors only what commits from now on (required
-                        until a checkpoint for the slot exists, unless --snapshot is given)
-  --snapshot            with a new slot, first copy the published tables as they are (a
-                        point-in-time snapshot), then mirror from exactly that point on;
-                        --checkpoint sink only. An interrupted copy makes the next start stop
-                        (snapshot_incomplete): drop the slot, then run it again
-  --checkpoint MODE     where the checkpoint lives and how transactions are grouped:
-                          sink         one target transaction per source transaction, which also
-                                       moves the checkpoint: exactly once (the default)
-                          batches      one target transaction per batch of source transactions,
-                                       which also moves the checkpoint: exactly once
-                          lib          one target transaction per source transaction; the library
-                                       writes the checkpoint afterwards (table replicant_checkpoints):
-                                       at least once, at most one transaction again per crash
-                          lib-batched  as lib, the checkpoint written once per batch: at least
-                                       once, at most one batch again per crash
-                          deferred     as sink, but a worker thread of the sink applies each
-                                       transaction on a connection of its own and confirms it
-                                       afterwards (deferred_checkpoint): exactly once
-  --batch-size N        batches and lib-batched: source transactions per batch (default 100)
-  --batch-delay-ms MS   batches and lib-batched: longest wait of a transaction in an unfinished
-                        batch, in milliseconds (default 1000)
-  --store-retries N     lib and lib-batched: failed checkpoint writes retried before the mirror
-                        stops with exit status 1 (default 5)
-  --store-backoff-ms MS lib and lib-batched: pause between two attempts (default 1000)
-  --max-unconfirmed N   deferred: most transactions handed to the worker and not yet confirmed
-                        (default 100)
-  --confirm-timeout-ms MS
-                        deferred: longest a transaction may wait for its confirmation before
-                        the mirror stops with exit status 1 (default 30000)
-  --max-inflight-mib N  memory budget of the pipeline in MiB (default 64)
-  --spill-dir DIR       sink mode: hold transactions larger than memory partly in scratch files
-                        under DIR instead of stopping (disk_spill)
-  --streaming           receive large transactions while they are still in progress
-  -h, --help            print this help and exit
-
-The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied
-transaction), and replicant_mirror_checkpoint (one row per slot; sink, batches, deferred) or
-replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any
-moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See
-docs/pg_mirror.md.
-)";
-
 /**
  * Where the checkpoint lives, and so which checkpoint policy the replication pipeline runs with.
  *
@@ -229,11 +174,104 @@ struct options {
   bool help = false;
 };
 
-/// Why the command line was refused: fixed text naming the option at most.
-struct refusal {
-  /// What is wrong, e.g. `"--slot is not a valid slot name (1 to 63 of a-z, 0-9, _)"`.
-  std::string_view reason;
+/// Why the command line was refused (the programs share the type).
+using examples::refusal;
+
+namespace detail {
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{
+      "replicant-pg-mirror",
+      "Mirrors the published tables of a source PostgreSQL database into a target database. How often a\n"
+      "source transaction can take effect depends on where the checkpoint is kept (--checkpoint).",
+      "The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied\n"
+      "transaction), and replicant_mirror_checkpoint (one row per slot; sink, batches, deferred) or\n"
+      "replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
+      "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See\n"
+      "docs/pg_mirror.md."};
+  std::string source;
+  std::string target;
+  std::string slot;
+  std::vector<std::string> publications;
+  bool go_forward_only = false;
+  bool snapshot = false;
+  std::string checkpoint = "sink";
+  std::string batch_size = "100";
+  std::string batch_delay_ms = "1000";
+  std::string store_retries = "5";
+  std::string store_backoff_ms = "1000";
+  std::string max_unconfirmed = "100";
+  std::string confirm_timeout_ms = "30000";
+  std::string test_confirmations;
+  std::string max_inflight_mib = "64";
+  std::string spill_dir;
+  bool streaming = false;
+
+  arguments() {
+    cli.text("--source", source, "CONNINFO", "", "libpq connection string of the source (the publisher)")
+        ->required();
+    cli.text("--target", target, "CONNINFO", "", "libpq connection string of the target; its tables must exist")
+        ->required();
+    cli.text("--slot", slot, "NAME", "", "logical replication slot ([a-z0-9_], at most 63 bytes);\ncreated if absent")
+        ->required();
+    cli.texts("--publication", publications, "NAME", "", "publication to mirror (repeatable; at least one)")
+        ->required();
+    cli.flag("--go-forward-only", go_forward_only,
+             "accept that a new slot mirrors only what commits from now on\n(required until a checkpoint for the "
+             "slot exists, unless\n--snapshot is given)");
+    cli.flag("--snapshot", snapshot,
+             "with a new slot, first copy the published tables as they are (a\npoint-in-time snapshot), then mirror "
+             "from exactly that point on;\n--checkpoint sink only. An interrupted copy makes the next start\nstop "
+             "(snapshot_incomplete): drop the slot, then run it again");
+    cli.text("--checkpoint", checkpoint, "MODE", "sink",
+             "where the checkpoint lives and how transactions are grouped:\n"
+             "  sink         one target transaction per source transaction,\n"
+             "               which also moves the checkpoint: exactly once\n"
+             "  batches      one target transaction per batch of source\n"
+             "               transactions, which also moves the checkpoint:\n"
+             "               exactly once\n"
+             "  lib          one target transaction per source transaction;\n"
+             "               the library writes the checkpoint afterwards\n"
+             "               (table replicant_checkpoints): at least once,\n"
+             "               at most one transaction again per crash\n"
+             "  lib-batched  as lib, the checkpoint written once per batch: at\n"
+             "               least once, at most one batch again per crash\n"
+             "  deferred     as sink, but a worker thread of the sink applies\n"
+             "               each transaction on a connection of its own and\n"
+             "               confirms it afterwards (deferred_checkpoint):\n"
+             "               exactly once");
+    cli.text("--batch-size", batch_size, "N", "100", "batches and lib-batched: source transactions per batch");
+    cli.text("--batch-delay-ms", batch_delay_ms, "MS", "1000",
+             "batches and lib-batched: longest wait of a transaction in an\nunfinished batch, in milliseconds");
+    cli.text("--store-retries", store_retries, "N", "5",
+             "lib and lib-batched: failed checkpoint writes retried before the\nmirror stops with exit status 1");
+    cli.text("--store-backoff-ms", store_backoff_ms, "MS", "1000", "lib and lib-batched: pause between two attempts");
+    cli.text("--max-unconfirmed", max_unconfirmed, "N", "100",
+             "deferred: most transactions handed to the worker and not yet\nconfirmed");
+    cli.text("--confirm-timeout-ms", confirm_timeout_ms, "MS", "30000",
+             "deferred: longest a transaction may wait for its confirmation\nbefore the mirror stops with exit "
+             "status 1");
+    // Test only (docs/pg_mirror.md): deliberately wrong confirmations, for the crash matrix. An
+    // empty group keeps it out of --help.
+    cli.text("--test-confirmations", test_confirmations, "HOOK", "", "")->group("");
+    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
+    cli.text("--spill-dir", spill_dir, "DIR", "none: a transaction larger than memory stops the mirror",
+             "sink mode: hold transactions larger than memory partly in scratch\nfiles under DIR instead of "
+             "stopping (disk_spill)");
+    cli.flag("--streaming", streaming, "receive large transactions while they are still in progress");
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
 };
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
 
 /**
  * Parses @p args (the arguments after the program name). An option's value is the next argument
@@ -247,111 +285,75 @@ struct refusal {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
   constexpr std::uint32_t an_hour_ms = 3'600'000;
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
   options o;
-  bool batch_given = false;
-  bool store_given = false;
-  bool deferred_given = false;
-  argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    const bool inline_value = reader.has_inline_value();
-    const auto take = [&] { return reader.take_value(); };
-    // The value of a numeric option, or nothing when it is missing or out of range.
-    const auto number = [&](std::uint32_t low, std::uint32_t high) -> std::optional<std::uint32_t> {
-      const auto v = take();
-      if (!v) return std::nullopt;
-      return parse_unsigned(*v, low, high);
-    };
-
-    if ((name == "-h" || name == "--help") && !inline_value) {
-      o.help = true;
-    } else if (name == "--go-forward-only" && !inline_value) {
-      o.go_forward_only = true;
-    } else if (name == "--snapshot" && !inline_value) {
-      o.snapshot = true;
-    } else if (name == "--streaming" && !inline_value) {
-      o.streaming = true;
-    } else if (name == "--max-inflight-mib") {
-      const auto n = number(1, 65'536);
-      if (!n) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
-      o.max_inflight_mib = *n;
-    } else if (name == "--spill-dir") {
-      const auto v = take();
-      if (!v || v->empty()) return refusal{"--spill-dir needs a directory"};
-      o.spill_dir = std::string{*v};
-    } else if (name == "--source" || name == "--target") {
-      const auto v = take();
-      if (!v || v->empty())
-        return refusal{name == "--source" ? "--source needs a connection string"
-                                          : "--target needs a connection string"};
-      (name == "--source" ? o.source : o.target) = std::string{*v};
-    } else if (name == "--slot") {
-      const auto v = take();
-      if (!v || !identifier::validate_slot_name(*v)) {
-        return refusal{"--slot needs a valid slot name (1 to 63 characters of a-z, 0-9 and _)"};
-      }
-      o.slot = std::string{*v};
-    } else if (name == "--publication") {
-      const auto v = take();
-      if (!v || !identifier::validate(*v)) {
-        return refusal{"--publication needs a plain identifier (a letter or _, then letters, digits, _ or $)"};
-      }
-      if (std::find(o.publications.begin(), o.publications.end(), *v) == o.publications.end()) {
-        o.publications.emplace_back(*v);
-      }
-    } else if (name == "--checkpoint") {
-      static constexpr std::array modes{checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib,
-                                        checkpoint_mode::lib_batched, checkpoint_mode::deferred};
-      const auto v = take();
-      const auto found =
-          std::find_if(modes.begin(), modes.end(), [&](checkpoint_mode m) { return v && to_string(m) == *v; });
-      if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched, deferred"};
-      o.checkpoint = *found;
-    } else if (name == "--batch-size") {
-      const auto n = number(1, 1'000'000);
-      if (!n) return refusal{"--batch-size needs a number from 1 to 1000000"};
-      o.batch_size = *n;
-      batch_given = true;
-    } else if (name == "--batch-delay-ms") {
-      const auto n = number(1, an_hour_ms);
-      if (!n) return refusal{"--batch-delay-ms needs a number of milliseconds from 1 to 3600000"};
-      o.batch_delay = std::chrono::milliseconds{*n};
-      batch_given = true;
-    } else if (name == "--store-retries") {
-      const auto n = number(0, 1'000'000);
-      if (!n) return refusal{"--store-retries needs a number from 0 to 1000000"};
-      o.store_retries = *n;
-      store_given = true;
-    } else if (name == "--store-backoff-ms") {
-      const auto n = number(0, an_hour_ms);
-      if (!n) return refusal{"--store-backoff-ms needs a number of milliseconds from 0 to 3600000"};
-      o.store_backoff = std::chrono::milliseconds{*n};
-      store_given = true;
-    } else if (name == "--max-unconfirmed") {
-      const auto n = number(1, 1'000'000);
-      if (!n) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
-      o.max_unconfirmed = *n;
-      deferred_given = true;
-    } else if (name == "--confirm-timeout-ms") {
-      const auto n = number(1, an_hour_ms);
-      if (!n) return refusal{"--confirm-timeout-ms needs a number of milliseconds from 1 to 3600000"};
-      o.confirm_timeout = std::chrono::milliseconds{*n};
-      deferred_given = true;
-    } else if (name == "--test-confirmations") {
-      // Test only (docs/pg_mirror.md): deliberately wrong confirmations, for the crash matrix.
-      const auto v = take();
-      const auto hook = v ? parse_confirmation_hook(*v) : std::nullopt;
-      if (!hook) return refusal{"--test-confirmations needs swap-pairs, drop:N or fail:N"};
-      o.test_confirmations = *hook;
-      deferred_given = true;
-    } else {
-      return refusal{"unknown option or misplaced value (see --help)"};
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
+  }
+  const auto given = [&](const char* name) { return a.cli.app().count(name) > 0; };
+  const bool batch_given = given("--batch-size") || given("--batch-delay-ms");
+  const bool store_given = given("--store-retries") || given("--store-backoff-ms");
+  const bool deferred_given =
+      given("--max-unconfirmed") || given("--confirm-timeout-ms") || given("--test-confirmations");
+  o.go_forward_only = a.go_forward_only;
+  o.snapshot = a.snapshot;
+  o.streaming = a.streaming;
+  if (a.source.empty()) return refusal{"--source needs a connection string"};
+  if (a.target.empty()) return refusal{"--target needs a connection string"};
+  o.source = a.source;
+  o.target = a.target;
+  if (!identifier::validate_slot_name(a.slot)) {
+    return refusal{"--slot needs a valid slot name (1 to 63 characters of a-z, 0-9 and _)"};
+  }
+  o.slot = a.slot;
+  for (const auto& p : a.publications) {
+    if (!identifier::validate(p)) {
+      return refusal{"--publication needs a plain identifier (a letter or _, then letters, digits, _ or $)"};
     }
   }
-  if (o.help) return o;
-  if (o.source.empty() || o.target.empty()) return refusal{"--source and --target are required (see --help)"};
-  if (o.slot.empty()) return refusal{"--slot is required (see --help)"};
-  if (o.publications.empty()) return refusal{"at least one --publication is required (see --help)"};
+  o.publications = without_repeats(a.publications);
+  static constexpr std::array modes{checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib,
+                                    checkpoint_mode::lib_batched, checkpoint_mode::deferred};
+  const auto found =
+      std::find_if(modes.begin(), modes.end(), [&](checkpoint_mode m) { return to_string(m) == a.checkpoint; });
+  if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched, deferred"};
+  o.checkpoint = *found;
+  // The value of a numeric option, or nothing when it is out of range.
+  const auto number = [](const std::string& text, std::uint32_t low, std::uint32_t high) {
+    return parse_unsigned(text, low, high);
+  };
+  const auto mib = number(a.max_inflight_mib, 1, 65'536);
+  if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
+  o.max_inflight_mib = *mib;
+  if (given("--spill-dir")) {
+    if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
+    o.spill_dir = a.spill_dir;
+  }
+  const auto batch_size = number(a.batch_size, 1, 1'000'000);
+  if (!batch_size) return refusal{"--batch-size needs a number from 1 to 1000000"};
+  o.batch_size = *batch_size;
+  const auto batch_delay = number(a.batch_delay_ms, 1, an_hour_ms);
+  if (!batch_delay) return refusal{"--batch-delay-ms needs a number of milliseconds from 1 to 3600000"};
+  o.batch_delay = std::chrono::milliseconds{*batch_delay};
+  const auto retries = number(a.store_retries, 0, 1'000'000);
+  if (!retries) return refusal{"--store-retries needs a number from 0 to 1000000"};
+  o.store_retries = *retries;
+  const auto backoff = number(a.store_backoff_ms, 0, an_hour_ms);
+  if (!backoff) return refusal{"--store-backoff-ms needs a number of milliseconds from 0 to 3600000"};
+  o.store_backoff = std::chrono::milliseconds{*backoff};
+  const auto unconfirmed = number(a.max_unconfirmed, 1, 1'000'000);
+  if (!unconfirmed) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
+  o.max_unconfirmed = *unconfirmed;
+  const auto confirm = number(a.confirm_timeout_ms, 1, an_hour_ms);
+  if (!confirm) return refusal{"--confirm-timeout-ms needs a number of milliseconds from 1 to 3600000"};
+  o.confirm_timeout = std::chrono::milliseconds{*confirm};
+  if (given("--test-confirmations")) {
+    const auto hook = parse_confirmation_hook(a.test_confirmations);
+    if (!hook) return refusal{"--test-confirmations needs swap-pairs, drop:N or fail:N"};
+    o.test_confirmations = *hook;
+  }
   if (batch_given && !is_batched(o.checkpoint)) {
     return refusal{"--batch-size and --batch-delay-ms apply to --checkpoint batches and lib-batched only"};
   }
@@ -362,10 +364,12 @@ struct refusal {
     return refusal{
         "--max-unconfirmed, --confirm-timeout-ms and --test-confirmations apply to --checkpoint deferred only"};
   }
-  if (o.spill_dir && o.checkpoint != checkpoint_mode::sink)
+  if (o.spill_dir && o.checkpoint != checkpoint_mode::sink) {
     return refusal{"--spill-dir applies to --checkpoint sink only"};
-  if (o.snapshot && o.checkpoint != checkpoint_mode::sink)
+  }
+  if (o.snapshot && o.checkpoint != checkpoint_mode::sink) {
     return refusal{"--snapshot applies to --checkpoint sink only"};
+  }
   if (o.snapshot && o.go_forward_only) return refusal{"--snapshot and --go-forward-only exclude each other"};
   return o;
 }

@@ -160,5 +160,6 @@ auto run(const options& o) -> int {
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
-  return replicant::examples::program_main(argc, argv, parse_options, usage_text, &replicant::examples::stop_running_pipelines<counting_pipeline>, say, run);
+  return replicant::examples::program_main(argc, argv, parse_options, usage,
+                                           &replicant::examples::stop_running_pipelines<counting_pipeline>, say, run);
 }

@@ -12,7 +12,6 @@
 #include <replicant/core/identifier.hpp>
 #include <replicant/pipeline/options.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -25,28 +24,6 @@ namespace replicant::examples::prometheus {
 
 /// Why the command line was refused (the programs share the type).
 using examples::refusal;
-
-/// The usage text printed by `--help`.
-inline constexpr std::string_view usage_text =
-    R"(Usage: replicant-prometheus --slot NAME --publication NAME [options]
-
-Streams PostgreSQL publications through a replication pipeline whose sink only counts, and
-serves the pipeline's telemetry as Prometheus metrics on http://127.0.0.1:PORT/metrics.
-
-Options:
-  --dsn CONNINFO         libpq connection string or URI (default: the PG* environment variables)
-  --slot NAME            logical replication slot ([a-z0-9_], at most 63 bytes)
-  --publication NAME     publication to stream (repeatable; at least one)
-  --create-slot          create the slot if it does not exist
-  --port N               the port on 127.0.0.1 to serve on; 0 picks a free one (default: 9464)
-  --status-interval SECS seconds between status updates to the server (default: 10)
-  -h, --help             print this help and exit
-
-The sink keeps no data, so every start goes forward from the slot's acknowledged position. After
-a halt the metrics are still served (replicant_up 0, replicant_halts_total by reason) until
-Ctrl-C (SIGINT) or SIGTERM. Exit status: 0 when stopped, 1 after a halt or a failure, 2 when
-refused to start. See docs/prometheus.md.
-)";
 
 /**
  * What the command line asked for, validated.
@@ -61,6 +38,36 @@ struct options : slot_options {
   bool help = false;
 };
 
+namespace detail {
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{
+      "replicant-prometheus",
+      "Streams PostgreSQL publications through a replication pipeline whose sink only counts, and\n"
+      "serves the pipeline's telemetry as Prometheus metrics on http://127.0.0.1:PORT/metrics.",
+      "The sink keeps no data, so every start goes forward from the slot's acknowledged position. After\n"
+      "a halt the metrics are still served (replicant_up 0, replicant_halts_total by reason) until\n"
+      "Ctrl-C (SIGINT) or SIGTERM. Exit status: 0 when stopped, 1 after a halt or a failure, 2 when\n"
+      "refused to start. See docs/prometheus.md."};
+  slot_arguments slot{cli, "create the slot if it does not exist"};
+  std::string port = "9464";
+
+  arguments() {
+    cli.text("--port", port, "N", "9464", "the port on 127.0.0.1 to serve on; 0 picks a free one");
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
+
 /**
  * Parses and validates @p args (the arguments after the program name). Options take their value
  * as the next argument or after `=`.
@@ -68,27 +75,18 @@ struct options : slot_options {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
   options o;
-  o.dsn = "fallback_application_name=replicant-prometheus";
-  argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    if (const auto read = read_slot_option(reader, o); read.matched) {
-      if (read.refused) return *read.refused;
-    } else if (name == "-h" || name == "--help") {
-      if (reader.has_inline_value()) return refusal{"--help takes no value"};
-      o.help = true;
-    } else if (name == "--port") {
-      const auto v = reader.take_value();
-      const auto n = v ? parse_unsigned(*v, 0, 65535) : std::nullopt;
-      if (!n) return refusal{"--port is 0 to 65535"};
-      o.port = static_cast<std::uint16_t>(*n);
-    } else {
-      return refusal{"unknown option " + printable_option_name(reader.argument()) + " (see --help)"};
-    }
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
   }
-  if (o.help) return o;
-  if (auto missing = missing_slot_option(o)) return *missing;
+  o.dsn = "fallback_application_name=replicant-prometheus";
+  if (auto bad = a.slot.check(o)) return *bad;
+  const auto port = parse_unsigned(a.port, 0, 65535);
+  if (!port) return refusal{"--port is 0 to 65535"};
+  o.port = static_cast<std::uint16_t>(*port);
   return o;
 }
 

@@ -131,6 +131,8 @@ auto stream(const options& o, Store store, int server_version, bool has_checkpoi
   if (ec != replicant::errc::halted || !halted) {
     if (snapshot_cut) {
       incomplete("stopped during the snapshot");
+    } else if (pipeline.reached_end()) {
+      say(summary_line("reached --end-lsn; stopped", sink.written(), acknowledged, sink.snapshot_rows()));
     } else {
       say(summary_line("stopped", sink.written(), acknowledged, sink.snapshot_rows()));
     }
@@ -190,7 +192,7 @@ auto main(int argc, char** argv) -> int {
         parse_options(std::span<const char* const>{argv + 1, static_cast<std::size_t>(argc > 0 ? argc - 1 : 0)});
     if (!parsed) return report(parsed.error());
     if (parsed->help) {
-      std::fputs(usage_text.data(), stdout);
+      std::fputs(usage().c_str(), stdout);
       return exit_ok;
     }
     if (!stop_signal::install(stop_hook)) {

@@ -11,6 +11,7 @@
 
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
 
@@ -26,37 +27,6 @@
 #include <vector>
 
 namespace replicant::examples::tail {
-
-/// The usage text printed by `--help`.
-inline constexpr std::string_view usage_text =
-    R"(Usage: replicant-tail --slot NAME --publication NAME [options]
-
-Streams the committed changes of PostgreSQL publications as JSON lines, one object per change.
-
-Options:
-  --dsn CONNINFO           libpq connection string or URI (default: the PG* environment variables)
-  --slot NAME              logical replication slot to stream from ([a-z0-9_], at most 63 bytes)
-  --publication NAME       publication to stream (repeatable; at least one)
-  --create-slot            create the slot (persistent, pgoutput) if it does not exist;
-                           needs --go-forward-only (or --snapshot)
-  --go-forward-only        with no checkpoint yet, start at the slot's acknowledged position (a
-                           new slot: the current end of WAL); earlier changes are never shown
-  --snapshot               with no checkpoint yet, create the slot and first print every row the
-                           published tables hold at that moment ("op":"snapshot"), then stream
-                           from exactly there; a progress line goes to stderr meanwhile
-  --progress-interval SECS seconds between snapshot progress lines when stderr is not a terminal
-                           (default: 5; on a terminal the line is updated in place)
-  --checkpoint-file PATH   keep the position of the last written transaction in PATH: a restart
-                           continues after it, skipping nothing
-  --proto-version N        pgoutput protocol version (default: the highest the server supports)
-  --messages               also print logical messages (pg_logical_emit_message)
-  --status-interval SECS   seconds between status updates to the server (default: 10)
-  -h, --help               print this help and exit
-
-Once streaming, a lost connection or a restarted server is reconnected to with backoff. Ctrl-C
-(SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped or the output was closed, 1 on a
-failure, 2 when refused to start. See docs/tail.md.
-)";
 
 /**
  * What the command line asked for, validated.
@@ -88,11 +58,70 @@ struct options {
   bool messages = false;
   /// Time between periodic status updates.
   std::chrono::seconds status_interval{10};
+  /// Stop once every transaction committed at or before it is written and acknowledged
+  /// (`pipeline_options::end_lsn`).
+  std::optional<lsn> end_lsn;
   /// Print the usage text and exit.
   bool help = false;
 };
 
+/// The result of parse_options(): the options, or why the command line was refused. The refusal
+/// is value-free: it names the option, never the value given.
+using parsed_options = outcome<options>;
+
 namespace detail {
+
+// The command line as text, before its values are checked: CLI11 reads into these.
+struct arguments {
+  command_line cli{"replicant-tail",
+                   "Streams the committed changes of PostgreSQL publications as JSON lines, one object per change.",
+                   "Once streaming, a lost connection or a restarted server is reconnected to with backoff. Ctrl-C\n"
+                   "(SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, at --end-lsn, or when the output\n"
+                   "was closed; 1 on a failure; 2 when refused to start. See docs/tail.md."};
+  std::string dsn;
+  std::string slot;
+  std::vector<std::string> publications;
+  bool create_slot = false;
+  bool go_forward_only = false;
+  bool snapshot = false;
+  std::string progress_interval = "5";
+  std::string checkpoint_file;
+  std::string proto_version;
+  bool messages = false;
+  std::string status_interval = "10";
+  std::string end_lsn;
+
+  arguments() {
+    cli.text("--dsn", dsn, "CONNINFO", "the PG* environment variables", "libpq connection string or URI");
+    cli.text("--slot", slot, "NAME", "", "logical replication slot to stream from ([a-z0-9_], at most 63 bytes)")
+        ->required();
+    cli.texts("--publication", publications, "NAME", "", "publication to stream (repeatable; at least one)")
+        ->required();
+    cli.flag("--create-slot", create_slot,
+             "create the slot (persistent, pgoutput) if it does not exist;\nneeds --go-forward-only (or --snapshot)");
+    cli.flag("--go-forward-only", go_forward_only,
+             "with no checkpoint yet, start at the slot's acknowledged position\n(a new slot: the current end of WAL); "
+             "earlier changes are never shown");
+    cli.flag("--snapshot", snapshot,
+             "with no checkpoint yet, create the slot and first print every row\nthe published tables hold at that "
+             "moment (\"op\":\"snapshot\"), then stream\nfrom exactly there; a progress line goes to stderr meanwhile");
+    cli.text("--progress-interval", progress_interval, "SECS", "5",
+             "seconds between snapshot progress lines when stderr is not a\nterminal (on a terminal the line is "
+             "updated in place)");
+    cli.text("--checkpoint-file", checkpoint_file, "PATH", "none: kept in memory",
+             "keep the position of the last written transaction in PATH: a\nrestart continues after it, skipping "
+             "nothing");
+    cli.text("--proto-version", proto_version, "N", "the highest the server supports", "pgoutput protocol version");
+    cli.flag("--messages", messages, "also print logical messages (pg_logical_emit_message)");
+    cli.text("--status-interval", status_interval, "SECS", "10", "seconds between status updates to the server");
+    cli.text("--end-lsn", end_lsn, "LSN", "none: stream until stopped",
+             "print every transaction committed at or before LSN (e.g. 0/16B3748),\nthen stop with exit status 0 once "
+             "that position is acknowledged:\nwhen a later transaction arrives (not printed) or the server's\nWAL "
+             "passes it idle (as pg_recvlogical --endpos)");
+  }
+  arguments(const arguments&) = delete;
+  auto operator=(const arguments&) -> arguments& = delete;
+};
 
 inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
   return failure{.step = step, .code = make_error_code(errc::invalid_options), .hint = hint};
@@ -100,20 +129,23 @@ inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
 
 }  // namespace detail
 
-/// The result of parse_options(): the options, or why the command line was refused. The refusal
-/// is value-free: it names the option, never the value given.
-using parsed_options = outcome<options>;
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string {
+  const detail::arguments a;
+  return a.cli.help();
+}
 
 /**
  * Parses and validates @p args (the arguments after the program name). Options take their value
  * as the next argument or after `=` (`--slot s` or `--slot=s`).
  *
- * Checks, in order: every option is known and has its value; `--slot` and at least one
- * `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL accepts
- * and publication names are plain identifiers; `--proto-version` is 1 to 4; `--status-interval`
- * and `--progress-interval` are 1 to 3600 seconds; `--snapshot` and `--go-forward-only` are not
- * both given; `--create-slot` comes with `--go-forward-only` or `--snapshot`. Whether the slot
- * exists, and whether there is a checkpoint, are found out later by the replication pipeline.
+ * Checks, in order: every option is known and has its value, and a flag has none; `--slot` and at
+ * least one `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL
+ * accepts and publication names are plain identifiers; `--proto-version` is 1 to 4;
+ * `--status-interval` and `--progress-interval` are 1 to 3600 seconds; `--end-lsn` is an LSN;
+ * `--snapshot` and `--go-forward-only` are not both given; `--create-slot` comes with
+ * `--go-forward-only` or `--snapshot`. Whether the slot exists, and whether there is a checkpoint,
+ * are found out later by the replication pipeline.
  *
  * Why `--create-slot` needs `--go-forward-only` even when a checkpoint file exists: a slot that has
  * to be created starts at the current end of WAL, so whatever was committed since the checkpoint
@@ -129,92 +161,64 @@ using parsed_options = outcome<options>;
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
+  detail::arguments a;
+  if (auto bad = a.cli.parse(args)) {
+    return failure{.step = "parsing the command line",
+                   .code = make_error_code(errc::invalid_options),
+                   .hint = bad->problem,
+                   .option = bad->option};
+  }
   options o;
-  bool have_slot = false;
-  argument_reader reader{args};
-  while (reader.next()) {
-    const std::string_view name = reader.name();
-    const auto flag = [&](bool& target) -> bool {
-      if (reader.has_inline_value()) return false;
-      target = true;
-      return true;
-    };
-    // The value of an option: after '=' or the next argument.
-    const auto take = [&] { return reader.take_value(); };
-
-    if (name == "-h" || name == "--help") {
-      if (!flag(o.help)) return detail::bad_value("parsing --help", "--help takes no value");
-    } else if (name == "--create-slot") {
-      if (!flag(o.create_slot)) return detail::bad_value("parsing --create-slot", "--create-slot takes no value");
-    } else if (name == "--go-forward-only") {
-      if (!flag(o.go_forward_only)) {
-        return detail::bad_value("parsing --go-forward-only", "--go-forward-only takes no value");
-      }
-    } else if (name == "--snapshot") {
-      if (!flag(o.snapshot)) return detail::bad_value("parsing --snapshot", "--snapshot takes no value");
-    } else if (name == "--messages") {
-      if (!flag(o.messages)) return detail::bad_value("parsing --messages", "--messages takes no value");
-    } else if (name == "--dsn") {
-      const auto v = take();
-      if (!v) return detail::bad_value("parsing --dsn", "--dsn needs a connection string");
-      o.dsn = std::string{*v};
-    } else if (name == "--slot") {
-      const auto v = take();
-      if (!v) return detail::bad_value("parsing --slot", "--slot needs a name");
-      if (auto ok = identifier::validate_slot_name(*v); !ok) {
-        return failure{.step = "checking --slot",
-                       .code = make_error_code(errc::halted),
-                       .reason = halt_reason::invalid_identifier,
-                       .hint = "a slot name is 1 to 63 characters of a-z, 0-9 and _",
-                       .cause = ok.error()};
-      }
-      o.slot = std::string{*v};
-      have_slot = true;
-    } else if (name == "--publication") {
-      const auto v = take();
-      if (!v) return detail::bad_value("parsing --publication", "--publication needs a name");
-      if (auto ok = identifier::validate(*v); !ok) {
-        return failure{.step = "checking --publication",
-                       .code = make_error_code(errc::halted),
-                       .reason = halt_reason::invalid_identifier,
-                       .hint =
-                           "a publication name is a plain identifier: a letter or _, then letters, digits, _ "
-                           "or $, at most 63 bytes",
-                       .cause = ok.error()};
-      }
-      if (std::find(o.publications.begin(), o.publications.end(), *v) == o.publications.end()) {
-        o.publications.emplace_back(*v);
-      }
-    } else if (name == "--checkpoint-file") {
-      const auto v = take();
-      if (!v || v->empty()) return detail::bad_value("parsing --checkpoint-file", "--checkpoint-file needs a path");
-      o.checkpoint_file = std::filesystem::path{std::string{*v}};
-    } else if (name == "--proto-version") {
-      const auto v = take();
-      const auto n = v ? parse_unsigned(*v, 1, 4) : std::nullopt;
-      if (!n) return detail::bad_value("parsing --proto-version", "--proto-version is 1, 2, 3 or 4");
-      o.proto_version = *n;
-    } else if (name == "--status-interval") {
-      const auto v = take();
-      const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
-      if (!n) return detail::bad_value("parsing --status-interval", "--status-interval is 1 to 3600 seconds");
-      o.status_interval = std::chrono::seconds{*n};
-    } else if (name == "--progress-interval") {
-      const auto v = take();
-      const auto n = v ? parse_unsigned(*v, 1, 3600) : std::nullopt;
-      if (!n) return detail::bad_value("parsing --progress-interval", "--progress-interval is 1 to 3600 seconds");
-      o.progress_interval = std::chrono::seconds{*n};
-    } else {
-      return failure{.step = "parsing the option",
-                     .code = make_error_code(errc::invalid_options),
-                     .hint = "unknown option (see --help)",
-                     .option = printable_option_name(reader.argument())};
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
+  }
+  if (auto ok = identifier::validate_slot_name(a.slot); !ok) {
+    return failure{.step = "checking --slot",
+                   .code = make_error_code(errc::halted),
+                   .reason = halt_reason::invalid_identifier,
+                   .hint = "a slot name is 1 to 63 characters of a-z, 0-9 and _",
+                   .cause = ok.error()};
+  }
+  for (const auto& p : a.publications) {
+    if (auto ok = identifier::validate(p); !ok) {
+      return failure{.step = "checking --publication",
+                     .code = make_error_code(errc::halted),
+                     .reason = halt_reason::invalid_identifier,
+                     .hint =
+                         "a publication name is a plain identifier: a letter or _, then letters, digits, _ "
+                         "or $, at most 63 bytes",
+                     .cause = ok.error()};
     }
   }
-  if (o.help) return o;
-  if (!have_slot) return detail::bad_value("parsing the command line", "--slot is required (see --help)");
-  if (o.publications.empty()) {
-    return detail::bad_value("parsing the command line", "at least one --publication is required (see --help)");
+  o.dsn = a.dsn;
+  o.slot = a.slot;
+  o.publications = without_repeats(a.publications);
+  o.create_slot = a.create_slot;
+  o.go_forward_only = a.go_forward_only;
+  o.snapshot = a.snapshot;
+  o.messages = a.messages;
+  if (a.cli.app().count("--checkpoint-file") > 0) {
+    if (a.checkpoint_file.empty()) {
+      return detail::bad_value("parsing --checkpoint-file", "--checkpoint-file needs a path");
+    }
+    o.checkpoint_file = std::filesystem::path{a.checkpoint_file};
+  }
+  if (a.cli.app().count("--proto-version") > 0) {
+    const auto n = parse_unsigned(a.proto_version, 1, 4);
+    if (!n) return detail::bad_value("parsing --proto-version", "--proto-version is 1, 2, 3 or 4");
+    o.proto_version = *n;
+  }
+  const auto status = parse_unsigned(a.status_interval, 1, 3600);
+  if (!status) return detail::bad_value("parsing --status-interval", "--status-interval is 1 to 3600 seconds");
+  o.status_interval = std::chrono::seconds{*status};
+  const auto progress = parse_unsigned(a.progress_interval, 1, 3600);
+  if (!progress) return detail::bad_value("parsing --progress-interval", "--progress-interval is 1 to 3600 seconds");
+  o.progress_interval = std::chrono::seconds{*progress};
+  if (a.cli.app().count("--end-lsn") > 0) {
+    const auto end = parse_lsn(a.end_lsn);
+    if (!end) return detail::bad_value("parsing --end-lsn", "--end-lsn is a WAL position such as 0/16B3748");
+    o.end_lsn = *end;
   }
   if (o.snapshot && o.go_forward_only) {
     return failure{.step = "checking --snapshot",
@@ -252,7 +256,7 @@ inline constexpr std::size_t snapshot_batch_rows = 1000;
 
 /**
  * The replication pipeline's options for @p o: `--dsn` (or @ref default_conninfo), `--slot`,
- * `--create-slot`, `--go-forward-only`, `--snapshot` and `--status-interval`. Everything else keeps
+ * `--create-slot`, `--go-forward-only`, `--snapshot`, `--status-interval` and `--end-lsn`. Everything else keeps
  * the pipeline's defaults: a 64 MiB memory budget with back-pressure on the server, reconnects with
  * backoff from 0.1 s up to 10 s, and 5 refused connect cycles before halting
  * `command_error_limit`. What pgoutput is asked for is @ref pgoutput_options_for.
@@ -279,6 +283,7 @@ inline constexpr std::size_t snapshot_batch_rows = 1000;
     p.start = start::go_forward{};
   }
   p.status_interval = o.status_interval;
+  p.end_lsn = o.end_lsn;
   return p;
 }
 

@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -243,6 +244,35 @@ BOOST_AUTO_TEST_CASE(reconnects_after_a_server_crash_and_loses_nothing) {
   BOOST_TEST_REQUIRE(sink.wait_for_rows(2, 60s));
   BOOST_TEST(!r.stop());
   BOOST_TEST((ids(sink.snapshot()) == std::vector<std::string>{"insert:1", "insert:2"}));
+}
+
+// The sink's checkpoint is read once per connect: once when the run starts, once more at each
+// reconnect, and nowhere else (a sink's checkpoint() may be costly: a broker round trip, a query).
+BOOST_AUTO_TEST_CASE(reads_the_sinks_checkpoint_once_per_connect) {
+  struct counting_sink : memory_sink {
+    std::atomic<int> checkpoint_calls{0};
+    auto checkpoint() -> result<std::optional<lsn>> {
+      ++checkpoint_calls;
+      return memory_sink::checkpoint();
+    }
+  };
+  using counting_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                                replicant::no_spill, counting_sink>;
+  fixture f;
+  counting_sink sink;
+  event_log events;
+  replicant::test::running<counting_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
+  BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
+  BOOST_TEST(events.count("replicant.connection.connected") == 1U);
+  BOOST_TEST(sink.checkpoint_calls.load() == 1, "the start");
+  // A reconnect: the walsender is ended, and the next session reads the checkpoint again.
+  f.sql("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'");
+  BOOST_TEST_REQUIRE(fixture::wait_until([&] { return events.count("replicant.connection.connected") == 2U; }));
+  f.sql("INSERT INTO items VALUES (2, 'b', 2)");
+  BOOST_TEST_REQUIRE(sink.wait_for_rows(2, 60s));
+  BOOST_TEST(sink.checkpoint_calls.load() == 2, "the start and the reconnect");
+  BOOST_TEST(!r.stop());
+  BOOST_TEST(sink.checkpoint_calls.load() == 2, "a stop reads nothing");
 }
 
 BOOST_AUTO_TEST_CASE(applies_additive_schema_changes_and_delivers_messages) {

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -92,7 +93,7 @@ class tail_process {
   tail_process(const tail_process&) = delete;
   auto operator=(const tail_process&) -> tail_process& = delete;
   ~tail_process() {
-    if (pid_ > 0) {
+    if (pid_ > 0 && !exited_) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, nullptr, 0);
     }
@@ -141,7 +142,12 @@ class tail_process {
     return all + buffer_;
   }
 
-  [[nodiscard]] auto running() -> bool { return pid_ > 0 && ::waitpid(pid_, &status_, WNOHANG) == 0; }
+  [[nodiscard]] auto running() -> bool {
+    if (pid_ <= 0 || exited_) return false;
+    const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
+    exited_ = r == pid_;  // reaped here: wait() reads the status kept
+    return r == 0;
+  }
 
   auto interrupt() -> void { ::kill(pid_, SIGINT); }
 
@@ -155,7 +161,7 @@ class tail_process {
   auto wait(std::chrono::milliseconds timeout = 30s) -> int {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
+      const pid_t r = exited_ ? pid_ : ::waitpid(pid_, &status_, WNOHANG);
       if (r == pid_) {
         pid_ = 0;
         return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
@@ -167,6 +173,7 @@ class tail_process {
 
  private:
   pid_t pid_ = 0;
+  bool exited_ = false;  // running() reaped it
   int out_ = -1;
   int status_ = 0;
   std::string buffer_;
@@ -663,6 +670,121 @@ BOOST_AUTO_TEST_CASE(survives_a_server_restart_without_losing_or_repeating) {
   BOOST_TEST(p.wait() == tail::exit_ok);
   BOOST_TEST(read_file(s.dir.path() / "stderr3").find("streaming from the slot's acknowledged position") !=
              std::string::npos);
+}
+
+namespace {
+
+// Splits the text @p out into its lines.
+auto lines_of(const std::string& out) -> std::vector<std::string> {
+  std::vector<std::string> lines;
+  std::istringstream in{out};
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The slot's acknowledged position.
+auto confirmed_flush(const std::string& db, const std::string& slot) -> replicant::lsn {
+  const auto text =
+      live_server().scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'", db);
+  return replicant::parse_lsn(text).value();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(end_lsn_prints_what_committed_before_it_then_stops_with_it_acknowledged) {
+  auto& pg = live_server();
+  scenario s;
+  const auto slot = pg.unique_name("tail_end");
+  const auto checkpoint = s.dir.path() / "checkpoint";
+  pg.sql("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')", s.db);
+  s.sql("INSERT INTO items (id) VALUES (1)");
+  s.sql("INSERT INTO items (id) VALUES (2)");
+  const auto end_text = pg.scalar("SELECT pg_current_wal_lsn()", s.db);
+  const auto end = replicant::parse_lsn(end_text).value();
+  s.sql("INSERT INTO items (id) VALUES (3)");
+  s.sql("INSERT INTO items (id) VALUES (4)");
+  const std::vector<std::string> args{"--dsn",  pg.dsn(s.db), "--slot", slot, "--publication", "pub",
+                                      "--go-forward-only", "--checkpoint-file", checkpoint.string(),
+                                      "--status-interval", "1"};
+
+  // Exactly the two transactions committed before the end, then exit status 0 by itself, with
+  // the end acknowledged: the third transaction arrived and was neither printed nor acknowledged.
+  std::string first_last_lsn;
+  {
+    auto with_end = args;
+    with_end.insert(with_end.end(), {"--end-lsn", end_text});
+    tail_process p{with_end, s.dir.path() / "stderr1"};
+    BOOST_TEST_REQUIRE(p.wait(60s) == tail::exit_ok);
+    const auto out = check_lines(lines_of(p.rest()));
+    BOOST_TEST(out.bodies == (std::vector<std::string>{insert_line(1), insert_line(2)}),
+               boost::test_tools::per_element());
+    first_last_lsn = out.last_lsn;
+    BOOST_TEST(replicant::parse_lsn(out.last_lsn).value() <= end);
+    BOOST_TEST(stored_checkpoint(checkpoint, slot) == out.last_lsn);
+    BOOST_TEST(confirmed_flush(s.db, slot) >= end, "the end is acknowledged");
+    const auto e = read_file(s.dir.path() / "stderr1");
+    BOOST_TEST(e.find("reached --end-lsn; stopped; 2 transactions written") != std::string::npos, e);
+  }
+
+  // The same end again: nothing before it is left, the next transaction is past it: nothing is
+  // printed, and it stops at once.
+  {
+    auto with_end = args;
+    with_end.insert(with_end.end(), {"--end-lsn", end_text});
+    tail_process p{with_end, s.dir.path() / "stderr2"};
+    BOOST_TEST_REQUIRE(p.wait(60s) == tail::exit_ok);
+    BOOST_TEST(p.rest().empty());
+    BOOST_TEST(stored_checkpoint(checkpoint, slot) == first_last_lsn);
+  }
+
+  // The later rows are all there for the next run, exactly once.
+  {
+    tail_process p{args, s.dir.path() / "stderr3"};
+    const auto rest = check_lines(p.read_lines(2));
+    BOOST_TEST(rest.bodies == (std::vector<std::string>{insert_line(3), insert_line(4)}),
+               boost::test_tools::per_element());
+    BOOST_TEST(!p.read_line(1500ms).has_value(), "nothing more");
+    p.interrupt();
+    BOOST_TEST(p.wait() == tail::exit_ok);
+  }
+
+  // An end that the server passes with nothing published after it: WAL of an unpublished table.
+  // The run prints nothing, and stops once the idle position has passed the end.
+  {
+    const auto idle_end = pg.scalar("SELECT pg_current_wal_lsn()", s.db);
+    s.sql("INSERT INTO other (id) VALUES (1)");
+    auto with_end = args;
+    with_end.insert(with_end.end(), {"--end-lsn", idle_end});
+    tail_process p{with_end, s.dir.path() / "stderr4"};
+    // More unpublished WAL while it runs: each write makes the server send a keepalive with its
+    // position, which is what the idle position follows.
+    const auto deadline = std::chrono::steady_clock::now() + 90s;
+    for (int i = 2; p.running() && std::chrono::steady_clock::now() < deadline; ++i) {
+      s.sql("INSERT INTO other (id) VALUES (" + std::to_string(i) + ")");
+      std::this_thread::sleep_for(300ms);
+    }
+    BOOST_TEST_REQUIRE(p.wait(5s) == tail::exit_ok, read_file(s.dir.path() / "stderr4"));
+    BOOST_TEST(p.rest().empty());
+    BOOST_TEST(confirmed_flush(s.db, slot) >= replicant::parse_lsn(idle_end).value());
+  }
+}
+
+// --help lists every option with its default, from the binary itself.
+BOOST_AUTO_TEST_CASE(help_lists_every_option_with_a_default) {
+  replicant::test::temp_dir dir{"replicant-tail-test"};
+  tail_process p{{"--help"}, dir.path() / "stderr"};
+  BOOST_TEST_REQUIRE(p.wait() == tail::exit_ok);
+  const auto help = lines_of(p.rest());
+  for (const std::string option : {"--dsn", "--slot", "--publication", "--create-slot", "--go-forward-only",
+                                   "--snapshot", "--progress-interval", "--checkpoint-file", "--proto-version",
+                                   "--messages", "--status-interval", "--end-lsn"}) {
+    const auto line = std::find_if(help.begin(), help.end(), [&](const std::string& l) {
+      return l.rfind("  " + option + " ", 0) == 0 || l == "  " + option;
+    });
+    BOOST_TEST_REQUIRE((line != help.end()), option << " is listed");
+    BOOST_TEST((line->find('[') != std::string::npos || line->find("REQUIRED") != std::string::npos),
+               "a default: " << *line);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(refuses_malformed_names_value_free) {

@@ -79,6 +79,7 @@ auto documented_defaults() -> std::map<std::string, std::string> {
   BOOST_TEST_REQUIRE(o.conninfo.empty());
   BOOST_TEST_REQUIRE(o.slot.empty());
   BOOST_TEST_REQUIRE(std::holds_alternative<replicant::start::resume_only>(o.start));
+  BOOST_TEST_REQUIRE(!o.end_lsn.has_value());
   return {
       {"conninfo", "—"},
       {"slot", "—"},
@@ -99,6 +100,7 @@ auto documented_defaults() -> std::map<std::string, std::string> {
       {"reconnect_delay", span(o.reconnect_delay)},
       {"max_reconnect_delay", span(o.max_reconnect_delay)},
       {"connect_timeout", span(o.connect_timeout)},
+      {"end_lsn", "none"},
   };
 }
 
@@ -161,7 +163,7 @@ BOOST_AUTO_TEST_CASE(every_pipeline_option_has_its_row_with_the_default_of_the_c
   const auto header = docs_support::read_repository_file("include/replicant/pipeline/options.hpp");
   const auto page = docs_support::read_repository_file("docs/pipeline.md");
   check_rows(header, "struct pipeline_options",
-             docs_support::section(page, "## Options (`replicant::pipeline_options`)"), documented_defaults(), 19U);
+             docs_support::section(page, "## Options (`replicant::pipeline_options`)"), documented_defaults(), 20U);
 }
 
 BOOST_AUTO_TEST_CASE(every_pgoutput_option_has_its_row_with_the_default_of_the_code) {

@@ -10,11 +10,13 @@
 
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -182,6 +184,16 @@ struct pipeline_options {
   std::chrono::milliseconds max_reconnect_delay = std::chrono::seconds(10);
   /// Longest a single connection attempt may take.
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(30);
+
+  /**
+   * Where run() ends by itself, as `pg_recvlogical --endpos` does (none, the default: it streams
+   * until stop() or a halt). Every transaction whose commit LSN is at or before it is delivered,
+   * and run() then returns as after stop(), once the acknowledged position has reached it (after a
+   * delivery, or idle over WAL that published nothing), or when a transaction committed after it
+   * arrives: that one is neither delivered nor acknowledged, so the next run receives it.
+   * reached_end() tells this return from the others.
+   */
+  std::optional<lsn> end_lsn{};
 };
 
 namespace detail {

@@ -245,6 +245,10 @@ class pipeline {
   /// Why the last run() halted or refused to start, if it did (then run(ec) reported `errc::halted`).
   [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return halt_; }
 
+  /// Whether run() returned because it reached `pipeline_options::end_lsn` (rather than a stop()
+  /// or a halt). Safe from any thread.
+  [[nodiscard]] auto reached_end() const noexcept -> bool { return end_reached_.load(); }
+
   /**
    * The position known durable: the last one acknowledged to the server, or, until a later one is,
    * the checkpoint run() resumed from (the sink's or the store's, or a snapshot's consistent point).
@@ -265,6 +269,7 @@ class pipeline {
   auto stream(session& s, pq::replication_stream&& stream) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
   auto halt_with(halt h) -> void;
+  auto reach_end() noexcept -> void;
   auto report_halt(const halt& h) -> void;
   auto refused(const pq::connect_refusal& r) -> void;
   [[nodiscard]] auto validate_options() const -> halt_or<void>;
@@ -314,6 +319,7 @@ class pipeline {
   int stop_fd_ = -1;                     // readable once stop() was called; never drained
   int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a backfill reader)
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> end_reached_{false};  // stopping_ was set on reaching options_.end_lsn
   // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
   // such a write finish, for a grace (impl/pipeline.hpp).
   std::atomic<std::chrono::steady_clock::rep> store_write_since_{0};

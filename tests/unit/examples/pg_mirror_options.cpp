@@ -207,7 +207,7 @@ BOOST_AUTO_TEST_CASE(a_snapshot_start_needs_the_sink_mode_and_no_go_forward) {
   }
   BOOST_TEST(refused_with_required({"--go-forward-only", "--snapshot"}) ==
              "--snapshot and --go-forward-only exclude each other");
-  BOOST_TEST(refused_with_required({"--snapshot=yes"}).find("unknown option") != std::string::npos);
+  BOOST_TEST(refused_with_required({"--snapshot=yes"}) == "--snapshot takes no value");
 }
 
 BOOST_AUTO_TEST_CASE(refuses_bad_values_without_repeating_them) {
@@ -241,7 +241,7 @@ BOOST_AUTO_TEST_CASE(refuses_malformed_names_and_missing_options) {
   BOOST_TEST(slot.find("q1") == std::string::npos);
   BOOST_TEST(refused({"--source", "a", "--target", "b", "--slot", "s", "--publication", "p'q2"}).find("q2") ==
              std::string::npos);
-  BOOST_TEST(refused({"--target", "b", "--slot", "s", "--publication", "p"}).find("--source and --target") !=
+  BOOST_TEST(refused({"--target", "b", "--slot", "s", "--publication", "p"}).find("--source is required") !=
              std::string::npos);
   BOOST_TEST(refused({"--source", "", "--target", "b", "--slot", "s", "--publication", "p"}).find("--source") !=
              std::string::npos);
@@ -252,7 +252,7 @@ BOOST_AUTO_TEST_CASE(refuses_malformed_names_and_missing_options) {
   const auto stray = refused_with_required({"password=hunter2"});
   BOOST_TEST(stray.find("unknown option") != std::string::npos);
   BOOST_TEST(stray.find("hunter2") == std::string::npos);
-  BOOST_TEST(refused_with_required({"--go-forward-only=yes"}).find("unknown option") != std::string::npos);
+  BOOST_TEST(refused_with_required({"--go-forward-only=yes"}) == "--go-forward-only takes no value");
 }
 
 BOOST_AUTO_TEST_CASE(help_needs_nothing_else_and_names_every_option) {
@@ -263,9 +263,9 @@ BOOST_AUTO_TEST_CASE(help_needs_nothing_else_and_names_every_option) {
        {"--source", "--target", "--slot", "--publication", "--go-forward-only", "--snapshot", "--checkpoint",
         "--batch-size", "--batch-delay-ms", "--store-retries", "--store-backoff-ms", "--max-unconfirmed",
         "--confirm-timeout-ms", "sink", "batches", "lib-batched", "deferred", "replicant_checkpoints"}) {
-    BOOST_TEST(mirror::usage_text.find(name) != std::string_view::npos, name);
+    BOOST_TEST(mirror::usage().find(name) != std::string::npos, name);
   }
-  BOOST_TEST(mirror::usage_text.find("--test-") == std::string_view::npos, "test-only options stay out of --help");
+  BOOST_TEST(mirror::usage().find("--test-") == std::string::npos, "test-only options stay out of --help");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,7 +11,9 @@
 #include "../../../examples/tail/probe.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -75,7 +77,7 @@ BOOST_AUTO_TEST_CASE(help_needs_nothing_else) {
   BOOST_TEST_REQUIRE(static_cast<bool>(p));
   BOOST_TEST(p->help);
   BOOST_TEST(static_cast<bool>(parse({"-h"})));
-  BOOST_TEST(tail::usage_text.find("--go-forward-only") != std::string_view::npos);
+  BOOST_TEST(tail::usage().find("--go-forward-only") != std::string_view::npos);
 }
 
 BOOST_AUTO_TEST_CASE(refuses_malformed_names_without_repeating_them) {
@@ -97,9 +99,13 @@ BOOST_AUTO_TEST_CASE(refuses_malformed_names_without_repeating_them) {
 }
 
 BOOST_AUTO_TEST_CASE(refuses_incomplete_or_unknown_options) {
-  BOOST_TEST(refusal({"--publication", "p"}).find("--slot is required") != std::string::npos);
-  BOOST_TEST(refusal({"--slot", "s"}).find("--publication is required") != std::string::npos);
-  BOOST_TEST(refusal({"--slot", "s", "--publication"}).find("needs a name") != std::string::npos);
+  BOOST_TEST(refusal({"--publication", "p"}).find("--slot refused") != std::string::npos);
+  BOOST_TEST(refusal({"--publication", "p"}).find("is required") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s"}).find("--publication refused") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s", "--publication"}).find("--publication refused") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s", "--publication"}).find("needs a value") != std::string::npos);
+  BOOST_TEST(refusal({"--slot", "s", "--publication", "p", "--messages=yes"}).find("--messages refused") !=
+             std::string::npos);
   BOOST_TEST(refusal({"--slot", "s", "--publication", "p", "--proto-version", "5"}).find("1, 2, 3 or 4") !=
              std::string::npos);
   BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--proto-version", "3x"}));
@@ -115,6 +121,50 @@ BOOST_AUTO_TEST_CASE(refuses_incomplete_or_unknown_options) {
   const auto hidden = refusal({"--slot", "s", "--publication", "p", "postgres://u:hunter2@h/db"});
   BOOST_TEST(hidden.find("hunter2") == std::string::npos, hidden);
   BOOST_TEST(hidden.find("(not shown)") != std::string::npos, hidden);
+}
+
+BOOST_AUTO_TEST_CASE(parses_the_end_position) {
+  auto p = parse({"--slot", "s", "--publication", "p", "--end-lsn", "16/B374D848"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(p));
+  BOOST_TEST_REQUIRE(p->end_lsn.has_value());
+  BOOST_TEST(replicant::to_string(*p->end_lsn) == "16/B374D848");
+  BOOST_TEST((tail::pipeline_options_for(*p).end_lsn == p->end_lsn));
+  auto d = parse({"--slot", "s", "--publication", "p"});
+  BOOST_TEST_REQUIRE(static_cast<bool>(d));
+  BOOST_TEST(!d->end_lsn.has_value(), "streams until stopped");
+  BOOST_TEST(!tail::pipeline_options_for(*d).end_lsn.has_value());
+  // Not an LSN: refused without repeating it.
+  const auto text = refusal({"--slot", "s", "--publication", "p", "--end-lsn=s3cr3t/q7"});
+  BOOST_TEST(text.find("--end-lsn") != std::string::npos, text);
+  BOOST_TEST(text.find("q7") == std::string::npos, text);
+  BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--end-lsn", "0/"}));
+}
+
+// --help lists every option, each with its default: `[...]` for a value or a flag, REQUIRED for
+// the two options without one. Every option of the parser is found by its name in the text.
+BOOST_AUTO_TEST_CASE(help_lists_every_option_with_its_default) {
+  const auto help = tail::usage();
+  const std::vector<std::string> options{"--dsn",           "--slot",          "--publication",   "--create-slot",
+                                         "--go-forward-only", "--snapshot",    "--progress-interval",
+                                         "--checkpoint-file", "--proto-version", "--messages",  "--status-interval",
+                                         "--end-lsn"};
+  std::size_t lines = 0;
+  std::istringstream in{help};
+  for (std::string line; std::getline(in, line);) {
+    const auto name_at = line.find("--");
+    if (line.rfind("  -", 0) != 0 || name_at == std::string::npos) continue;  // not an option's first line
+    const auto name = line.substr(name_at, line.find_first_of(" ,", name_at) - name_at);
+    if (name == "--help") continue;
+    ++lines;
+    BOOST_TEST((std::find(options.begin(), options.end(), name) != options.end()), "documented: " << name);
+    const auto before_text = line.substr(0, 34);  // the name, the value's label and the default
+    BOOST_TEST((before_text.find('[') != std::string::npos || line.find("REQUIRED") != std::string::npos),
+               "a default for " << name << ": " << line);
+  }
+  BOOST_TEST(lines == options.size(), help);
+  BOOST_TEST(help.find("[10]") != std::string::npos, help);
+  BOOST_TEST(help.find("[5]") != std::string::npos, help);
+  BOOST_TEST(help.find("[off]") != std::string::npos, help);
 }
 
 BOOST_AUTO_TEST_CASE(create_slot_needs_go_forward_only) {
@@ -136,8 +186,8 @@ BOOST_AUTO_TEST_CASE(parses_the_snapshot_options) {
   BOOST_TEST_REQUIRE(static_cast<bool>(d));
   BOOST_TEST(!d->snapshot);
   BOOST_TEST(d->progress_interval.count() == 5);
-  BOOST_TEST(tail::usage_text.find("--snapshot") != std::string_view::npos);
-  BOOST_TEST(tail::usage_text.find("--progress-interval") != std::string_view::npos);
+  BOOST_TEST(tail::usage().find("--snapshot") != std::string_view::npos);
+  BOOST_TEST(tail::usage().find("--progress-interval") != std::string_view::npos);
 
   BOOST_TEST(!parse({"--slot", "s", "--publication", "p", "--snapshot=yes"}), "a flag");
   BOOST_TEST(refusal({"--slot", "s", "--publication", "p", "--progress-interval", "0"}).find("1 to 3600") !=

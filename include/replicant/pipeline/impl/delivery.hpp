@@ -32,6 +32,7 @@ struct pipeline<D, C, S, Sink>::applier {
   checkpoint_context<Sink> ctx;
   std::optional<halt>& failed;       // the session's halt, once decided
   std::optional<lsn> last_commit{};  // of the transaction delivered last in this session
+  bool past_end = false;             // a transaction committed after options_.end_lsn arrived
 
   auto advance(lsn to) -> void { s.advance(to); }
 
@@ -71,6 +72,14 @@ struct pipeline<D, C, S, Sink>::applier {
     // Commits arrive in commit order: one that goes backwards is damaged.
     if (last_commit && t.commit_lsn() <= *last_commit) return fail(errc::protocol_violation);
     last_commit = t.commit_lsn();
+    // Past the end position: not delivered, not acknowledged (the next run receives it), and the
+    // run ends here, as pg_recvlogical --endpos does.
+    if (const auto& end_at = p.options_.end_lsn; end_at && t.commit_lsn() > *end_at) {
+      past_end = true;
+      asm_.recycle(std::move(t));
+      p.reach_end();
+      return {};
+    }
     // The incremental snapshot sees every transaction first; its watermarks stop there.
     if (p.incremental_.reconciler) {
       if (auto handled = p.incremental_transaction(*this, t)) return *handled;

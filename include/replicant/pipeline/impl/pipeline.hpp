@@ -224,6 +224,13 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
   }
 }
 
+// options_.end_lsn is reached: run() returns as after stop(), and says why (reached_end()).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::reach_end() noexcept -> void {
+  end_reached_.store(true);
+  stop();
+}
+
 // After stop(): a checkpoint write that has not finished within the grace is ended, so that a
 // store that hangs cannot hold the stop for its whole timeout.
 template <class D, class C, class S, class Sink>

@@ -182,6 +182,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
   auto honour_stop() -> void {
     if (p.stopping_.load() && !s.end_requested.load()) {
       if (!a.failed) static_cast<void>(a.flush());
+      // A transaction past the end position arrived: every one committed at or before it is
+      // durable once nothing is held, so the end itself is acknowledged. The server sends the
+      // later one again, since it committed after what is acknowledged.
+      if (a.past_end && !a.failed && !a.holding()) a.advance(*p.options_.end_lsn);
       end();
     }
   }
@@ -393,7 +397,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (frames.empty()) return;  // bytes of a message not yet complete: nothing heard yet
     for (const auto& f : frames) {
       honour_stop();
-      if (ended()) break;
+      if (ended()) {
+        // Frames left unapplied: a keepalive taken in with them may lie past them, so it must not
+        // move the slot idle (report()) before they are received again.
+        keepalive_end = lsn{};
+        previous_keepalive_end = lsn{};
+        break;
+      }
       if (f.header) {
         apply(*f.header);
       } else {
@@ -468,7 +478,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // the position moved, when a ping is due, or every status interval.
   auto report(bool force) -> result<void> {
     lsn flush{p.durable_.load()};
-    if (may_idle_advance && !a.failed && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
+    if (may_idle_advance && !a.failed && !a.past_end && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
       // Every frame received before the keepalive has been applied (one thread applies in order).
       flush = std::max(flush, std::min(keepalive_end, server_sent));
     }
@@ -489,6 +499,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
     pinged = pinged || ping;
     reported = flush;
     next_status = clock::now() + p.options_.status_interval;
+    // The end position acknowledged: every transaction at or before it was delivered.
+    if (const auto& end_at = p.options_.end_lsn; end_at && flush >= *end_at && !p.stopping_.load()) p.reach_end();
     return {};
   }
 };
