@@ -31,6 +31,9 @@ write_basic_package_version_file(
   COMPATIBILITY SameMinorVersion
   ARCH_INDEPENDENT)
 
+# replicant.pc finds the prefix from where it lies (pkg-config's ${pcfiledir}), so that an install
+# with `cmake --install --prefix DIR` into another prefix than the configured one stays right.
+file(RELATIVE_PATH REPLICANT_PC_TO_PREFIX "/${CMAKE_INSTALL_DATADIR}/pkgconfig" "/")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/replicant.pc.in ${PROJECT_BINARY_DIR}/replicant.pc @ONLY)
 
 install(FILES
