@@ -644,9 +644,9 @@ auto printed_lines(const std::string& output, std::string_view what) -> std::siz
 }
 
 // Checks the verdict against what the writer committed, and prints the line. Duplicates must be 0,
-// or at most @p max_duplicates where the mode allows repeats.
+// or at most @p max_duplicates where the mode allows repeats. Returns the duplicates.
 auto check(mirror_fixture& f, source_writer& w, const mirror_process& m, std::string_view scenario, int kills,
-           int crashes, std::int64_t max_duplicates = 0) -> void {
+           int crashes, std::int64_t max_duplicates = 0) -> std::int64_t {
   // The library's deliveries, checked apart from the mirror's claim (which turns repeats away, and
   // so would hide them): none at or below the checkpoint the sink gave at connect. Only the modes
   // where the sink owns the checkpoint give one.
@@ -667,6 +667,7 @@ auto check(mirror_fixture& f, source_writer& w, const mirror_process& m, std::st
   BOOST_TEST(v.full_rows_extra == 0U);
   BOOST_TEST(v.differing_tables.empty());
   for (const auto& t : v.differing_tables) BOOST_TEST_MESSAGE("differs: " + t);
+  return duplicates;
 }
 
 auto seed_from_environment() -> std::uint64_t {
@@ -740,13 +741,18 @@ class interruptions {
   /// Call when the writer has committed its last transaction, before the final catch-up.
   auto writer_done() -> void { applied_before_catch_up_ = f_.applied(); }
 
-  auto check(std::string_view mode, int kills) -> void {
+  /// @p repeated: the storm's duplicates, where its mode allows them (0 elsewhere). A repeat is a
+  /// kill between a target commit and its checkpoint: in the at-least-once modes that is the window
+  /// that matters, and it stands in for a rollback, which a mode with short target transactions
+  /// (lib-batched) may by chance never get from a few random kills.
+  auto check(std::string_view mode, int kills, std::int64_t repeated = 0) -> void {
     const auto rolled_back = rollbacks() - rollbacks_at_start_;
     std::cout << "exactly-once: pg" << f_.pg.major() << " mode=" << mode << " kills mid-stream: " << mid_stream_
               << " of " << kills << ", target transactions rolled back: " << rolled_back
               << ", applied before the catch-up: " << applied_before_catch_up_ << std::endl;
     BOOST_TEST(mid_stream_ >= 1, "no kill came after the mirror had applied anything");
-    BOOST_TEST(rolled_back >= 1U, "no kill landed inside a target transaction");
+    BOOST_TEST((rolled_back >= 1U || repeated >= 1),
+               "no kill landed inside a target transaction, nor between a commit and its checkpoint");
     BOOST_TEST(applied_before_catch_up_ >= 1U, "nothing was applied while the storm went on");
   }
 
@@ -809,8 +815,8 @@ auto kill_storm(const std::string& mode, std::uint64_t transactions, int min_kil
   BOOST_TEST(m.running());
   BOOST_TEST(m.stop() == mirror::exit_ok);
   BOOST_TEST(unexpected_exits == 0);
-  check(f, w, m, "random SIGKILLs", kills, 0, duplicates_per_kill * kills);
-  evidence.check(mode, kills);
+  const auto repeated = check(f, w, m, "random SIGKILLs", kills, 0, duplicates_per_kill * kills);
+  evidence.check(mode, kills, repeated);
   BOOST_TEST(m.output().find(secret) == std::string::npos);
   BOOST_TEST_MESSAGE("kill storm (" << mode << "): " << m.starts() << " mirror starts in "
                                     << seconds_since(started, std::chrono::steady_clock::now()) << " s");
