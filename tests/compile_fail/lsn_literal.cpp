@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: MIT
 //
 // A malformed `_lsn` literal does not compile (docs/reference/lsn.md): the literal is consteval, and
-// its parser answers malformed text with a throw, which is not a constant expression. The compiler
-// shows the throw's line, whose string says why.
-// expect: malformed LSN literal
+// its parser answers malformed text with a throw, which is not a constant expression. That is the
+// first error; the compiler shows the throw's line under it, whose string says why.
+// expect: throw-expression.* is not a constant expression
 #include <replicant/core/lsn.hpp>
 
 namespace compile_fail {
