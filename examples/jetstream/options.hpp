@@ -162,10 +162,7 @@ struct arguments {
   const auto given = [&](const char* name) { return a.cli.app().count(name) > 0; };
   o.go_forward_only = a.go_forward_only;
   o.create_stream = a.create_stream;
-  const auto number = [](const std::string& text, std::uint32_t low, std::uint32_t high) {
-    return parse_unsigned(text, low, high);
-  };
-  const auto mib = number(a.max_inflight_mib, 1, 65'536);
+  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);
   if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
   o.max_inflight_mib = *mib;
   if (a.nats.empty()) return refusal{"--nats needs one or more server URLs"};
@@ -176,26 +173,26 @@ struct arguments {
     return refusal{"--subject-prefix is one or more tokens of A-Z, a-z, 0-9, _ and -, separated by dots"};
   }
   o.prefix = a.prefix;
-  const auto unconfirmed = number(a.max_unconfirmed, 1, 1'000'000);
+  const auto unconfirmed = parse_unsigned(a.max_unconfirmed, 1, 1'000'000);
   if (!unconfirmed) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
   o.max_unconfirmed = *unconfirmed;
-  const auto pending = number(a.max_pending, 1, 1'000'000);
+  const auto pending = parse_unsigned(a.max_pending, 1, 1'000'000);
   if (!pending) return refusal{"--max-pending needs a number from 1 to 1000000"};
   o.max_pending = *pending;
-  const auto ack_wait = number(a.ack_wait_ms, 100, 600'000);
+  const auto ack_wait = parse_unsigned(a.ack_wait_ms, 100, 600'000);
   if (!ack_wait) return refusal{"--ack-wait-ms needs a number of milliseconds from 100 to 600000"};
   o.ack_wait = std::chrono::milliseconds{*ack_wait};
-  const auto outage = number(a.max_outage_s, 1, 86'400);
+  const auto outage = parse_unsigned(a.max_outage_s, 1, 86'400);
   if (!outage) return refusal{"--max-outage-s needs a number of seconds from 1 to 86400"};
   o.max_outage = std::chrono::seconds{*outage};
-  const auto replicas = number(a.replicas, 1, 5);
+  const auto replicas = parse_unsigned(a.replicas, 1, 5);
   if (!replicas) return refusal{"--replicas needs a number from 1 to 5"};
   o.replicas = *replicas;
-  const auto window = number(a.duplicate_window_s, 1, 86'400);
+  const auto window = parse_unsigned(a.duplicate_window_s, 1, 86'400);
   if (!window) return refusal{"--duplicate-window-s needs a number of seconds from 1 to 86400"};
   o.duplicate_window = std::chrono::seconds{*window};
   if (given("--max-bytes")) {
-    const auto bytes = number(a.max_bytes, 1024, 4'000'000'000U);
+    const auto bytes = parse_unsigned(a.max_bytes, 1024, 4'000'000'000U);
     if (!bytes) return refusal{"--max-bytes needs a number from 1024 to 4000000000"};
     o.max_bytes = *bytes;
   }

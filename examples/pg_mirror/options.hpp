@@ -321,32 +321,29 @@ struct arguments {
   if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched, deferred"};
   o.checkpoint = *found;
   // The value of a numeric option, or nothing when it is out of range.
-  const auto number = [](const std::string& text, std::uint32_t low, std::uint32_t high) {
-    return parse_unsigned(text, low, high);
-  };
-  const auto mib = number(a.max_inflight_mib, 1, 65'536);
+  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);
   if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
   o.max_inflight_mib = *mib;
   if (given("--spill-dir")) {
     if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
     o.spill_dir = a.spill_dir;
   }
-  const auto batch_size = number(a.batch_size, 1, 1'000'000);
+  const auto batch_size = parse_unsigned(a.batch_size, 1, 1'000'000);
   if (!batch_size) return refusal{"--batch-size needs a number from 1 to 1000000"};
   o.batch_size = *batch_size;
-  const auto batch_delay = number(a.batch_delay_ms, 1, an_hour_ms);
+  const auto batch_delay = parse_unsigned(a.batch_delay_ms, 1, an_hour_ms);
   if (!batch_delay) return refusal{"--batch-delay-ms needs a number of milliseconds from 1 to 3600000"};
   o.batch_delay = std::chrono::milliseconds{*batch_delay};
-  const auto retries = number(a.store_retries, 0, 1'000'000);
+  const auto retries = parse_unsigned(a.store_retries, 0, 1'000'000);
   if (!retries) return refusal{"--store-retries needs a number from 0 to 1000000"};
   o.store_retries = *retries;
-  const auto backoff = number(a.store_backoff_ms, 0, an_hour_ms);
+  const auto backoff = parse_unsigned(a.store_backoff_ms, 0, an_hour_ms);
   if (!backoff) return refusal{"--store-backoff-ms needs a number of milliseconds from 0 to 3600000"};
   o.store_backoff = std::chrono::milliseconds{*backoff};
-  const auto unconfirmed = number(a.max_unconfirmed, 1, 1'000'000);
+  const auto unconfirmed = parse_unsigned(a.max_unconfirmed, 1, 1'000'000);
   if (!unconfirmed) return refusal{"--max-unconfirmed needs a number from 1 to 1000000"};
   o.max_unconfirmed = *unconfirmed;
-  const auto confirm = number(a.confirm_timeout_ms, 1, an_hour_ms);
+  const auto confirm = parse_unsigned(a.confirm_timeout_ms, 1, an_hour_ms);
   if (!confirm) return refusal{"--confirm-timeout-ms needs a number of milliseconds from 1 to 3600000"};
   o.confirm_timeout = std::chrono::milliseconds{*confirm};
   if (given("--test-confirmations")) {
