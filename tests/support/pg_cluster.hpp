@@ -462,7 +462,6 @@ class pg_cluster {
   uid_t uid_ = 0;
   gid_t gid_ = 0;
   pid_t postmaster_ = 0;
-  int registry_slot_ = -1;
   std::set<std::string, std::less<>> settings_;
   std::uint64_t names_issued_ = 0;
   bool standby_ = false;

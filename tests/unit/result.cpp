@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// replicant::result is one type in every language mode: the cxx23 preset compiles this file again as
+// replicant::result is one type in every language mode: the release preset compiles this file again as
 // C++23, where the standard library has std::expected, and it must pass unchanged.
 #include <replicant/core/result.hpp>
 
