@@ -112,9 +112,9 @@ struct arguments {
   bool floor = false;
 
   arguments() {
-    line.text("--dsn", dsn, "DSN", "", "libpq connection string")->required();
-    line.text("--slot", slot, "SLOT", "", "the slot")->required();
-    line.text("--publication", publication, "PUB", "", "the publication")->required();
+    line.text("--dsn", dsn, "DSN", "", "libpq connection string").required();
+    line.text("--slot", slot, "SLOT", "", "the slot").required();
+    line.text("--publication", publication, "PUB", "", "the publication").required();
     line.text("--end-lsn", end, "X/Y", "none", "stop once the acknowledged position reaches it");
     line.text("--low-water", low_water, "BYTES", "0", "receive_low_water_bytes");
     line.text("--max-delay-ms", max_delay_ms, "MS", "5", "receive_max_delay");
@@ -151,7 +151,7 @@ auto parse(std::span<const char* const> args) -> std::optional<options> {
   o.publication = a.publication;
   o.streaming = a.streaming;
   o.floor = a.floor;
-  if (a.line.app().count("--end-lsn") > 0) {
+  if (a.line.given("--end-lsn")) {
     auto at = replicant::parse_lsn(a.end);
     if (!at) return fail("--end-lsn: malformed LSN");
     o.end = *at;
@@ -167,7 +167,7 @@ auto parse(std::span<const char* const> args) -> std::optional<options> {
   if (!set(o.protocol, a.protocol, 0, 4)) return fail("--protocol: out of range");
   if (!set(o.idle_seconds, a.idle_seconds, 0, 3600)) return fail("--idle-seconds: out of range");
   if (!set(o.max_inflight_mib, a.max_inflight_mib, 1, 64U * 1024U)) return fail("--max-inflight-mib: out of range");
-  if (a.line.app().count("--spill-dir") > 0 && a.spill_dir.empty()) return fail("--spill-dir: empty value");
+  if (a.line.given("--spill-dir") && a.spill_dir.empty()) return fail("--spill-dir: empty value");
   o.spill_dir = a.spill_dir;
   if (!set(o.latency_seconds, a.latency_seconds, 0, 3600)) return fail("--latency-seconds: out of range");
   if (!set(o.latency_warmup_seconds, a.latency_warmup_seconds, 0, 3600)) {

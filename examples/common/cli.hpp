@@ -8,16 +8,14 @@
 /// that reads every option as text and refuses a command line without ever repeating a value.
 ///
 /// CLI11 does the syntax (`--name value` and `--name=value`, unknown options, missing values,
-/// repeats) and writes `--help` with every option's default. Its own conversions and validators
-/// are not used: their messages quote the value they refused, and a value may be a password in a
-/// connection string pasted into the wrong place. Each program checks its values itself, with
-/// fixed text that names the option only.
+/// repeats) and writes `--help` with every option's default; it is compiled in cli.cpp only. Its
+/// own conversions and validators are not used: their messages quote the value they refused, and a
+/// value may be a password in a connection string pasted into the wrong place. Each program checks
+/// its values itself, with fixed text that names the option only.
 
 #include <replicant/core/identifier.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
-
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -31,6 +29,11 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace replicant::examples {
 
@@ -86,33 +89,19 @@ struct syntax_error {
 };
 
 /**
- * `--help` with a default for every option, written the same way whichever CLI11 version builds
- * it: a value option shows its label and `[default]` (the text its declaration gives, see
- * @ref command_line), or `REQUIRED`; a flag shows `[off]`.
- */
-class help_format : public CLI::Formatter {
- public:
-  /// The option's value label, default or `REQUIRED`, and `...` when it may be repeated.
-  [[nodiscard]] auto make_option_opts(const CLI::Option* opt) const -> std::string override {
-    if (opt->get_expected_max() == 0) return opt->get_name() == "--help" ? std::string{} : std::string{" [off]"};
-    std::string text = " " + opt->get_type_name();
-    if (!opt->get_default_str().empty()) text += " [" + opt->get_default_str() + "]";
-    if (opt->get_expected_max() > 1) text += " ...";
-    if (opt->get_required()) text += " REQUIRED";
-    return text;
-  }
-};
-
-/**
  * A program's command line: a CLI11 app whose options are all read as text (or as flags), with a
  * default shown in `--help` for each, and a parse that turns CLI11's errors into value-free
  * @ref syntax_error "syntax errors".
+ *
+ * CLI11 itself is compiled once, in `cli.cpp` (the `replicant::examples_cli` library): it is all
+ * inline code, and parsing it cost every program and test that includes this header about nine
+ * seconds of compile time.
  *
  * @par Example
  * @code
  * command_line cli{"replicant-x", "Streams ...", "Exit status: ..."};
  * std::string slot;
- * cli.text("--slot", slot, "NAME", "", "the slot")->required();
+ * cli.text("--slot", slot, "NAME", "", "the slot").required();
  * if (auto bad = cli.parse(args)) return bad->to_refusal();
  * if (cli.help_requested()) ...;
  * @endcode
@@ -122,19 +111,30 @@ class help_format : public CLI::Formatter {
  */
 class command_line {
  public:
+  /// An option declared on a command_line, to say more about it; valid as long as the line.
+  class option {
+   public:
+    /// Makes the option required: a command line without it is refused, and `--help` says
+    /// `REQUIRED`. @return this option. @throws std::bad_alloc only.
+    auto required() -> option&;
+    /// Lists the option under @p heading in `--help`. @return this option.
+    /// @throws std::bad_alloc only.
+    auto group(const std::string& heading) -> option&;
+
+   private:
+    friend class command_line;
+    explicit option(CLI::Option* declared) noexcept : declared_(declared) {}
+    CLI::Option* declared_;
+  };
+
   /// The app of program @p name, described by @p description, with @p footer after the options.
   /// @throws std::bad_alloc only.
-  command_line(std::string name, std::string description, std::string footer)
-      : app_(std::move(description) + "\n", std::move(name)) {  // a blank line before "Usage:"
-    auto format = std::make_shared<help_format>();
-    format->column_width(34);
-    app_.formatter(std::move(format));
-    app_.footer(std::move(footer));
-    app_.set_help_flag("-h,--help", "print this help and exit");
-  }
-
-  /// The CLI11 app, for what the helpers below do not cover.
-  [[nodiscard]] auto app() noexcept -> CLI::App& { return app_; }
+  command_line(std::string name, std::string description, std::string footer);
+  ~command_line();
+  command_line(const command_line&) = delete;
+  auto operator=(const command_line&) -> command_line& = delete;
+  command_line(command_line&&) = delete;
+  auto operator=(command_line&&) -> command_line& = delete;
 
   /**
    * An option that takes one value, read as text into @p into (the last one given wins).
@@ -143,32 +143,16 @@ class command_line {
    * @throws std::bad_alloc only.
    */
   auto text(const std::string& names, std::string& into, const std::string& label, const std::string& shown_default,
-            const std::string& description) -> CLI::Option* {
-    auto* opt = app_.add_option(names, into, description);
-    opt->type_name(label)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    if (!shown_default.empty()) opt->default_str(shown_default);
-    return opt;
-  }
+            const std::string& description) -> option;
 
   /// An option that may be repeated, each value read as text into @p into, in order.
   /// @throws std::bad_alloc only.
   auto texts(const std::string& names, std::vector<std::string>& into, const std::string& label,
-             const std::string& shown_default, const std::string& description) -> CLI::Option* {
-    auto* opt = app_.add_option(names, into, description);
-    // One value per occurrence (`--publication a --publication b`): a stray argument after it is
-    // refused, not taken as another value.
-    opt->type_name(label)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false);
-    if (!shown_default.empty()) opt->default_str(shown_default);
-    return opt;
-  }
+             const std::string& shown_default, const std::string& description) -> option;
 
   /// A flag, off unless given; it takes no value (`--flag=x` is refused).
   /// @throws std::bad_alloc only.
-  auto flag(const std::string& names, bool& into, const std::string& description) -> CLI::Option* {
-    return app_.add_flag(names, into, description)
-        ->disable_flag_override()
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  }
+  auto flag(const std::string& names, bool& into, const std::string& description) -> option;
 
   /**
    * Reads @p args (the arguments after the program name) into the options' variables.
@@ -176,57 +160,20 @@ class command_line {
    * what is wrong, value-free.
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto parse(std::span<const char* const> args) -> std::optional<syntax_error> {
-    std::vector<std::string> reversed;  // CLI11 takes the arguments last first
-    reversed.reserve(args.size());
-    for (auto it = args.rbegin(); it != args.rend(); ++it) reversed.emplace_back(*it);
-    try {
-      app_.parse(reversed);
-    } catch (const CLI::CallForHelp&) {
-      help_ = true;
-    } catch (const CLI::ParseError& e) {
-      return describe(e);
-    }
-    return std::nullopt;
-  }
+  [[nodiscard]] auto parse(std::span<const char* const> args) -> std::optional<syntax_error>;
+
+  /// Whether option @p name (e.g. `--slot`) was on the command line parse() read.
+  /// @throws std::bad_alloc only.
+  [[nodiscard]] auto given(const std::string& name) const -> bool;
 
   /// Whether the command line asked for `--help`. Never throws.
   [[nodiscard]] auto help_requested() const noexcept -> bool { return help_; }
 
   /// The `--help` text. @throws std::bad_alloc only.
-  [[nodiscard]] auto help() const -> std::string { return app_.help(); }
+  [[nodiscard]] auto help() const -> std::string;
 
  private:
-  // The option an error message of CLI11 begins with (its first word, without a trailing ':'),
-  // when that is a plain option name. Some messages name the option without its dashes.
-  [[nodiscard]] static auto leading_option(std::string_view message) -> std::string {
-    const auto word = message.substr(0, message.find_first_of(": "));
-    return printable_option_name(word.starts_with("-") ? std::string{word} : "--" + std::string{word});
-  }
-
-  // CLI11's error, reduced to an option name and fixed text: its own message may quote a value.
-  [[nodiscard]] auto describe(const CLI::ParseError& e) const -> syntax_error {
-    const std::string_view message = e.what();
-    // CLI11 checks the required options before it reports what it did not know: an unknown
-    // option is the likelier cause of a missing one, so it is named first.
-    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr ||
-                        (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && app_.remaining_size() > 0);
-    if (extras) {
-      const auto extra = app_.remaining();
-      return {extra.empty() ? std::string{} : printable_option_name(extra.front()),
-              "is an unknown option or a stray value (see --help)"};
-    }
-    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-      return {leading_option(message), "is required (see --help)"};
-    }
-    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
-      const bool value_on_a_flag = message.find("flag override") != std::string_view::npos;
-      return {leading_option(message), value_on_a_flag ? "takes no value" : "needs a value"};
-    }
-    return {std::string{}, "the command line cannot be read (see --help)"};
-  }
-
-  CLI::App app_;
+  std::unique_ptr<CLI::App> app_;
   bool help_ = false;
 };
 
@@ -276,13 +223,13 @@ class slot_arguments {
   /// only in some modes leaves that to check(). @throws std::bad_alloc only.
   slot_arguments(command_line& cli, const std::string& create_slot_help, bool required = true) {
     cli.text("--dsn", dsn_, "CONNINFO", "the PG* environment variables", "libpq connection string or URI");
-    auto* slot = cli.text("--slot", slot_, "NAME", required ? "" : "none",
-                          "logical replication slot ([a-z0-9_], at most 63 bytes)");
-    auto* publication = cli.texts("--publication", publications_, "NAME", required ? "" : "none",
-                                  "publication to stream (repeatable; at least one)");
+    auto slot = cli.text("--slot", slot_, "NAME", required ? "" : "none",
+                         "logical replication slot ([a-z0-9_], at most 63 bytes)");
+    auto publication = cli.texts("--publication", publications_, "NAME", required ? "" : "none",
+                                 "publication to stream (repeatable; at least one)");
     if (required) {
-      slot->required();
-      publication->required();
+      slot.required();
+      publication.required();
     }
     cli.flag("--create-slot", create_slot_, create_slot_help);
     cli.text("--status-interval", status_interval_, "SECS", "10", "seconds between status updates to the server");

@@ -78,12 +78,12 @@ struct arguments {
   std::string max_inflight_mib = "64";
 
   arguments() {
-    cli.text("--output", output, "PATH", "", "the file to append to; created if missing")->required();
+    cli.text("--output", output, "PATH", "", "the file to append to; created if missing").required();
     cli.text("--checkpoint-file", checkpoint_file, "PATH", "the output path + \".checkpoint\"",
              "where the checkpoint is kept");
     cli.text("--spill-dir", spill_dir, "DIR", "",
              "where spilled transactions go: an existing directory of yours that\nno one else may write to")
-        ->required();
+        .required();
     cli.flag("--go-forward-only", go_forward_only,
              "with no checkpoint yet, start at the slot's acknowledged position");
     cli.text("--checkpoint-every-kib", every_kib, "N", "16384",
@@ -125,7 +125,7 @@ struct arguments {
   o.go_forward_only = a.go_forward_only;
   if (a.output.empty()) return refusal{"--output needs a path"};
   o.output = std::filesystem::path{a.output};
-  const bool has_checkpoint_file = a.cli.app().count("--checkpoint-file") > 0;
+  const bool has_checkpoint_file = a.cli.given("--checkpoint-file");
   if (has_checkpoint_file && a.checkpoint_file.empty()) return refusal{"--checkpoint-file needs a path"};
   if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
   o.spill_dir = std::filesystem::path{a.spill_dir};

@@ -374,7 +374,7 @@ auto parse_options(std::span<const char* const> args) -> tour_options {
     o.help = true;
     return o;
   }
-  if (a.cli.app().count("--dsn") > 0) o.dsn = a.dsn;
+  if (a.cli.given("--dsn")) o.dsn = a.dsn;
   // The names derived from the prefix must be valid slot and table names without quoting.
   const auto& v = a.prefix;
   const bool plain = !v.empty() && v.size() <= 40 && (v[0] < '0' || v[0] > '9') &&

@@ -105,34 +105,34 @@ struct arguments {
     const std::string broker = "Broker";
     cli.text("--nats", nats, "URLS", "",
              "comma-separated NATS server URLs, e.g.\nnats://user:password@host:4222 (never printed)")
-        ->required()
-        ->group(broker);
+        .required()
+        .group(broker);
     cli.text("--stream", stream, "NAME", "", "the JetStream stream; it must exist (see --create-stream)")
-        ->required()
-        ->group(broker);
+        .required()
+        .group(broker);
     cli.text("--subject-prefix", prefix, "P", "", "changes go to P.<schema>.<table>, commit markers to P.commit")
-        ->required()
-        ->group(broker);
+        .required()
+        .group(broker);
     cli.text("--max-unconfirmed", max_unconfirmed, "N", "1000",
              "transactions handed off and not yet acknowledged by JetStream")
-        ->group(broker);
+        .group(broker);
     cli.text("--max-pending", max_pending, "N", "4096", "messages published and not yet acknowledged by JetStream")
-        ->group(broker);
+        .group(broker);
     cli.text("--ack-wait-ms", ack_wait_ms, "MS", "5000", "how long one publish may wait for its acknowledgement")
-        ->group(broker);
+        .group(broker);
     cli.text("--max-outage-s", max_outage_s, "S", "60",
              "how long the stream may stay unavailable (no leader, no quorum,\nno answer) before the program gives "
              "up with exit status 1")
-        ->group(broker);
+        .group(broker);
     const std::string setup = "Setting up";
     cli.flag("--create-stream", create_stream,
              "create the stream and exit: subjects P.>, file storage, limits\nretention, discard new (a full "
              "stream refuses messages instead of\ndropping old ones)")
-        ->group(setup);
-    cli.text("--replicas", replicas, "N", "3", "with --create-stream: replicas, 1 to 5")->group(setup);
+        .group(setup);
+    cli.text("--replicas", replicas, "N", "3", "with --create-stream: replicas, 1 to 5").group(setup);
     cli.text("--duplicate-window-s", duplicate_window_s, "S", "120", "with --create-stream: the deduplication window")
-        ->group(setup);
-    cli.text("--max-bytes", max_bytes, "N", "none", "with --create-stream: the stream's byte limit")->group(setup);
+        .group(setup);
+    cli.text("--max-bytes", max_bytes, "N", "none", "with --create-stream: the stream's byte limit").group(setup);
   }
   arguments(const arguments&) = delete;
   auto operator=(const arguments&) -> arguments& = delete;
@@ -159,7 +159,7 @@ struct arguments {
     o.help = true;
     return o;
   }
-  const auto given = [&](const char* name) { return a.cli.app().count(name) > 0; };
+  const auto given = [&](const char* name) { return a.cli.given(name); };
   o.go_forward_only = a.go_forward_only;
   o.create_stream = a.create_stream;
   const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);

@@ -68,7 +68,7 @@ struct arguments {
   std::string delay_ms = "1000";
 
   arguments() {
-    cli.text("--output", output, "PATH", "", "the file to append to; created if missing")->required();
+    cli.text("--output", output, "PATH", "", "the file to append to; created if missing").required();
     cli.text("--checkpoint-file", checkpoint_file, "PATH", "the output path + \".checkpoint\"",
              "where the checkpoint is kept");
     cli.flag("--go-forward-only", go_forward_only,
@@ -119,14 +119,14 @@ struct arguments {
   o.go_forward_only = a.go_forward_only;
   if (a.output.empty()) return refusal{"--output needs a path"};
   o.output = std::filesystem::path{a.output};
-  const bool has_checkpoint_file = a.cli.app().count("--checkpoint-file") > 0;
+  const bool has_checkpoint_file = a.cli.given("--checkpoint-file");
   if (has_checkpoint_file && a.checkpoint_file.empty()) return refusal{"--checkpoint-file needs a path"};
   std::optional<std::uint32_t> every;
-  if (a.cli.app().count("--checkpoint-every") > 0) {
+  if (a.cli.given("--checkpoint-every")) {
     every = parse_unsigned(a.every, 1, 100000);
     if (!every) return refusal{"--checkpoint-every is 1 to 100000 transactions"};
   }
-  const bool has_delay = a.cli.app().count("--checkpoint-delay-ms") > 0;
+  const bool has_delay = a.cli.given("--checkpoint-delay-ms");
   const auto delay_ms = parse_unsigned(a.delay_ms, 1, 60000);
   if (!delay_ms) return refusal{"--checkpoint-delay-ms is 1 to 60000 milliseconds"};
   if (o.create_slot && !o.go_forward_only) {

@@ -88,30 +88,30 @@ struct arguments {
     cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
     const std::string broker = "Broker";
     cli.text("--brokers", brokers, "LIST", "", "bootstrap servers, host:port,... (never printed)")
-        ->required()
-        ->group(broker);
+        .required()
+        .group(broker);
     cli.text("--topic", topic, "NAME", "", "the topic of the change records (key <schema>.<table>); it must exist")
-        ->required()
-        ->group(broker);
+        .required()
+        .group(broker);
     cli.text("--checkpoint-topic", checkpoint_topic, "NAME", "",
              "the compacted topic whose partition 0 keeps this slot's checkpoint\nrecords (key: the slot's name); it "
              "must exist, and no other sink\nmay write to that partition")
-        ->required()
-        ->group(broker);
+        .required()
+        .group(broker);
     cli.text("--transactional-id", transactional_id, "ID", "replicant-<slot>",
              "the producer's transactional.id; keep it the same across restarts,\nso that a restarted sink fences "
              "the one before it")
-        ->group(broker);
+        .group(broker);
     cli.text("--request-timeout-ms", request_timeout_ms, "MS", "10000",
              "how long one transactional call, one record's delivery, or reading\nthe checkpoint may take")
-        ->group(broker);
+        .group(broker);
     cli.text("--transaction-timeout-ms", transaction_timeout_ms, "MS", "60000",
              "transaction.timeout.ms: how long the broker keeps a transaction\nopen (at least --request-timeout-ms)")
-        ->group(broker);
+        .group(broker);
     cli.text("--max-outage-s", max_outage_s, "S", "60",
              "how long the cluster may stay unavailable (no answer, no leader, no\ncoordinator) before the program "
              "gives up with exit status 1")
-        ->group(broker);
+        .group(broker);
   }
   arguments(const arguments&) = delete;
   auto operator=(const arguments&) -> arguments& = delete;
@@ -150,7 +150,7 @@ struct arguments {
     return refusal{"--checkpoint-topic is 1 to 249 characters of A-Z, a-z, 0-9, ., _ and -"};
   }
   o.checkpoint_topic = a.checkpoint_topic;
-  if (a.cli.app().count("--transactional-id") > 0) {
+  if (a.cli.given("--transactional-id")) {
     if (a.transactional_id.empty() || a.transactional_id.size() > 249) {
       return refusal{"--transactional-id is 1 to 249 characters"};
     }

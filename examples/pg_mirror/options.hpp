@@ -210,13 +210,13 @@ struct arguments {
 
   arguments() {
     cli.text("--source", source, "CONNINFO", "", "libpq connection string of the source (the publisher)")
-        ->required();
+        .required();
     cli.text("--target", target, "CONNINFO", "", "libpq connection string of the target; its tables must exist")
-        ->required();
+        .required();
     cli.text("--slot", slot, "NAME", "", "logical replication slot ([a-z0-9_], at most 63 bytes);\ncreated if absent")
-        ->required();
+        .required();
     cli.texts("--publication", publications, "NAME", "", "publication to mirror (repeatable; at least one)")
-        ->required();
+        .required();
     cli.flag("--go-forward-only", go_forward_only,
              "accept that a new slot mirrors only what commits from now on\n(required until a checkpoint for the "
              "slot exists, unless\n--snapshot is given)");
@@ -254,7 +254,7 @@ struct arguments {
              "status 1");
     // Test only (docs/pg_mirror.md): deliberately wrong confirmations, for the crash matrix. An
     // empty group keeps it out of --help.
-    cli.text("--test-confirmations", test_confirmations, "HOOK", "", "")->group("");
+    cli.text("--test-confirmations", test_confirmations, "HOOK", "", "").group("");
     cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
     cli.text("--spill-dir", spill_dir, "DIR", "none: a transaction larger than memory stops the mirror",
              "sink mode: hold transactions larger than memory partly in scratch\nfiles under DIR instead of "
@@ -292,7 +292,7 @@ struct arguments {
     o.help = true;
     return o;
   }
-  const auto given = [&](const char* name) { return a.cli.app().count(name) > 0; };
+  const auto given = [&](const char* name) { return a.cli.given(name); };
   const bool batch_given = given("--batch-size") || given("--batch-delay-ms");
   const bool store_given = given("--store-retries") || given("--store-backoff-ms");
   const bool deferred_given =

@@ -94,9 +94,9 @@ struct arguments {
   arguments() {
     cli.text("--dsn", dsn, "CONNINFO", "the PG* environment variables", "libpq connection string or URI");
     cli.text("--slot", slot, "NAME", "", "logical replication slot to stream from ([a-z0-9_], at most 63 bytes)")
-        ->required();
+        .required();
     cli.texts("--publication", publications, "NAME", "", "publication to stream (repeatable; at least one)")
-        ->required();
+        .required();
     cli.flag("--create-slot", create_slot,
              "create the slot (persistent, pgoutput) if it does not exist;\nneeds --go-forward-only (or --snapshot)");
     cli.flag("--go-forward-only", go_forward_only,
@@ -198,13 +198,13 @@ inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
   o.go_forward_only = a.go_forward_only;
   o.snapshot = a.snapshot;
   o.messages = a.messages;
-  if (a.cli.app().count("--checkpoint-file") > 0) {
+  if (a.cli.given("--checkpoint-file")) {
     if (a.checkpoint_file.empty()) {
       return detail::bad_value("parsing --checkpoint-file", "--checkpoint-file needs a path");
     }
     o.checkpoint_file = std::filesystem::path{a.checkpoint_file};
   }
-  if (a.cli.app().count("--proto-version") > 0) {
+  if (a.cli.given("--proto-version")) {
     const auto n = parse_unsigned(a.proto_version, 1, 4);
     if (!n) return detail::bad_value("parsing --proto-version", "--proto-version is 1, 2, 3 or 4");
     o.proto_version = *n;
@@ -215,7 +215,7 @@ inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
   const auto progress = parse_unsigned(a.progress_interval, 1, 3600);
   if (!progress) return detail::bad_value("parsing --progress-interval", "--progress-interval is 1 to 3600 seconds");
   o.progress_interval = std::chrono::seconds{*progress};
-  if (a.cli.app().count("--end-lsn") > 0) {
+  if (a.cli.given("--end-lsn")) {
     const auto end = parse_lsn(a.end_lsn);
     if (!end) return detail::bad_value("parsing --end-lsn", "--end-lsn is a WAL position such as 0/16B3748");
     o.end_lsn = *end;

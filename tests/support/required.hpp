@@ -66,6 +66,22 @@ struct broker_cases_here {
   }
 };
 
+/**
+ * The precondition of a long case whose behaviour cannot depend on the PostgreSQL major (such as a
+ * sink's pace against the server's) in a program that runs on every major: it runs on 17 and 18,
+ * where CI's dev and asan-ubsan presets each meet it once, or on every major when the environment
+ * variable `REPLICANT_ALL_MAJORS` is `1` (tools/soak sets it), or when no major is named.
+ */
+inline auto major_independent(boost::unit_test::test_unit_id) -> boost::test_tools::assertion_result {
+  const char* all = std::getenv("REPLICANT_ALL_MAJORS");
+  const char* major = std::getenv("REPLICANT_PG_MAJOR");
+  const bool here = (all != nullptr && std::strcmp(all, "1") == 0) || major == nullptr ||
+                    std::strcmp(major, "17") == 0 || std::strcmp(major, "18") == 0;
+  boost::test_tools::assertion_result verdict{here};
+  if (!here) verdict.message() << "a case independent of the major runs on PostgreSQL 17 and 18 (REPLICANT_ALL_MAJORS=1: on every major)";
+  return verdict;
+}
+
 }  // namespace replicant::test
 
 #endif  // REPLICANT_TESTS_SUPPORT_REQUIRED_HPP

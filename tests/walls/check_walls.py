@@ -9,7 +9,9 @@ of include/replicant/, or one header) and the components it may reach, directly 
 chain of includes. This script reads every header under include/replicant/, follows each
 `#include <replicant/...>` transitively, and prints every header that reaches what its component
 may not, with the chain of includes that gets there. Two more walls are not components:
-only pq/ includes <libpq-fe.h>, and nothing in include/ includes a file of tests/.
+only pq/ includes <libpq-fe.h>, and nothing in include/ includes a file of tests/. And an impl/
+header (the second half of one public header) is included only from its own folder: the header
+self-containment test leaves impl/ out because its public header checks it.
 
 Usage: check_walls.py <repository root>      exit 0: the walls hold; 1: a wall is breached
        check_walls.py --self-test            proves every kind of breach is caught
@@ -82,6 +84,10 @@ def breaches(graph, rules):
                 out.append(f'{header}: includes {raw}, a file of tests/')
             if raw == 'libpq-fe.h' and mine != 'pq/':
                 out.append(f'{header}: includes <libpq-fe.h>, which only pq/ may')
+            if raw.startswith('replicant/') and '/impl/' in raw:
+                impl_owner = raw[len('replicant/'):].split('/impl/')[0]
+                if impl_owner not in (header.split('/impl/')[0], header.rsplit('/', 1)[0]):
+                    out.append(f'{header}: includes {raw}, an impl/ header of another folder')
         # Breadth-first over replicant includes, remembering how each header was reached.
         # One line per component breached: the shortest chain that reaches it.
         seen, queue, reported = {header: None}, [header], set()
@@ -117,13 +123,16 @@ def self_test():
         'libpq outside pq/': {'core/b.hpp': ['libpq-fe.h']},
         'a file of tests/': {'core/b.hpp': ['support/pg_cluster.hpp']},
         'a header no row covers': {'stray.hpp': []},
+        'an impl/ header from another folder':
+            {'model/a.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': []},
     }
     failed = False
     for what, graph in cases.items():
         if not breaches(graph, rules):
             print(f'check_walls self-test: not caught: {what}')
             failed = True
-    if breaches({'model/a.hpp': ['replicant/core/b.hpp', 'vector'], 'core/b.hpp': []}, rules):
+    if breaches({'model/a.hpp': ['replicant/core/b.hpp', 'vector'], 'core/b.hpp': ['replicant/core/impl/b.hpp'],
+                 'core/impl/b.hpp': [], 'core/impl/c.hpp': ['replicant/core/impl/b.hpp']}, rules):
         print('check_walls self-test: a graph within its walls was reported')
         failed = True
     return 1 if failed else 0
