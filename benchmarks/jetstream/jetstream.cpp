@@ -158,18 +158,9 @@ class broker {
     cfg.SubjectsLen = 1;
     cfg.Discard = js_DiscardNew;
     cfg.Replicas = static_cast<std::int64_t>(replicas);
-    // Retried while the cluster settles: a fresh cluster with a meta leader may still refuse to
-    // place a replicated stream until every peer has reported in (seen on a loaded machine).
-    const bool made = test::nats_detail::wait_for(
-        [&] {
-          jsStreamInfo* info = nullptr;
-          jsErrCode code = static_cast<jsErrCode>(0);
-          const natsStatus s = js_AddStream(&info, js_, &cfg, nullptr, &code);
-          jsStreamInfo_Destroy(info);
-          return s == NATS_OK || code == JSStreamNameExistErr;
-        },
-        std::chrono::seconds(60));
-    if (!made) throw std::runtime_error{"could not create a stream"};
+    if (!test::add_stream_when_settled(js_, cfg, std::chrono::seconds(60))) {
+      throw std::runtime_error{"could not create a stream"};
+    }
   }
 
   // The stream's message count, or nothing.

@@ -213,16 +213,7 @@ class broker {
     cfg.Replicas = 3;
     cfg.MaxBytes = max_bytes;
     cfg.Duplicates = std::chrono::nanoseconds{120s}.count();
-    const bool made = wait_until(
-        [&] {
-          jsStreamInfo* info = nullptr;
-          jsErrCode code = static_cast<jsErrCode>(0);
-          const natsStatus s = js_AddStream(&info, js_, &cfg, nullptr, &code);
-          jsStreamInfo_Destroy(info);
-          return s == NATS_OK || code == JSStreamNameExistErr;
-        },
-        scaled(60s));
-    BOOST_TEST_REQUIRE(made);
+    BOOST_TEST_REQUIRE(replicant::test::add_stream_when_settled(js_, cfg, scaled(60s)));
   }
 
   // Raises the byte limit of stream @p name.

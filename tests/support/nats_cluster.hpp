@@ -354,6 +354,24 @@ class nats_cluster {
   return *cluster;
 }
 
+/**
+ * Adds the stream @p cfg describes through @p js, retried for up to @p timeout while a fresh or
+ * restarted cluster settles: it may have a meta leader and still refuse to place a replicated
+ * stream until every peer has reported in. A stream of that name that exists already counts.
+ * @return whether the stream exists.
+ */
+inline auto add_stream_when_settled(jsCtx* js, jsStreamConfig& cfg, std::chrono::milliseconds timeout) -> bool {
+  return nats_detail::wait_for(
+      [&] {
+        jsStreamInfo* info = nullptr;
+        jsErrCode code = static_cast<jsErrCode>(0);
+        const natsStatus s = js_AddStream(&info, js, &cfg, nullptr, &code);
+        jsStreamInfo_Destroy(info);
+        return s == NATS_OK || code == JSStreamNameExistErr;
+      },
+      timeout);
+}
+
 }  // namespace replicant::test
 
 #endif  // REPLICANT_TESTS_SUPPORT_NATS_CLUSTER_HPP
