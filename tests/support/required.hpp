@@ -17,11 +17,14 @@
 
 namespace replicant::test {
 
-/// Whether this run requires every part the harness provisions (REPLICANT_REQUIRE_ALL_PG=1).
-inline auto every_part_required() -> bool {
-  const char* v = std::getenv("REPLICANT_REQUIRE_ALL_PG");
+/// Whether environment variable @p name is `1`.
+inline auto env_is_one(const char* name) -> bool {
+  const char* v = std::getenv(name);
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
+
+/// Whether this run requires every part the harness provisions (REPLICANT_REQUIRE_ALL_PG=1).
+inline auto every_part_required() -> bool { return env_is_one("REPLICANT_REQUIRE_ALL_PG"); }
 
 /// Ends the program with exit status 1 and @p why on standard error: what a precondition does about
 /// a failure of its own (Boost.Test reports an exception thrown there as an internal error of
@@ -57,9 +60,8 @@ struct broker_cases_here {
   const char* all_cases;  ///< the variable that asks for every major, e.g. `REPLICANT_KAFKA_ALL_CASES`
 
   auto operator()(boost::unit_test::test_unit_id) const -> boost::test_tools::assertion_result {
-    const char* all = std::getenv(all_cases);
     const char* major = std::getenv("REPLICANT_PG_MAJOR");
-    const bool here = (all != nullptr && std::strcmp(all, "1") == 0) || major == nullptr || std::strcmp(major, "17") == 0;
+    const bool here = env_is_one(all_cases) || major == nullptr || std::strcmp(major, "17") == 0;
     boost::test_tools::assertion_result verdict{here};
     if (!here) verdict.message() << "the broker's cases run on PostgreSQL 17 (" << all_cases << "=1: on every major)";
     return verdict;
@@ -73,12 +75,14 @@ struct broker_cases_here {
  * variable `REPLICANT_ALL_MAJORS` is `1` (tools/soak sets it), or when no major is named.
  */
 inline auto major_independent(boost::unit_test::test_unit_id) -> boost::test_tools::assertion_result {
-  const char* all = std::getenv("REPLICANT_ALL_MAJORS");
   const char* major = std::getenv("REPLICANT_PG_MAJOR");
-  const bool here = (all != nullptr && std::strcmp(all, "1") == 0) || major == nullptr ||
-                    std::strcmp(major, "17") == 0 || std::strcmp(major, "18") == 0;
+  const bool here = env_is_one("REPLICANT_ALL_MAJORS") || major == nullptr || std::strcmp(major, "17") == 0 ||
+                    std::strcmp(major, "18") == 0;
   boost::test_tools::assertion_result verdict{here};
-  if (!here) verdict.message() << "a case independent of the major runs on PostgreSQL 17 and 18 (REPLICANT_ALL_MAJORS=1: on every major)";
+  if (!here) {
+    verdict.message() << "a case independent of the major runs on PostgreSQL 17 and 18 (REPLICANT_ALL_MAJORS=1: "
+                         "on every major)";
+  }
   return verdict;
 }
 
