@@ -8,7 +8,6 @@
 // every fault is exact; the real stores have tests of their own.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.checkpoint_policies
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -23,6 +22,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(checkpoint_policies_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -31,9 +32,6 @@ using replicant::result;
 using replicant::test::event_log;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -656,3 +654,5 @@ BOOST_AUTO_TEST_CASE(a_stop_waits_for_confirmations_in_flight) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // checkpoint_policies_tests

@@ -6,7 +6,6 @@
 // calls that cannot hang: a lock held on the checkpoint row or table, a frozen backend, interrupt().
 #include <replicant/checkpoint/postgres_store.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.checkpoint_store
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
@@ -27,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(checkpoint_store_tests)
+
 namespace utf = boost::unit_test;
 using replicant::errc;
 using replicant::lsn;
@@ -34,9 +35,6 @@ using replicant::postgres_checkpoint_store;
 using replicant::postgres_store_options;
 using replicant::slot_name;
 using replicant::test::live_server;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 static_assert(replicant::checkpoint_store<postgres_checkpoint_store>);
 static_assert(!std::is_copy_constructible_v<postgres_checkpoint_store>);
@@ -645,3 +643,5 @@ BOOST_AUTO_TEST_CASE(a_moved_store_keeps_its_connection) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // checkpoint_store_tests

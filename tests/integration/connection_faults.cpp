@@ -9,7 +9,6 @@
 // the role, the database or the password.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.connection_faults
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -25,15 +24,14 @@
 #include <system_error>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(connection_faults_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
 using replicant::test::event_log;
 using replicant::test::live_server;
 using replicant::test::memory_sink;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -190,3 +188,5 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_before_it_ever_connected_says_so) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // connection_faults_tests

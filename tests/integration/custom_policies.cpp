@@ -17,7 +17,6 @@
 // REPLICANT_CUSTOM_POLICIES_BINARY.
 #include "../../examples/custom_policies/wal_bytes_checkpoint.hpp"
 
-#define BOOST_TEST_MODULE replicant.integration.custom_policies
 #include <boost/test/unit_test.hpp>
 
 #include "../../examples/custom_policies/mmap_spill.hpp"
@@ -51,6 +50,8 @@
 #include <utility>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(custom_policies_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -58,12 +59,9 @@ using replicant::lsn;
 using replicant::result;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
 using replicant::test::wait_until;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -471,3 +469,5 @@ BOOST_AUTO_TEST_CASE(a_failing_store_halts_checkpoint_store_failed_and_acknowled
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // custom_policies_tests

@@ -25,10 +25,9 @@
 //   REPLICANT_DECODERS_KILLS [20] kills at least, per plugin.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.decoders
-#define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
 
+#include "support/child_mode.hpp"
 #include "support/child_process.hpp"
 #include "support/live_pipeline.hpp"
 #include "support/pg_cluster.hpp"
@@ -65,16 +64,15 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(decoders_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::published_database;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -634,6 +632,9 @@ auto run_child(int argc, char** argv) -> int {
   }
 }
 
+// The program is also the child of the exactly-once tests.
+const replicant::test::child_mode decoder_child{"--decoder-child", &run_child};
+
 // Commits random transactions on `items`, each tagged with its own id in `txlog`.
 class txlog_writer {
  public:
@@ -758,12 +759,6 @@ auto kill_storm(const std::string& decoder) -> void {
 }
 
 }  // namespace
-
-// The program is also the child of the exactly-once tests.
-auto main(int argc, char** argv) -> int {
-  if (argc > 1 && std::string_view{argv[1]} == "--decoder-child") return run_child(argc, argv);
-  return boost::unit_test::unit_test_main(&init_unit_test, argc, argv);
-}
 
 BOOST_AUTO_TEST_SUITE(decoders, *utf::label("integration"))
 
@@ -1291,3 +1286,5 @@ BOOST_AUTO_TEST_CASE(pglogical_survives_random_kills_without_loss_or_duplicates,
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoders_tests

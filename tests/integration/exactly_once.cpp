@@ -32,7 +32,6 @@
 // The program under test is examples/pg_mirror; its options header gives the exit statuses.
 #include "../../examples/pg_mirror/options.hpp"
 
-#define BOOST_TEST_MODULE replicant.integration.exactly_once
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
@@ -65,15 +64,14 @@
 
 extern char** environ;  // NOLINT: POSIX, for execve
 
+BOOST_AUTO_TEST_SUITE(exactly_once_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::background_writer;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::pg_connection;
 namespace mirror = replicant::examples::pg_mirror;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -1453,3 +1451,5 @@ BOOST_AUTO_TEST_CASE(d5_a_failure_after_a_later_confirmation) {
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // exactly_once_tests

@@ -59,7 +59,6 @@
 // variables of corruption_targets().
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.faults
 #include <boost/test/unit_test.hpp>
 
 #include "support/fault_proxy.hpp"
@@ -85,6 +84,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(faults_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -96,10 +97,7 @@ using replicant::test::event_log;
 using replicant::test::fault_mode;
 using replicant::test::fault_proxy;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::wait_until;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -814,3 +812,5 @@ BOOST_AUTO_TEST_CASE(s5_a_stall_longer_than_wal_sender_timeout_reconnects) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // faults_tests

@@ -8,7 +8,6 @@
 //
 // The binary is the build's own: examples/getting_started/CMakeLists.txt passes its path as
 // REPLICANT_GETTING_STARTED_BINARY.
-#define BOOST_TEST_MODULE replicant.integration.getting_started
 #include <boost/test/unit_test.hpp>
 
 #include "support/child_process.hpp"
@@ -24,15 +23,14 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(getting_started_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -170,3 +168,5 @@ BOOST_AUTO_TEST_CASE(a_wrong_result_fails_its_step_value_free_and_is_cleaned_up)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // getting_started_tests

@@ -7,7 +7,6 @@
 // 63 bytes) are delivered exactly; and values of hostile size or shape (a 100 MiB value, deeply
 // nested arrays and JSON) are delivered exactly, or refused value-free when they do not fit the
 // memory budget.
-#define BOOST_TEST_MODULE replicant.integration.hostile_input
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -28,6 +27,8 @@
 #include <string_view>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(hostile_input_tests)
+
 namespace utf = boost::unit_test;
 using replicant::halt_reason;
 using replicant::lsn;
@@ -36,9 +37,6 @@ using replicant::test::event_log;
 using replicant::test::published_database;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -245,3 +243,5 @@ BOOST_AUTO_TEST_CASE(values_of_hostile_size_and_shape_are_delivered_exactly_or_r
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // hostile_input_tests

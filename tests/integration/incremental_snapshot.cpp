@@ -9,13 +9,13 @@
 // one chunk again in lib mode); a table kept hot halts `snapshot_table_contended` after three
 // attempts; a table without a primary key is read whole; column lists and row filters are honoured.
 //
-// The crash test runs this very program a second time as the pipeline under test (the test case
-// `child/mirror`, disabled unless asked for by name), mirroring into a target database, and kills it.
+// The crash test runs this very program a second time as the pipeline under test (its child mode
+// `--incremental-snapshot-child`), mirroring into a target database, and kills it.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.incremental_snapshot
 #include <boost/test/unit_test.hpp>
 
+#include "support/child_mode.hpp"
 #include "support/child_process.hpp"
 #include "support/live_pipeline.hpp"
 #include "support/pg_cluster.hpp"
@@ -26,7 +26,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -35,6 +37,8 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(incremental_snapshot_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -45,9 +49,6 @@ using replicant::test::event_log;
 using replicant::test::pg_connection;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -334,35 +335,42 @@ struct pg_sink {
 
 }  // namespace
 
-template <>
-inline constexpr bool replicant::enable_incremental_snapshot<pg_sink> = true;
-template <>
-inline constexpr bool replicant::enable_incremental_snapshot<mirror_sink> = true;
-
-BOOST_AUTO_TEST_SUITE(child)
-
-// Not a test: the pipeline of the crash test, run by it as a child process with
-// `--run_test=child/mirror -- <source dsn> <target dsn> <slot> <chunk rows>`. Runs until killed.
-BOOST_AUTO_TEST_CASE(mirror, *utf::disabled()) {
-  const auto& suite = utf::framework::master_test_suite();
-  BOOST_TEST_REQUIRE(suite.argc >= 5);
-  const std::string source = suite.argv[suite.argc - 4];
-  pg_sink sink{pg_connection{suite.argv[suite.argc - 3]}};
-  replicant::pipeline_options o;
-  o.conninfo = source;
-  o.slot = suite.argv[suite.argc - 2];
-  o.start = replicant::start::incremental_snapshot{.chunk_rows = std::stoul(suite.argv[suite.argc - 1]),
-                                                   .max_pending_chunks = 3};
-  o.status_interval = 1s;
-  o.reconnect_delay = 50ms;
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, pg_sink> p{
-      sink, replicant::pgoutput_options{.publications = {"pub"}}, o};
-  std::error_code ec;
-  p.run(ec);
-  BOOST_TEST(!ec);
-}
-
+// Only the global namespace may specialise a library template.
 BOOST_AUTO_TEST_SUITE_END()
+template <>
+inline constexpr bool replicant::enable_incremental_snapshot<incremental_snapshot_tests::pg_sink> = true;
+template <>
+inline constexpr bool replicant::enable_incremental_snapshot<incremental_snapshot_tests::mirror_sink> = true;
+BOOST_AUTO_TEST_SUITE(incremental_snapshot_tests)
+
+namespace {
+
+// Not a test: the pipeline of the crash test, which runs its own program as a child process with
+// `--incremental-snapshot-child <source dsn> <target dsn> <slot> <chunk rows>`. Runs until killed.
+auto run_mirror_child(int argc, char** argv) -> int {
+  if (argc != 6) return 2;
+  try {
+    pg_sink sink{pg_connection{argv[3]}};
+    replicant::pipeline_options o;
+    o.conninfo = argv[2];
+    o.slot = argv[4];
+    o.start = replicant::start::incremental_snapshot{.chunk_rows = std::stoul(argv[5]), .max_pending_chunks = 3};
+    o.status_interval = 1s;
+    o.reconnect_delay = 50ms;
+    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, pg_sink> p{
+        sink, replicant::pgoutput_options{.publications = {"pub"}}, o};
+    std::error_code ec;
+    p.run(ec);
+    if (ec) std::cerr << (p.last_halt() ? replicant::describe(*p.last_halt()) : ec.message()) << '\n';
+    return ec ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::cerr << "child: " << e.what() << '\n';
+    return 3;
+  }
+}
+const replicant::test::child_mode mirror_child{"--incremental-snapshot-child", &run_mirror_child};
+
+}  // namespace
 
 // === the tests =======================================================================================
 
@@ -498,8 +506,8 @@ BOOST_AUTO_TEST_CASE(a_crash_mid_backfill_resumes_from_the_last_chunk_with_no_lo
     }
     return out;
   };
-  const std::vector<std::string> args{"--run_test=child/mirror", "--",   f.pg.dsn(f.db),
-                                      f.pg.dsn(target_db),       f.slot, "150"};
+  const std::vector<std::string> args{"--incremental-snapshot-child", f.pg.dsn(f.db), f.pg.dsn(target_db), f.slot,
+                                      "150"};
   int kills = 0;
   {
     writer w{f, "items", 20000, 2ms};
@@ -766,3 +774,5 @@ BOOST_AUTO_TEST_CASE(a_sink_that_cannot_keep_progress_is_refused_at_start) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // incremental_snapshot_tests

@@ -25,7 +25,6 @@
 // third each), REPLICANT_JETSTREAM_KILLS [6] SIGKILLs at least, REPLICANT_JETSTREAM_SEED [random]
 // to replay.
 
-#define BOOST_TEST_MODULE replicant.integration.jetstream
 #include <boost/test/unit_test.hpp>
 
 #include "support/background_writer.hpp"
@@ -68,7 +67,7 @@
 #include <thread>
 #include <vector>
 
-using replicant::test::live_server_fixture;
+BOOST_AUTO_TEST_SUITE(jetstream_tests)
 
 namespace {
 
@@ -105,9 +104,10 @@ struct parts_required {
 
 }  // namespace
 
-// First: a missing NATS part is decided before anything else is looked at.
-BOOST_TEST_GLOBAL_FIXTURE(parts_required);
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
+// A missing NATS part is decided before any test runs: the rest of the suite runs inside
+// parts_required.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE(jetstream_tests, *boost::unit_test::fixture<parts_required>())
 
 #if defined(REPLICANT_HAVE_NATS)
 
@@ -462,8 +462,6 @@ auto read_with_markers(const std::vector<stored_message>& stream, const std::str
   return r;
 }
 
-
-
 // --- one case: a database, a slot, a stream --------------------------------------------------------
 
 struct jetstream_fixture {
@@ -800,3 +798,5 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_CASE(unreachable) { BOOST_TEST(false); }
 
 #endif
+
+BOOST_AUTO_TEST_SUITE_END()  // jetstream_tests

@@ -8,7 +8,6 @@
 //
 // The binary is the build's own: examples/jsonl_sink/CMakeLists.txt passes its path as
 // REPLICANT_JSONL_SINK_BINARY.
-#define BOOST_TEST_MODULE replicant.integration.jsonl_sink
 #include <boost/test/unit_test.hpp>
 
 #include "support/child_process.hpp"
@@ -37,16 +36,15 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(jsonl_sink_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::lsn;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -393,3 +391,5 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_another_slot_is_refused) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // jsonl_sink_tests

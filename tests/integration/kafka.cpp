@@ -23,7 +23,6 @@
 // transactions of the kill storm (it writes until the storm ends), REPLICANT_KAFKA_KILLS [20]
 // SIGKILLs, REPLICANT_KAFKA_SEED [random] to replay.
 
-#define BOOST_TEST_MODULE replicant.integration.kafka
 #include <boost/test/unit_test.hpp>
 
 #include "support/background_writer.hpp"
@@ -64,7 +63,7 @@
 #include <utility>
 #include <vector>
 
-using replicant::test::live_server_fixture;
+BOOST_AUTO_TEST_SUITE(kafka_tests)
 
 namespace {
 
@@ -104,9 +103,10 @@ struct parts_required {
 
 }  // namespace
 
-// First: a missing Kafka part is decided before anything else is looked at.
-BOOST_TEST_GLOBAL_FIXTURE(parts_required);
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
+// A missing Kafka part is decided before any test runs: the rest of the suite runs inside
+// parts_required.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE(kafka_tests, *boost::unit_test::fixture<parts_required>())
 
 #if defined(REPLICANT_HAVE_RDKAFKA)
 
@@ -613,3 +613,5 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_CASE(unreachable) { BOOST_TEST(false); }
 
 #endif
+
+BOOST_AUTO_TEST_SUITE_END()  // kafka_tests

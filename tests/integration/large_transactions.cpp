@@ -7,7 +7,6 @@
 // prepared transactions.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.large_transactions
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -37,6 +36,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(large_transactions_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -52,7 +53,7 @@ namespace {
 constexpr std::string_view secret = "s3cr3t-SPILL-6161";
 
 // The live server, configured once for this program.
-struct streaming_server : replicant::test::live_server_fixture {
+struct streaming_server {
   streaming_server() {
     auto& pg = live_server();
     pg.set("max_prepared_transactions", "10");
@@ -103,7 +104,9 @@ auto streamed(replicant::test::published_database& f) -> long {
 
 }  // namespace
 
-BOOST_TEST_GLOBAL_FIXTURE(streaming_server);
+// The rest of the suite runs inside streaming_server, made before its first test and ended after its last.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE(large_transactions_tests, *boost::unit_test::fixture<streaming_server>())
 
 BOOST_AUTO_TEST_SUITE(streaming, *utf::label("integration"))
 
@@ -663,3 +666,5 @@ BOOST_AUTO_TEST_CASE(without_spill_the_same_transaction_halts) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // large_transactions_tests

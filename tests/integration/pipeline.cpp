@@ -6,7 +6,6 @@
 // can reach with pgoutput, each provoked for real. Telemetry and halts are checked to be value-free.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.pipeline
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -25,15 +24,14 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(pipeline_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
 using replicant::lsn;
 using replicant::result;
 using replicant::test::live_server;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -903,3 +901,5 @@ BOOST_AUTO_TEST_CASE(messages_need_a_sink_that_takes_them) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // pipeline_tests

@@ -5,7 +5,6 @@
 // connects, and a replication stream from START_REPLICATION to a clean CopyDone.
 #include <replicant/pq/replication_stream.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.pq
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
@@ -24,14 +23,13 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(pq_tests)
+
 namespace utf = boost::unit_test;
 using replicant::errc;
 using replicant::pq::connection;
 using replicant::pq::session_kind;
 using replicant::test::live_server;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -222,3 +220,5 @@ BOOST_AUTO_TEST_CASE(refused_start_reports_the_sqlstate) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // pq_tests

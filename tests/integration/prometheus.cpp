@@ -9,7 +9,6 @@
 //
 // The binary is the build's own: examples/prometheus/CMakeLists.txt passes its path as
 // REPLICANT_PROMETHEUS_BINARY.
-#define BOOST_TEST_MODULE replicant.integration.prometheus
 #include <boost/test/unit_test.hpp>
 
 #include "support/child_process.hpp"
@@ -40,15 +39,14 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(prometheus_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -338,3 +336,5 @@ BOOST_AUTO_TEST_CASE(a_silent_client_neither_holds_up_a_scrape_nor_stays_connect
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // prometheus_tests

@@ -13,7 +13,6 @@
 // restart accepts the new definition without losing what was published before it.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.publication_changes
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -28,6 +27,8 @@
 #include <tuple>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(publication_changes_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -37,9 +38,6 @@ using replicant::test::event_log;
 using replicant::test::published_database;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -405,3 +403,5 @@ BOOST_AUTO_TEST_CASE(a_change_made_while_stopped_is_the_next_session_s_definitio
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // publication_changes_tests

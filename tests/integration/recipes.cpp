@@ -9,7 +9,6 @@
 // rows and each change's balance before and after. The last case measures what FULL costs in WAL.
 //
 // The binaries are the build's own: examples/recipes/CMakeLists.txt passes their paths.
-#define BOOST_TEST_MODULE replicant.integration.recipes
 #include <boost/test/unit_test.hpp>
 
 #include "support/child_process.hpp"
@@ -31,16 +30,15 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(recipes_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::read_file;
 using replicant::test::scaled;
 using replicant::test::temp_dir;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -327,3 +325,5 @@ BOOST_AUTO_TEST_CASE(replica_identity_full_logs_the_whole_old_row_with_every_upd
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // recipes_tests

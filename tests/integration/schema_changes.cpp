@@ -10,11 +10,11 @@
 // event or halt may show.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.schema_changes
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
 #include "support/pg_cluster.hpp"
+#include "support/unprintable.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(schema_changes_tests)
+
 using namespace std::chrono_literals;
 using replicant::column_change;
 using replicant::column_change_kind;
@@ -32,12 +34,6 @@ using replicant::lsn;
 using replicant::result;
 using replicant::test::event_log;
 using replicant::test::memory_sink;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
-
-BOOST_TEST_DONT_PRINT_LOG_VALUE(column_change)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(std::optional<lsn>)
 
 namespace {
 
@@ -304,3 +300,5 @@ BOOST_AUTO_TEST_CASE(destructive_changes_halt_before_the_new_shape_and_acknowled
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // schema_changes_tests

@@ -6,7 +6,6 @@
 // does what the other integration tests rely on.
 #include "support/pg_cluster.hpp"
 
-#define BOOST_TEST_MODULE replicant.integration.smoke
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/core/lsn.hpp>
@@ -15,13 +14,11 @@
 #include <optional>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(smoke_tests)
+
 namespace utf = boost::unit_test;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;  // the macro below takes an unqualified name
 using replicant::test::pg_error;
-
-// One server for the whole program, stopped and removed after the last test.
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -306,3 +303,5 @@ BOOST_AUTO_TEST_CASE(stop_then_start_is_a_clean_cycle) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // smoke_tests

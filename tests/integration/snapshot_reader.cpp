@@ -8,7 +8,6 @@
 // leave the connection usable.
 #include <replicant/snapshot/point_in_time.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.snapshot_reader
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
@@ -30,6 +29,8 @@
 #include <variant>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(snapshot_reader_tests)
+
 namespace utf = boost::unit_test;
 using replicant::errc;
 using replicant::exported_snapshot;
@@ -41,9 +42,6 @@ using replicant::pq::connection;
 using replicant::pq::session_kind;
 using replicant::test::live_server;
 using replicant::test::pg_cluster;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -754,3 +752,5 @@ BOOST_AUTO_TEST_CASE(failures_are_value_free_and_leave_the_connection_usable) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshot_reader_tests

@@ -7,7 +7,6 @@
 // interrupted snapshot is reported on the next start rather than silently skipped.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.snapshots
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -22,6 +21,8 @@
 #include <string>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(snapshots_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -30,9 +31,6 @@ using replicant::result;
 using replicant::test::event_log;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -207,3 +205,5 @@ BOOST_AUTO_TEST_CASE(a_snapshot_the_server_cannot_read_halts_snapshot_failed_and
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshots_tests

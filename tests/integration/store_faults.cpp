@@ -17,7 +17,6 @@
 // the end of the server's WAL cannot come from that server: it halts checkpoint_ahead_of_server.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.store_faults
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -46,6 +45,8 @@
 #include <utility>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(store_faults_tests)
+
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -56,9 +57,6 @@ using replicant::test::event_log;
 using replicant::test::published_database;
 using replicant::test::running;
 using replicant::test::wait_until;
-
-using replicant::test::live_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -244,7 +242,9 @@ struct ignore_sigpipe {
 
 }  // namespace
 
-BOOST_GLOBAL_FIXTURE(ignore_sigpipe);
+// The rest of the suite runs inside ignore_sigpipe, made before its first test and ended after its last.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE(store_faults_tests, *boost::unit_test::fixture<ignore_sigpipe>())
 
 BOOST_AUTO_TEST_SUITE(a_store_that_hangs, *utf::label("integration"))
 
@@ -660,3 +660,5 @@ BOOST_AUTO_TEST_CASE(a_sink_checkpoint_past_the_end_of_the_wal_halts_too) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // store_faults_tests

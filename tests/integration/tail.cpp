@@ -11,7 +11,6 @@
 // The binary is the build's own: tests/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
 #include "../../examples/tail/failure.hpp"
 
-#define BOOST_TEST_MODULE replicant.integration.tail
 #include <boost/test/unit_test.hpp>
 
 #include "support/pg_cluster.hpp"
@@ -45,13 +44,12 @@
 
 extern char** environ;  // NOLINT: POSIX, for posix_spawn
 
+BOOST_AUTO_TEST_SUITE(tail_tests)
+
 namespace utf = boost::unit_test;
 namespace tail = replicant::examples::tail;
 using replicant::test::live_server;
-using replicant::test::live_server_fixture;
 using replicant::test::read_file;
-
-BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);
 
 namespace {
 
@@ -1032,3 +1030,5 @@ BOOST_AUTO_TEST_CASE(sigint_during_a_snapshot_stops_cleanly_and_the_next_start_s
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // tail_tests

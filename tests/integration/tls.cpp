@@ -14,7 +14,6 @@
 
 #include <replicant/checkpoint/postgres_store.hpp>
 
-#define BOOST_TEST_MODULE replicant.integration.tls
 #include <boost/test/unit_test.hpp>
 
 #include "support/live_pipeline.hpp"
@@ -32,6 +31,8 @@
 #include <string_view>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(tls_tests)
+
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -43,7 +44,10 @@ using replicant::test::scoped_setting;
 using replicant::test::wait_until;
 
 using replicant::test::live_tls_server_fixture;
-BOOST_TEST_GLOBAL_FIXTURE(live_tls_server_fixture);
+
+// The rest of the suite runs inside live_tls_server_fixture: the program's server serves TLS.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE(tls_tests, *boost::unit_test::fixture<live_tls_server_fixture>())
 
 namespace {
 
@@ -292,3 +296,5 @@ BOOST_AUTO_TEST_CASE(a_server_that_requires_tls_refuses_a_plain_client_with_host
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // tls_tests

@@ -172,14 +172,14 @@ namespace detail {
   return text;
 }
 
-// Writes @p bytes to @p path through a temporary file renamed into place, so that a reader never
+// Writes @p contents to @p path through a temporary file renamed into place, so that a reader never
 // sees half a file. @throws std::filesystem::filesystem_error or std::runtime_error.
-inline auto write_file_atomically(const std::filesystem::path& path, const std::string& bytes, std::string_view what)
+inline auto write_file_atomically(const std::filesystem::path& path, const std::string& contents, std::string_view what)
     -> void {
   const std::filesystem::path tmp = path.string() + ".tmp";
   {
     std::ofstream out{tmp, std::ios::binary | std::ios::trunc};
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     if (!out.flush()) throw std::runtime_error{std::string{what} + ": cannot write " + tmp.string()};
   }
   std::filesystem::rename(tmp, path);
@@ -309,8 +309,8 @@ inline auto write_file_atomically(const std::filesystem::path& path, const std::
  * @throws capture_format_error for anything that is not a complete, consistent capture;
  *   std::bad_alloc.
  */
-[[nodiscard]] inline auto parse_capture(std::span<const std::byte> bytes) -> capture {
-  const std::string_view all{reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+[[nodiscard]] inline auto parse_capture(std::span<const std::byte> file) -> capture {
+  const std::string_view all{reinterpret_cast<const char*>(file.data()), file.size()};
   const auto header_end = all.find("\n\n");
   if (header_end == std::string_view::npos) throw capture_format_error{"capture: no end of header"};
   std::string_view head = all.substr(0, header_end + 1);
@@ -354,7 +354,7 @@ inline auto write_file_atomically(const std::filesystem::path& path, const std::
   }
   const std::uint64_t count = detail::parse_u64(field("records"), "records");
 
-  out.records = detail::parse_records(bytes.subspan(header_end + 2), count, "capture");
+  out.records = detail::parse_records(file.subspan(header_end + 2), count, "capture");
   return out;
 }
 

@@ -518,8 +518,8 @@ class setting_guard {
 [[nodiscard]] auto live_server() -> pg_cluster&;
 
 /**
- * Boost.Test global fixture for integration programs:
- * `BOOST_TEST_GLOBAL_FIXTURE(replicant::test::live_server_fixture);`
+ * Boost.Test global fixture of the live test programs (tests/main/live.cpp declares it, once for
+ * every suite of the program).
  *
  * Before any test runs it decides skip-or-fail for missing binaries (see live_server()) and
  * installs SIGINT/SIGTERM handlers that shut the server down. After the last test it stops the
@@ -537,16 +537,15 @@ struct live_server_fixture {
 };
 
 /**
- * Boost.Test global fixture for an integration program whose server serves TLS:
- * `BOOST_TEST_GLOBAL_FIXTURE(replicant::test::live_tls_server_fixture);`
+ * Boost.Test fixture of a live test suite whose server serves TLS:
+ * `BOOST_AUTO_TEST_SUITE(tls_tests, *boost::unit_test::fixture<replicant::test::live_tls_server_fixture>())`.
  *
- * Everything live_server_fixture does, and the server live_server() then starts is made with
- * pg_cluster_options::tls (its certificates: pg_cluster::tls()). Other programs keep their plain
- * server: only the program that declares this fixture gets TLS.
+ * The server live_server() then starts is made with pg_cluster_options::tls (its certificates:
+ * pg_cluster::tls()). A process runs one file's suite, so the other suites keep their plain server.
  */
-struct live_tls_server_fixture : live_server_fixture {
-  /// live_server_fixture's checks, then asks live_server() for a TLS server. @throws
-  /// std::logic_error when live_server() already started a plain one.
+struct live_tls_server_fixture {
+  /// Asks live_server() for a TLS server. @throws std::logic_error when live_server() already
+  /// started a plain one.
   live_tls_server_fixture();
 };
 

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/assembler/assembler.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.assembler
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -16,6 +15,8 @@
 #include <variant>
 #include <iterator>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(assembler_tests)
 
 namespace pg = replicant::test;
 using replicant::change_op;
@@ -110,7 +111,10 @@ struct order_key {
 
 }  // namespace
 
-BOOST_HANA_ADAPT_STRUCT(order_key, id);
+// Hana adapts a struct from the global namespace only.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_HANA_ADAPT_STRUCT(assembler_tests::order_key, id);
+BOOST_AUTO_TEST_SUITE(assembler_tests)
 
 BOOST_AUTO_TEST_SUITE(assembler)
 
@@ -326,3 +330,5 @@ BOOST_AUTO_TEST_CASE(reset_discards_everything_in_progress) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // assembler_tests

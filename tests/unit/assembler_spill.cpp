@@ -7,7 +7,6 @@
 // the process; the policy's prepare() makes the directory and sweeps only this slot's leftovers.
 #include <replicant/assembler/assembler.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.assembler_spill
 #include <boost/test/unit_test.hpp>
 
 #include "support/spill_fixture.hpp"
@@ -23,6 +22,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(assembler_spill_tests)
 
 namespace pg = replicant::test;
 using replicant::errc;
@@ -204,3 +205,5 @@ BOOST_AUTO_TEST_CASE(the_sweep_removes_only_this_slots_leftovers) {
   BOOST_TEST(std::filesystem::exists(dir.path() / "replicant-ab-1-0.spill"));
   BOOST_TEST(std::filesystem::exists(dir.path() / "replicant-a-notes.txt"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // assembler_spill_tests

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/cast.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.cast
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -12,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(cast_tests)
 
 namespace pg = replicant::pg_type;
 using replicant::array;
@@ -539,3 +540,5 @@ BOOST_AUTO_TEST_CASE(lenient_types_never_fail) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // cast_tests

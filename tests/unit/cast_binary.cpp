@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/cast.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.cast_binary
 #include <boost/test/unit_test.hpp>
 
 #include <cstddef>
@@ -15,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(cast_binary_tests)
 
 namespace pg = replicant::pg_type;
 using replicant::cast_binary;
@@ -430,3 +431,5 @@ BOOST_AUTO_TEST_CASE(errors_carry_no_value_bytes) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // cast_binary_tests

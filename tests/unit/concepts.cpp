@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/sink/concepts.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.concepts
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/checkpoint/lib_owned.hpp>
@@ -13,6 +12,8 @@
 #include "archetypes/sink.hpp"
 
 #include <span>
+
+BOOST_AUTO_TEST_SUITE(concepts_tests)
 
 using replicant::lsn;
 using replicant::result;
@@ -132,3 +133,5 @@ BOOST_AUTO_TEST_CASE(archetype_is_a_sink_and_behaves) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // concepts_tests

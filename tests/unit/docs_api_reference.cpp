@@ -9,7 +9,6 @@
 // from a live server, in both directions.
 #include <replicant/model/change.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_api_reference
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -44,6 +43,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_api_reference_tests)
 
 // --- docs/reference/lsn.md ------------------------------------------------------------------------
 
@@ -660,3 +661,5 @@ BOOST_AUTO_TEST_CASE(sink_progress_keeps_the_last_commit_and_the_longest_call) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_api_reference_tests

@@ -7,7 +7,6 @@
 #include <replicant/sink/concepts.hpp>
 #include <replicant/pipeline/sink_for.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_checkpoint
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/checkpoint/store.hpp>
@@ -17,6 +16,8 @@
 
 #include <optional>
 #include <span>
+
+BOOST_AUTO_TEST_SUITE(docs_checkpoint_tests)
 
 //[checkpoint_sink_owned
 struct my_sink {
@@ -68,3 +69,5 @@ BOOST_AUTO_TEST_CASE(each_policy_page_quotes_its_compiled_exemplar) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_checkpoint_tests

@@ -7,7 +7,6 @@
 // worker's confirmations, and deferred_checkpoint keeps each guarantee its page states.
 #include <replicant/checkpoint/policy.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_checkpoint_policy
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -32,6 +31,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_checkpoint_policy_tests)
 
 //[policy_exemplar
 // Grouped commits: the sink stages each transaction in a unit of work it keeps open (one database
@@ -606,3 +607,5 @@ BOOST_AUTO_TEST_CASE(deferred_ignores_a_confirmation_of_an_earlier_connection) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_checkpoint_policy_tests

@@ -4,7 +4,6 @@
 // Every relative link of README.md and docs/**/*.md (Markdown `[text](target)` and HTML
 // `href="target"`) points to a file that exists and, with a `#fragment`, to a heading of that
 // file (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens, -1, -2 for repeats).
-#define BOOST_TEST_MODULE replicant.unit.docs_links
 #include <boost/test/unit_test.hpp>
 
 #include "unit/docs_support.hpp"
@@ -16,6 +15,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_links_tests)
 
 namespace {
 
@@ -150,3 +151,5 @@ BOOST_AUTO_TEST_CASE(every_page_is_listed_in_the_table_of_contents) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_links_tests

@@ -7,7 +7,6 @@
 // what each decoder's `capabilities` say.
 #include <replicant/pipeline/options.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_options
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/decoder/pglogical.hpp>
@@ -23,6 +22,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_options_tests)
 
 namespace {
 
@@ -203,3 +204,5 @@ BOOST_AUTO_TEST_CASE(the_capability_table_says_what_each_decoder_declares) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_options_tests

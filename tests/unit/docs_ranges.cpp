@@ -6,7 +6,6 @@
 // spilled to a part, and logs nothing of one whose part cannot be read back, returning the error.
 #include <replicant/model/rows.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_ranges
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/spill_policy.hpp"
@@ -36,6 +35,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_ranges_tests)
 
 namespace pg = replicant::test;
 
@@ -179,3 +180,5 @@ BOOST_AUTO_TEST_CASE(the_sink_stores_nothing_of_a_transaction_it_could_not_read_
   BOOST_TEST(sink.deleted.empty());
   BOOST_TEST(!sink.stored.has_value());
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_ranges_tests

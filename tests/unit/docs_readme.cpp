@@ -10,10 +10,11 @@
 #include <optional>
 //]
 
-#define BOOST_TEST_MODULE replicant.unit.docs_readme
 #include <boost/test/unit_test.hpp>
 
 #include "unit/docs_support.hpp"
+
+BOOST_AUTO_TEST_SUITE(docs_readme_tests)
 
 //[readme_sink
 struct print_sink {
@@ -97,3 +98,5 @@ BOOST_AUTO_TEST_CASE(the_readme_sink_refuses_bad_options_before_connecting) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_readme_tests

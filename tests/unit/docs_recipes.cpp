@@ -5,13 +5,14 @@
 // run against a live server by tests/integration/recipes.cpp. Their `//[name` ... `//]` snippets
 // must be quoted verbatim by the pages that teach them, so that a recipe on a page is always code
 // that compiles and was run.
-#define BOOST_TEST_MODULE replicant.unit.docs_recipes
 #include <boost/test/unit_test.hpp>
 
 #include "unit/docs_support.hpp"
 
 #include <string>
 #include <string_view>
+
+BOOST_AUTO_TEST_SUITE(docs_recipes_tests)
 
 namespace {
 
@@ -67,3 +68,5 @@ BOOST_AUTO_TEST_CASE(each_policy_page_opens_with_its_recipes_construction) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_recipes_tests

@@ -3,7 +3,6 @@
 //
 // The operator's references cannot fall behind the code: every halt reason has its row in
 // docs/halts.md (cause and action), and every telemetry event its row in docs/telemetry.md.
-#define BOOST_TEST_MODULE replicant.unit.docs_reference
 #include <replicant/core/halt.hpp>
 #include <replicant/telemetry/telemetry.hpp>
 
@@ -17,6 +16,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_reference_tests)
 
 namespace {
 
@@ -79,3 +80,5 @@ BOOST_AUTO_TEST_CASE(every_telemetry_row_lists_the_keys_of_its_event) {
     BOOST_TEST(quoted_names(cells[3]) == key_names(event::metadata), event::name << ": metadata");
   });
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_reference_tests

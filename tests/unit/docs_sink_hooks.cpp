@@ -6,7 +6,6 @@
 // decoder checklists; the start-time rules the page states hold without a server.
 #include <replicant/sink/concepts.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_sink_hooks
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/pipeline.hpp>
@@ -18,6 +17,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+// The exemplars stand at global scope, as a user's code does (one specialises a library template,
+// which only the global namespace may do); the file's suite, after them, checks them.
 
 // "my_sink in the exemplars is any sink that models the checkpoint policy's concept (here a
 // replicant::sink whose member stored is its checkpoint)".
@@ -117,6 +119,8 @@ template <>
 inline constexpr bool replicant::enable_incremental_snapshot<snapshot_sink> = true;
 //]
 
+BOOST_AUTO_TEST_SUITE(docs_sink_hooks_tests)
+
 namespace d = replicant::detail;
 
 // Each exemplar models the atoms of its contract, through inheritance from my_sink too ("inherited
@@ -203,3 +207,5 @@ BOOST_AUTO_TEST_CASE(the_hooks_table_names_every_optional_member) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_sink_hooks_tests

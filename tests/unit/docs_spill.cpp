@@ -6,7 +6,6 @@
 // a spilled transaction whole, and the tables name every member of the concept and of disk_spill.
 #include <replicant/pipeline.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.docs_spill
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -27,6 +26,8 @@
 #include <unistd.h>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(docs_spill_tests)
 
 //[spill_exemplar
 // Spills each transaction into an anonymous temporary file (std::tmpfile: mode 0600, removed
@@ -235,3 +236,5 @@ BOOST_AUTO_TEST_CASE(the_spill_settings_table_lists_every_member) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // docs_spill_tests

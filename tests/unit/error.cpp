@@ -2,11 +2,12 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/core/error.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.error
 #include <boost/test/unit_test.hpp>
 
 #include <set>
 #include <string>
+
+BOOST_AUTO_TEST_SUITE(error_tests)
 
 BOOST_AUTO_TEST_SUITE(errc)
 
@@ -44,3 +45,5 @@ BOOST_AUTO_TEST_CASE(classifies_transient_and_fatal_codes) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // error_tests

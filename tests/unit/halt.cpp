@@ -4,7 +4,6 @@
 
 #include <replicant/core/result.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.halt
 #include <boost/test/unit_test.hpp>
 
 #include <concepts>
@@ -12,6 +11,8 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
+
+BOOST_AUTO_TEST_SUITE(halt_tests)
 
 using replicant::halt;
 using replicant::halt_reason;
@@ -244,3 +245,5 @@ BOOST_AUTO_TEST_CASE(error_carries_the_halt) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // halt_tests

@@ -10,7 +10,6 @@
 // each halt they reach is reported in telemetry: support/live_pipeline.hpp.)
 #include <replicant/core/halt.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.halt_coverage
 #include <boost/test/unit_test.hpp>
 
 #include "unit/docs_support.hpp"
@@ -22,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(halt_coverage_tests)
 
 namespace {
 
@@ -87,3 +88,5 @@ BOOST_AUTO_TEST_CASE(the_halts_nothing_provokes_are_documented_as_such) {
     BOOST_TEST(section.find(quoted) != std::string_view::npos, quoted);
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // halt_coverage_tests

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/core/identifier.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.identifier
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/core/error.hpp>
@@ -11,6 +10,8 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+
+BOOST_AUTO_TEST_SUITE(identifier_tests)
 
 using replicant::identifier_error;
 using namespace std::string_literals;
@@ -243,3 +244,5 @@ BOOST_AUTO_TEST_CASE(table_names_display_escaped) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // identifier_tests

@@ -2,12 +2,13 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/core/lsn.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.lsn
 #include <boost/test/unit_test.hpp>
 
 #include <random>
 #include <sstream>
 #include <unordered_set>
+
+BOOST_AUTO_TEST_SUITE(lsn_tests)
 
 using replicant::lsn;
 using namespace replicant::literals;
@@ -63,3 +64,5 @@ BOOST_AUTO_TEST_CASE(orders_as_integers) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // lsn_tests

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/mapping.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.mapping
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -14,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(mapping_tests)
 
 namespace pg = replicant::test;
 using replicant::errc;
@@ -96,3 +97,5 @@ BOOST_AUTO_TEST_CASE(string_view_members_refuse_values_rendered_by_the_cast) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // mapping_tests

@@ -5,13 +5,14 @@
 // C++23, where the standard library has std::expected, and it must pass unchanged.
 #include <replicant/core/result.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.result
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/core/error.hpp>
 
 #include <memory>
 #include <string>
+
+BOOST_AUTO_TEST_SUITE(result_tests)
 
 namespace {
 
@@ -62,3 +63,5 @@ BOOST_AUTO_TEST_CASE(default_constructs_a_value) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // result_tests

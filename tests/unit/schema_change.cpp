@@ -2,11 +2,14 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/schema_change.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.schema_change
 #include <boost/test/unit_test.hpp>
+
+#include "support/unprintable.hpp"
 
 #include <string>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(schema_change_tests)
 
 using replicant::column_change;
 using replicant::column_change_kind;
@@ -40,10 +43,6 @@ auto kinds(const replicant::schema_change& c) -> std::vector<column_change_kind>
 }
 
 }  // namespace
-
-BOOST_TEST_DONT_PRINT_LOG_VALUE(column_change_kind)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(schema_change_kind)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(column_change)
 
 BOOST_AUTO_TEST_SUITE(schema_change)
 
@@ -236,3 +235,5 @@ BOOST_AUTO_TEST_CASE(names_are_stable) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // schema_change_tests

@@ -9,13 +9,14 @@
 
 #include <replicant/core/halt.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.slot_invalidation
 #include <boost/test/unit_test.hpp>
 
 #include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+
+BOOST_AUTO_TEST_SUITE(slot_invalidation_tests)
 
 using replicant::slot_invalidation;
 
@@ -59,3 +60,5 @@ BOOST_AUTO_TEST_CASE(a_halt_carries_and_describes_its_class) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // slot_invalidation_tests

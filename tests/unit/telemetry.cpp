@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/telemetry/telemetry.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.telemetry
 #include <boost/test/unit_test.hpp>
 
 #include <boost/hana/for_each.hpp>
@@ -14,6 +13,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(telemetry_tests)
 
 namespace hana = boost::hana;
 namespace t = replicant::telemetry;
@@ -362,3 +363,5 @@ BOOST_AUTO_TEST_CASE(each_slot_invalidation_class_is_the_kind_of_its_name) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // telemetry_tests

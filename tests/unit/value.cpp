@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/value.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.value
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -17,6 +16,8 @@
 #include <type_traits>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(value_tests)
 
 using replicant::array;
 using replicant::bytea;
@@ -407,3 +408,5 @@ BOOST_AUTO_TEST_CASE(arrays_quote_like_array_out) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // value_tests

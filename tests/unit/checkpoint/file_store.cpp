@@ -6,7 +6,6 @@
 // for a full disk).
 #include <replicant/checkpoint/file_store.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.checkpoint.file_store
 #include <boost/test/unit_test.hpp>
 
 #include "support/temp_dir.hpp"
@@ -21,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(checkpoint_file_store_tests)
 
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
@@ -308,3 +309,5 @@ BOOST_AUTO_TEST_CASE(errors_never_name_the_path) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // checkpoint_file_store_tests

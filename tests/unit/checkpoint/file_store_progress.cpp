@@ -6,7 +6,6 @@
 // not write for this slot.
 #include <replicant/checkpoint/file_store.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.checkpoint.file_store_progress
 #include <boost/test/unit_test.hpp>
 
 #include "support/temp_dir.hpp"
@@ -16,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+BOOST_AUTO_TEST_SUITE(checkpoint_file_store_progress_tests)
 
 namespace fs = std::filesystem;
 using replicant::errc;
@@ -86,3 +87,5 @@ BOOST_AUTO_TEST_CASE(a_refused_path_refuses_progress_too) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // checkpoint_file_store_progress_tests

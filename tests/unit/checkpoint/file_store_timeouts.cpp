@@ -8,7 +8,6 @@
 // file system answers again the store must work as before. Also the bounded worker on its own.
 #include <replicant/checkpoint/file_store.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.checkpoint.file_store_timeouts
 #include <boost/test/unit_test.hpp>
 
 #include "support/temp_dir.hpp"
@@ -29,6 +28,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+
+BOOST_AUTO_TEST_SUITE(checkpoint_file_store_timeouts_tests)
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -109,7 +110,9 @@ struct ignore_sigpipe {
 
 }  // namespace
 
-BOOST_GLOBAL_FIXTURE(ignore_sigpipe);
+// The rest of the suite runs inside ignore_sigpipe, made before its first test and ended after its last.
+BOOST_AUTO_TEST_SUITE_END()
+BOOST_AUTO_TEST_SUITE(checkpoint_file_store_timeouts_tests, *boost::unit_test::fixture<ignore_sigpipe>())
 
 BOOST_AUTO_TEST_SUITE(file_checkpoint_store_timeouts)
 
@@ -285,3 +288,5 @@ BOOST_AUTO_TEST_CASE(a_late_job_is_waited_for_before_the_next_one_runs) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // checkpoint_file_store_timeouts_tests

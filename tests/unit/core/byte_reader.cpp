@@ -2,13 +2,14 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/core/detail/byte_reader.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.core.byte_reader
 #include <boost/test/unit_test.hpp>
 
 #include <support/pgoutput_builder.hpp>
 
 #include <array>
 #include <cstdint>
+
+BOOST_AUTO_TEST_SUITE(core_byte_reader_tests)
 
 using replicant::detail::byte_reader;
 namespace t = replicant::test;
@@ -140,3 +141,5 @@ BOOST_AUTO_TEST_CASE(writer_puts_big_endian_values) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // core_byte_reader_tests

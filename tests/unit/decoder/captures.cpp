@@ -8,7 +8,6 @@
 // are those of record.cpp's workloads: change the two together, then re-record (README.md there).
 #include <replicant/assembler/assembler.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.decoder.captures
 #include <boost/test/unit_test.hpp>
 
 #include "support/capture_file.hpp"
@@ -33,6 +32,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(decoder_captures_tests)
 
 namespace fs = std::filesystem;
 using replicant::change_op;
@@ -991,3 +992,5 @@ BOOST_AUTO_TEST_CASE(round_trips_and_rejects_damage) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoder_captures_tests

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/decoder/framing.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.decoder.framing
 #include <boost/test/unit_test.hpp>
 
 #include <support/pgoutput_builder.hpp>
@@ -11,6 +10,8 @@
 #include <cstdint>
 #include <limits>
 #include <variant>
+
+BOOST_AUTO_TEST_SUITE(decoder_framing_tests)
 
 using namespace std::chrono_literals;
 using replicant::lsn;
@@ -199,3 +200,5 @@ BOOST_AUTO_TEST_CASE(is_usable_at_compile_time) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoder_framing_tests

@@ -8,7 +8,6 @@
 // feed hand-built messages of pglogical's native protocol.
 #include <replicant/decoder/pglogical.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.decoder.pglogical
 #include <boost/test/unit_test.hpp>
 
 #include "support/capture_file.hpp"
@@ -30,6 +29,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(decoder_pglogical_tests)
 
 namespace fs = std::filesystem;
 using replicant::errc;
@@ -605,3 +606,5 @@ BOOST_AUTO_TEST_CASE(refuses_well_formed_messages_out_of_place) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoder_pglogical_tests

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/decoder/pgoutput.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.decoder.pgoutput
 #include <boost/test/unit_test.hpp>
 
 #include <support/pgoutput_builder.hpp>
+#include <support/unprintable.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -16,19 +16,14 @@
 #include <string_view>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(decoder_pgoutput_tests)
+
 using replicant::lsn;
 using replicant::pgoutput_decoder;
 using replicant::pgoutput_protocol;
 using replicant::pgoutput_streaming;
 namespace po = replicant::pgoutput;
 namespace t = replicant::test;
-
-BOOST_TEST_DONT_PRINT_LOG_VALUE(replicant::replica_identity)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(replicant::schema_change_kind)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(replicant::column_change_kind)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(po::old_tuple_kind)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(po::column_kind)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(std::optional<std::uint32_t>)
 
 static_assert(std::ranges::forward_range<po::tuple_data>);
 static_assert(std::ranges::forward_range<po::relid_list>);
@@ -1059,3 +1054,5 @@ BOOST_AUTO_TEST_CASE(protocol_settings_are_validated) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoder_pgoutput_tests

@@ -8,7 +8,6 @@
 // before the pipeline connects.
 #include <replicant/decoder/policy.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.decoder.policy
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/assembler/assembler.hpp>
@@ -26,6 +25,8 @@
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(decoder_policy_tests)
 
 using replicant::halt_reason;
 
@@ -500,3 +501,5 @@ BOOST_AUTO_TEST_CASE(takes_the_decoder_or_its_options) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoder_policy_tests

@@ -7,7 +7,6 @@
 // unchanged columns, commit LSNs. The other tests feed hand-written objects of wal2json's shape.
 #include <replicant/decoder/wal2json.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.decoder.wal2json
 #include <boost/test/unit_test.hpp>
 
 #include "support/capture_file.hpp"
@@ -30,6 +29,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(decoder_wal2json_tests)
 
 namespace fs = std::filesystem;
 using replicant::errc;
@@ -693,3 +694,5 @@ BOOST_AUTO_TEST_CASE(refuses_objects_out_of_place) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // decoder_wal2json_tests

@@ -6,7 +6,6 @@
 // when the sink returns; an incomplete last line cut off at open; value-free refusals.
 #include "../../../examples/jsonl_sink/file_sink.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.jsonl_sink
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/jsonl_sink/options.hpp"
@@ -32,6 +31,8 @@
 #include <string>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_jsonl_sink_tests)
 
 namespace pg = replicant::test;
 namespace jsonl = replicant::examples::jsonl;
@@ -268,3 +269,5 @@ BOOST_AUTO_TEST_CASE(refuses_without_repeating_a_value) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_jsonl_sink_tests

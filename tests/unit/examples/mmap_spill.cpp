@@ -7,7 +7,6 @@
 // after a subtransaction abort cut into it.
 #include "../../../examples/custom_policies/mmap_spill.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.mmap_spill
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/sink.hpp"
@@ -24,6 +23,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_mmap_spill_tests)
 
 namespace pg = replicant::test;
 using replicant::lsn;
@@ -95,3 +96,5 @@ BOOST_AUTO_TEST_CASE(a_directory_others_can_write_into_is_refused) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_mmap_spill_tests

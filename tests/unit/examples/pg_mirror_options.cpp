@@ -5,7 +5,6 @@
 // spellings, the checkpoint modes and their settings, and refusals that never repeat a value.
 #include "../../../examples/pg_mirror/options.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.pg_mirror_options
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -14,6 +13,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_pg_mirror_options_tests)
 
 namespace mirror = replicant::examples::pg_mirror;
 using mirror::checkpoint_mode;
@@ -269,3 +270,5 @@ BOOST_AUTO_TEST_CASE(help_needs_nothing_else_and_names_every_option) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_pg_mirror_options_tests

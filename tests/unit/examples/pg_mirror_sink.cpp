@@ -8,7 +8,6 @@
 #include "../../../examples/pg_mirror/mirror_sink.hpp"
 #include "../../../examples/pg_mirror/mirror_deferred_sink.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.pg_mirror_sink
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/checkpoint/deferred.hpp>
@@ -21,6 +20,8 @@
 #include <replicant/core/error.hpp>
 
 #include <span>
+
+BOOST_AUTO_TEST_SUITE(examples_pg_mirror_sink_tests)
 
 namespace mirror = replicant::examples::pg_mirror;
 
@@ -88,3 +89,5 @@ BOOST_AUTO_TEST_CASE(an_empty_batch_is_refused_without_touching_the_target) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_pg_mirror_sink_tests

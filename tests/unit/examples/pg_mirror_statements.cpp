@@ -8,7 +8,6 @@
 // behaviour is tests/integration/exactly_once.cpp.
 #include "../../../examples/pg_mirror/statements.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.pg_mirror_statements
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -20,6 +19,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_pg_mirror_statements_tests)
 
 namespace mirror = replicant::examples::pg_mirror;
 namespace pg = replicant::test;
@@ -179,3 +180,5 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_addressed_is_refused_without_a_value) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_pg_mirror_statements_tests

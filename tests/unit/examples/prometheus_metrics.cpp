@@ -7,7 +7,6 @@
 // format, as prometheus-cpp serializes it for a scrape.
 #include "../../../examples/prometheus/metrics.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.prometheus_metrics
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/core/identifier.hpp>
@@ -21,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_prometheus_metrics_tests)
 
 namespace prom = replicant::examples::prometheus;
 namespace t = replicant::telemetry;
@@ -158,3 +159,5 @@ BOOST_AUTO_TEST_CASE(ignores_events_outside_the_catalog) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_prometheus_metrics_tests

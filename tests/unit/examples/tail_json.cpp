@@ -5,7 +5,6 @@
 // transactions assembled from pgoutput messages.
 #include "../../../examples/tail/json.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.tail_json
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -21,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_tail_json_tests)
 
 namespace pg = replicant::test;
 namespace tail = replicant::examples::tail;
@@ -366,3 +367,5 @@ BOOST_AUTO_TEST_CASE(malformed_values_fail_value_free) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_tail_json_tests

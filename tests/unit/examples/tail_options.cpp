@@ -5,7 +5,6 @@
 // pipeline's options, and its value-free refusals (examples/tail/failure.hpp).
 #include "../../../examples/tail/options.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.tail_options
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/tail/probe.hpp"
@@ -18,6 +17,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_tail_options_tests)
 
 namespace tail = replicant::examples::tail;
 using replicant::halt_reason;
@@ -330,3 +331,5 @@ BOOST_AUTO_TEST_CASE(describes_failures_by_name_with_sqlstate_and_position) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_tail_options_tests

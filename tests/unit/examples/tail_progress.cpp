@@ -8,7 +8,6 @@
 // (examples/tail/jsonl_sink.hpp).
 #include "../../../examples/tail/progress.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.tail_progress
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/tail/estimate.hpp"
@@ -31,6 +30,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_tail_progress_tests)
 
 namespace tail = replicant::examples::tail;
 using namespace std::chrono_literals;
@@ -257,3 +258,5 @@ BOOST_AUTO_TEST_CASE(writes_one_line_per_row_at_the_consistent_point_and_reports
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_tail_progress_tests

@@ -7,7 +7,6 @@
 // skips what the checkpoint covers), and a closed output reported as EPIPE.
 #include "../../../examples/tail/jsonl_sink.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.tail_sink
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/tail/failure.hpp"
@@ -32,6 +31,8 @@
 #include <string>
 #include <system_error>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_tail_sink_tests)
 
 namespace pg = replicant::test;
 namespace tail = replicant::examples::tail;
@@ -199,3 +200,5 @@ BOOST_AUTO_TEST_CASE(writes_non_transactional_messages) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_tail_sink_tests

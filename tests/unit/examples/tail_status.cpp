@@ -6,7 +6,6 @@
 // statuses (examples/tail/failure.hpp).
 #include "../../../examples/tail/status.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.tail_status
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/tail/failure.hpp"
@@ -20,6 +19,8 @@
 #include <string>
 #include <system_error>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_tail_status_tests)
 
 namespace tail = replicant::examples::tail;
 namespace telemetry = replicant::telemetry;
@@ -194,3 +195,5 @@ BOOST_AUTO_TEST_CASE(only_a_broken_pipe_is_a_closed_output) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_tail_status_tests

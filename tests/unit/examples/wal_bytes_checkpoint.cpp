@@ -8,7 +8,6 @@
 // the store holds, and halts checkpoint_store_failed when the store fails.
 #include "../../../examples/custom_policies/wal_bytes_checkpoint.hpp"
 
-#define BOOST_TEST_MODULE replicant.unit.examples.wal_bytes_checkpoint
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/custom_policies/line_sink.hpp"
@@ -29,6 +28,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(examples_wal_bytes_checkpoint_tests)
 
 namespace pg = replicant::test;
 using replicant::lsn;
@@ -256,3 +257,5 @@ BOOST_AUTO_TEST_CASE(refuses_settings_that_could_never_write) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // examples_wal_bytes_checkpoint_tests

@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/detail/pg_parse.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.model.pg_parse
 #include <boost/test/unit_test.hpp>
 
 #include <charconv>
@@ -12,6 +11,8 @@
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(model_pg_parse_tests)
 
 using replicant::detail::parse_integer;
 
@@ -148,3 +149,5 @@ BOOST_AUTO_TEST_CASE(agrees_with_from_chars_on_generated_text) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // model_pg_parse_tests

@@ -8,7 +8,6 @@
 // transaction).
 #include <replicant/model/rows.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.model.rows
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/spill_policy.hpp"
@@ -37,6 +36,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(model_rows_tests)
 
 namespace pg = replicant::test;
 using replicant::change;
@@ -442,3 +443,5 @@ BOOST_AUTO_TEST_CASE(a_batch_composes_with_both_libraries_and_the_typed_view) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // model_rows_tests

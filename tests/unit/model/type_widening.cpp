@@ -2,11 +2,14 @@
 // SPDX-License-Identifier: MIT
 #include <replicant/model/type_widening.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.model.type_widening
 #include <boost/test/unit_test.hpp>
+
+#include "support/unprintable.hpp"
 
 #include <cstdint>
 #include <optional>
+
+BOOST_AUTO_TEST_SUITE(model_type_widening_tests)
 
 namespace pg_type = replicant::pg_type;
 using replicant::column_info;
@@ -26,9 +29,6 @@ constexpr auto numeric_mod(std::int32_t precision, std::int32_t scale) -> std::i
 auto col(std::uint32_t type, std::int32_t typmod = -1) -> column_info { return column_info{"c", type, typmod, false}; }
 
 }  // namespace
-
-BOOST_TEST_DONT_PRINT_LOG_VALUE(std::optional<numeric_modifier>)
-BOOST_TEST_DONT_PRINT_LOG_VALUE(std::optional<std::int32_t>)
 
 BOOST_AUTO_TEST_SUITE(type_widening)
 
@@ -88,3 +88,5 @@ BOOST_AUTO_TEST_CASE(larger_numeric_precision_with_the_same_scale_widens) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // model_type_widening_tests

@@ -6,7 +6,6 @@
 // The start mode is one value, so two start modes cannot be asked for at once.
 #include <replicant/pipeline/options.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.pipeline.options
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/decoder/pglogical.hpp>
@@ -16,6 +15,8 @@
 #include <chrono>
 #include <type_traits>
 #include <variant>
+
+BOOST_AUTO_TEST_SUITE(pipeline_options_tests)
 
 using namespace std::chrono_literals;
 using replicant::halt_reason;
@@ -129,3 +130,5 @@ BOOST_AUTO_TEST_CASE(validates_the_pipelines_own_settings) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // pipeline_options_tests

@@ -8,11 +8,12 @@
 // tests/integration/publication_changes.cpp.
 #include <replicant/pipeline/detail/publication_definition.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.pipeline.publication_definition
 #include <boost/test/unit_test.hpp>
 
 #include <string>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(pipeline_publication_definition_tests)
 
 using replicant::detail::find_narrowings;
 using replicant::detail::narrowing_kind;
@@ -119,3 +120,5 @@ BOOST_AUTO_TEST_CASE(int2vector_text_parses_to_sorted_attnums) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // pipeline_publication_definition_tests

@@ -6,11 +6,12 @@
 // provoked on real servers, is in tests/integration/pipeline.cpp and topology.cpp.
 #include <replicant/pipeline/detail/slot_state.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.pipeline.slot_state
 #include <boost/test/unit_test.hpp>
 
 #include <optional>
 #include <string_view>
+
+BOOST_AUTO_TEST_SUITE(pipeline_slot_state_tests)
 
 using replicant::slot_invalidation;
 using replicant::detail::slot_invalidation_columns;
@@ -72,3 +73,5 @@ BOOST_AUTO_TEST_CASE(an_unknown_reason_is_the_generic_class) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // pipeline_slot_state_tests

@@ -6,10 +6,11 @@
 // backlog is never taken for a slow sink.
 #include <replicant/pipeline/detail/wal_lag_watch.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.pipeline.wal_lag_watch
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
+
+BOOST_AUTO_TEST_SUITE(pipeline_wal_lag_watch_tests)
 
 namespace {
 
@@ -71,3 +72,5 @@ BOOST_AUTO_TEST_CASE(a_lag_back_within_the_bound_restarts_the_window) {
   BOOST_TEST((feed(w, 2000, watch::window - 1) != verdict::too_slow));
   BOOST_TEST((w.measure(2000) == verdict::too_slow));
 }
+
+BOOST_AUTO_TEST_SUITE_END()  // pipeline_wal_lag_watch_tests

@@ -8,11 +8,12 @@
 // handshake cut short by the network) are checked as well.
 #include <replicant/pq/connection.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.pq.connection
 #include <boost/test/unit_test.hpp>
 
 #include <string>
 #include <string_view>
+
+BOOST_AUTO_TEST_SUITE(pq_connection_tests)
 
 using replicant::pq::refusal;
 using replicant::pq::detail::classify_refusal;
@@ -102,3 +103,5 @@ BOOST_AUTO_TEST_CASE(tls_texts_are_no_refusal_where_tls_is_optional) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // pq_connection_tests

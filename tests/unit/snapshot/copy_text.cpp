@@ -6,7 +6,6 @@
 // anything a server would not send, without ever echoing the row.
 #include <replicant/snapshot/detail/copy_text.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.snapshot.copy_text
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/decoder/pgoutput.hpp>
@@ -18,6 +17,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(snapshot_copy_text_tests)
 
 using replicant::errc;
 using replicant::detail::copy_text_row_to_tuple;
@@ -230,3 +231,5 @@ BOOST_AUTO_TEST_CASE(round_trips_whatever_the_server_escapes) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshot_copy_text_tests

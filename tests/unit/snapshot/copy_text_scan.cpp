@@ -8,7 +8,6 @@
 // against what the server meant.
 #include <replicant/snapshot/detail/copy_text.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.snapshot.copy_text_scan
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/decoder/pgoutput.hpp>
@@ -18,6 +17,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(snapshot_copy_text_scan_tests)
 
 using replicant::errc;
 using replicant::detail::copy_text_row_to_tuple;
@@ -106,3 +107,5 @@ BOOST_AUTO_TEST_CASE(tells_null_from_text_beginning_like_it) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshot_copy_text_scan_tests

@@ -5,7 +5,6 @@
 // which start modes read the existing rows.
 #include <replicant/pipeline/options.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.snapshot.mode
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/pipeline/sink_for.hpp>
@@ -13,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+
+BOOST_AUTO_TEST_SUITE(snapshot_mode_tests)
 
 namespace {
 
@@ -63,3 +64,5 @@ BOOST_AUTO_TEST_CASE(the_snapshot_modes_are_told_apart_from_the_others) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshot_mode_tests

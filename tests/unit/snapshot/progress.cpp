@@ -5,7 +5,6 @@
 // pg_current_snapshot() values, and what the reader does with a position.
 #include <replicant/snapshot/detail/progress_codec.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.snapshot.progress
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/snapshot/detail/worker.hpp>
@@ -17,6 +16,8 @@
 #include <string_view>
 #include <tuple>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(snapshot_progress_tests)
 
 using replicant::detail::snapshot_position;
 using phase = replicant::detail::snapshot_position::phase;
@@ -151,3 +152,5 @@ BOOST_AUTO_TEST_CASE(finds_its_table_by_name_and_moves_past_done_or_vanished_one
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshot_progress_tests

@@ -5,7 +5,6 @@
 // pgoutput messages a server would send, assembled by the library's own assembler.
 #include <replicant/snapshot/detail/reconciler.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.snapshot.reconciler
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
@@ -17,6 +16,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(snapshot_reconciler_tests)
 
 namespace pg = replicant::test;
 using replicant::lsn;
@@ -329,3 +330,5 @@ BOOST_AUTO_TEST_CASE(a_read_that_failed_for_contention_is_contended) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // snapshot_reconciler_tests

@@ -7,7 +7,6 @@
 // fresh directory of the process's own, not a fixed shared path.
 #include <replicant/spill/disk.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.spill.disk
 #include <boost/test/unit_test.hpp>
 
 #include "support/temp_dir.hpp"
@@ -19,6 +18,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+BOOST_AUTO_TEST_SUITE(spill_disk_tests)
 
 namespace pg = replicant::test;
 using replicant::errc;
@@ -144,3 +145,5 @@ BOOST_AUTO_TEST_CASE(a_spill_file_leaves_no_name_in_the_directory) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // spill_disk_tests

@@ -7,7 +7,6 @@
 // error, and one that reads back a few bytes at a time still delivers every change in order.
 #include <replicant/spill/policy.hpp>
 
-#define BOOST_TEST_MODULE replicant.unit.spill.policy
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/spill_policy.hpp"
@@ -26,6 +25,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+BOOST_AUTO_TEST_SUITE(spill_policy_tests)
 
 namespace pg = replicant::test;
 using replicant::errc;
@@ -279,3 +280,5 @@ BOOST_AUTO_TEST_CASE(a_subtransaction_abort_cuts_any_policy_s_part_exactly) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE_END()  // spill_policy_tests
