@@ -4,7 +4,7 @@
 // The README's complete minimal program, compiled piece by piece (its main() lives in a namespace
 // here, beside the test runner's), and quoted verbatim by README.md.
 //[readme_includes
-#include <replicant/replicant.hpp>
+#include <replicant/pipeline.hpp>
 
 #include <iostream>
 #include <optional>
