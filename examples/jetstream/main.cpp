@@ -54,12 +54,57 @@ auto pause(std::chrono::milliseconds d) -> void {
   static_cast<void>(::poll(&p, 1, static_cast<int>(d.count())));
 }
 
-// --create-stream: a stream that can keep the checkpoint (limits retention, discard new).
-auto create_stream(const options& o) -> int {
+// How long a fault that may pass by itself has lasted: from its first failure since the last
+// success, against --max-outage-s.
+class outage_clock {
+ public:
+  explicit outage_clock(std::chrono::seconds limit) : limit_{limit} {}
+
+  // Counts a failure: whether the outage has now lasted the limit.
+  auto over() -> bool {
+    const auto now = std::chrono::steady_clock::now();
+    if (!since_) since_ = now;
+    return now - *since_ >= limit_;
+  }
+
+  // A success: the next failure starts a new outage.
+  auto reset() -> void { since_.reset(); }
+
+ private:
+  std::chrono::seconds limit_;
+  std::optional<std::chrono::steady_clock::time_point> since_;
+};
+
+// One attempt at creating the stream @p cfg; @p code gets JetStream's error code, if any.
+auto add_stream(const options& o, jsStreamConfig& cfg, jsErrCode& code) -> natsStatus {
   natsConnection* nc = nullptr;
   jsCtx* js = nullptr;
   jsStreamInfo* info = nullptr;
-  jsErrCode code = static_cast<jsErrCode>(0);
+  natsOptions* opts = nullptr;
+  natsStatus s = natsOptions_Create(&opts);
+  if (s == NATS_OK) s = set_servers(opts, o.nats);
+  if (s == NATS_OK) s = natsConnection_Connect(&nc, opts);
+  natsOptions_Destroy(opts);
+  if (s == NATS_OK) s = natsConnection_JetStream(&js, nc, nullptr);
+  if (s == NATS_OK) s = js_AddStream(&info, js, &cfg, nullptr, &code);
+  jsStreamInfo_Destroy(info);
+  jsCtx_Destroy(js);
+  natsConnection_Destroy(nc);
+  return s;
+}
+
+// Whether a failed creation may succeed if tried again: the servers are down or electing leaders,
+// or the cluster has not yet met the servers the replicas need. JetStream says "insufficient
+// resources" for that, as it does for more replicas than there are servers: --max-outage-s ends
+// that wait.
+auto creation_may_pass(jetstream_errc e, jsErrCode code) -> bool {
+  return e == jetstream_errc::unavailable || code == JSInsufficientResourcesErr;
+}
+
+// --create-stream: a stream that can keep the checkpoint (limits retention, discard new). A cluster
+// that is starting or electing is waited for, within --max-outage-s; creating the same stream again
+// succeeds, so an attempt that timed out after the server made it is harmless.
+auto create_stream(const options& o) -> int {
   const std::string subjects = o.prefix + ".>";
   const char* subject_list[] = {subjects.c_str()};
   jsStreamConfig cfg;
@@ -73,23 +118,28 @@ auto create_stream(const options& o) -> int {
   cfg.Replicas = o.replicas;
   cfg.Duplicates = std::chrono::nanoseconds{o.duplicate_window}.count();
   if (o.max_bytes) cfg.MaxBytes = static_cast<std::int64_t>(*o.max_bytes);
-  natsOptions* opts = nullptr;
-  natsStatus s = natsOptions_Create(&opts);
-  if (s == NATS_OK) s = set_servers(opts, o.nats);
-  if (s == NATS_OK) s = natsConnection_Connect(&nc, opts);
-  natsOptions_Destroy(opts);
-  if (s == NATS_OK) s = natsConnection_JetStream(&js, nc, nullptr);
-  if (s == NATS_OK) s = js_AddStream(&info, js, &cfg, nullptr, &code);
-  jsStreamInfo_Destroy(info);
-  jsCtx_Destroy(js);
-  natsConnection_Destroy(nc);
-  if (s != NATS_OK) {
-    say("creating the stream failed: " + describe(make_error_code(classify(s, code, {}, false))) +
-        (code != 0 ? "; JetStream error " + std::to_string(code) : std::string{}));
-    return exit_failure;
+  outage_clock outage{o.max_outage};
+  for (auto delay = 100ms;; delay = std::min<std::chrono::milliseconds>(delay * 2, 2s)) {
+    jsErrCode code = static_cast<jsErrCode>(0);
+    const natsStatus s = add_stream(o, cfg, code);
+    if (s == NATS_OK) {
+      say("created the stream");
+      return exit_ok;
+    }
+    const jetstream_errc e = classify(s, code, {}, false);
+    const std::string why =
+        describe(make_error_code(e)) + (code != 0 ? "; JetStream error " + std::to_string(code) : std::string{});
+    if (!creation_may_pass(e, code) || stop_signal::requested()) {
+      say("creating the stream failed: " + why);
+      return exit_failure;
+    }
+    if (outage.over()) {
+      say("creating the stream failed for longer than --max-outage-s: " + why);
+      return exit_failure;
+    }
+    say("the cluster cannot create the stream yet (" + why + "); retrying");
+    pause(delay);
   }
-  say("created the stream");
-  return exit_ok;
 }
 
 // Runs the pipeline until it is stopped or halts for good. Broker faults that may pass by
@@ -101,25 +151,20 @@ auto stream(const options& o) -> int {
                                     .prefix = o.prefix,
                                     .ack_wait = o.ack_wait,
                                     .max_pending = static_cast<std::int64_t>(o.max_pending)}};
-  std::optional<std::chrono::steady_clock::time_point> outage_since;
-  auto outage_over = [&] {
-    const auto now = std::chrono::steady_clock::now();
-    if (!outage_since) outage_since = now;
-    return now - *outage_since >= o.max_outage;
-  };
+  outage_clock outage{o.max_outage};
   for (auto connected = sink.connect(); !connected; connected = sink.connect()) {
     if (stop_signal::requested()) return exit_ok;
     if (!is_transient(connected.error()) && connected.error() != jetstream_errc::connect_failed) {
       say("connecting to NATS failed: " + describe(connected.error()));
       return exit_failure;
     }
-    if (outage_over()) {
+    if (outage.over()) {
       say("connecting to NATS failed for longer than --max-outage-s: " + describe(connected.error()));
       return exit_failure;
     }
     pause(200ms);
   }
-  outage_since.reset();
+  outage.reset();
 
   auto po = replicant::examples::pipeline_options_for_slot(o.slot);
   if (o.go_forward_only) po.start = replicant::start::go_forward{};
@@ -147,10 +192,10 @@ auto stream(const options& o) -> int {
     if (h.reason == replicant::halt_reason::sink_failed && is_transient(h.cause)) {
       if (const auto now_confirmed = sink.counts().confirmed; now_confirmed != confirmed_before) {
         confirmed_before = now_confirmed;
-        outage_since.reset();
+        outage.reset();
         delay = 100ms;
       }
-      if (outage_over()) {
+      if (outage.over()) {
         say("the stream stayed unavailable for longer than --max-outage-s: " + replicant::describe(h));
         status = exit_failure;
         break;

@@ -122,7 +122,7 @@ struct arguments {
         .group(broker);
     cli.text("--max-outage-s", max_outage_s, "S", "60",
              "how long the stream may stay unavailable (no leader, no quorum,\nno answer) before the program gives "
-             "up with exit status 1")
+             "up with exit status 1;\nwith --create-stream, how long it waits for the cluster")
         .group(broker);
     const std::string setup = "Setting up";
     cli.flag("--create-stream", create_stream,

@@ -514,12 +514,17 @@ struct jetstream_fixture {
     return sink_process{std::string{sink_binary}, "replicant-jetstream", std::move(args), log};
   }
 
+  // The program making this case's stream (--create-stream), with @p extra options.
+  [[nodiscard]] auto stream_maker(const std::vector<std::string>& extra = {}) const -> sink_process {
+    std::vector<std::string> args{"--create-stream",  "--nats", nats.urls(), "--stream", stream,
+                                  "--subject-prefix", prefix};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return sink_process{std::string{sink_binary}, "replicant-jetstream", std::move(args), log};
+  }
+
   // The stream made by the program itself (--create-stream), as a user makes it: it must exit 0.
   void create_stream_with_program() {
-    sink_process p{std::string{sink_binary},
-                   "replicant-jetstream",
-                   {"--create-stream", "--nats", nats.urls(), "--stream", stream, "--subject-prefix", prefix},
-                   log};
+    auto p = stream_maker();
     p.start();
     BOOST_TEST_REQUIRE(p.wait_exit(60s) == 0);
   }
@@ -789,6 +794,36 @@ BOOST_AUTO_TEST_CASE(no_quorum_for_longer_than_the_bound_halts) {
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(again.stop() == 0);
   f.check(w, "no quorum, then quorum again", 0);
+}
+
+// --create-stream against a cluster whose servers are all down, then started: it waits for them
+// and makes the stream once they have a leader.
+BOOST_AUTO_TEST_CASE(create_stream_waits_for_the_cluster) {
+  jetstream_fixture f;
+  for (int i = 0; i < nats_cluster::size; ++i) f.nats.stop(i);
+  auto p = f.stream_maker({"--max-outage-s", "300"});
+  p.start();
+  std::this_thread::sleep_for(2s);
+  const bool waited = p.running();
+  for (int i = 0; i < nats_cluster::size; ++i) f.nats.start(i);
+  BOOST_TEST_REQUIRE(f.nats.wait_ready(scaled(60s)));
+  BOOST_TEST(waited);
+  BOOST_TEST(p.wait_exit(120s) == 0);
+  BOOST_TEST(p.output().find("the cluster cannot create the stream yet") != std::string::npos);
+  // The case's own client reconnects by itself, a moment after the servers are back.
+  BOOST_TEST(wait_until([&] { return f.client.replicated_discarding_new(f.stream); }, scaled(30s)));
+}
+
+// --create-stream where a stream of that name exists with other settings: no retry, exit 1 at once
+// (well inside the outage bound) with JetStream's code for it.
+BOOST_AUTO_TEST_CASE(create_stream_fails_at_once_on_a_conflicting_stream) {
+  jetstream_fixture f;
+  f.client.create_stream(f.stream, f.prefix + "_other");
+  auto p = f.stream_maker({"--max-outage-s", "600"});
+  p.start();
+  BOOST_TEST(p.wait_exit(60s) == 1);
+  BOOST_TEST(p.output().find("creating the stream failed: ") != std::string::npos);
+  BOOST_TEST(p.output().find("JetStream error 10058") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
