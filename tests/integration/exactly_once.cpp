@@ -75,7 +75,7 @@ namespace mirror = replicant::examples::pg_mirror;
 
 namespace {
 
-// The build's own binary: tests/CMakeLists.txt passes its path as REPLICANT_PG_MIRROR_BINARY.
+// The build's own binary: examples/pg_mirror/CMakeLists.txt passes its path as REPLICANT_PG_MIRROR_BINARY.
 #ifdef REPLICANT_PG_MIRROR_BINARY
 constexpr std::string_view mirror_binary = REPLICANT_PG_MIRROR_BINARY;
 #else
@@ -86,7 +86,7 @@ constexpr std::string_view mirror_binary;
 const replicant::test::binary_known binary_known{mirror_binary, "REPLICANT_PG_MIRROR_BINARY", "replicant-pg-mirror"};
 
 // The same program built with the crash points compiled in (REPLICANT_FAULT_INJECTION): the crash
-// matrix's. tests/CMakeLists.txt passes its path as REPLICANT_PG_MIRROR_FAULTS_BINARY.
+// matrix's. examples/pg_mirror/CMakeLists.txt passes its path as REPLICANT_PG_MIRROR_FAULTS_BINARY.
 #ifdef REPLICANT_PG_MIRROR_FAULTS_BINARY
 constexpr std::string_view faults_binary = REPLICANT_PG_MIRROR_FAULTS_BINARY;
 #else

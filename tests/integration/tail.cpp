@@ -8,7 +8,7 @@
 // the value-free refusals, and --snapshot: the existing rows first, then the stream with no gap and
 // no duplicate under a concurrent writer, the progress lines on stderr, and SIGINT mid-snapshot.
 //
-// The binary is the build's own: tests/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
+// The binary is the build's own: examples/tail/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
 #include "../../examples/tail/failure.hpp"
 
 #include <boost/test/unit_test.hpp>

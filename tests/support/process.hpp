@@ -18,7 +18,7 @@ namespace replicant::test {
 
 /**
  * A Boost.Test precondition that holds when @p binary (the program's path, which
- * tests/CMakeLists.txt passes in the macro named @p macro) is known, and otherwise says why the
+ * the example's CMakeLists.txt passes in the macro named @p macro) is known, and otherwise says why the
  * tests are skipped: the build has no @p program (examples switched off). Under
  * REPLICANT_REQUIRE_ALL_PG=1 a missing program fails the test program instead (support/required.hpp).
  *
