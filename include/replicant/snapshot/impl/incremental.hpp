@@ -17,7 +17,7 @@
 
 #include <replicant/model/tuple.hpp>
 #include <replicant/snapshot/detail/progress_codec.hpp>
-#include <replicant/snapshot/detail/column_shapes.hpp>
+#include <replicant/snapshot/detail/published_tables.hpp>
 #include <replicant/snapshot/detail/copy_text.hpp>
 #include <replicant/snapshot/detail/decimal.hpp>
 #include <replicant/core/halt.hpp>
@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 #include <utility>
 
 namespace replicant {
@@ -69,144 +68,50 @@ inline auto incremental_snapshot::open(pq::connection& conn, std::span<const std
 }
 
 inline auto incremental_snapshot::list_tables(std::span<const std::string> publications) -> result<void> {
-  auto array = detail::existing_publications(*conn_, publications);
-  if (!array) return unexpected(array.error());
-
-  // One row per (table, publication), as the point-in-time reader lists them; the published
-  // columns as attribute numbers (pgoutput sends no generated column before 18, and never a virtual
-  // one). Then the key: the attribute numbers of the primary key, or of the replica identity index
-  // under USING INDEX, key columns only (INCLUDE columns are not part of the order).
-  const char* const generated =
-      conn_->server_version() < 180000 ? " AND a.attgenerated = ''" : " AND a.attgenerated <> 'v'";
-  auto rows = conn_->exec(
-      "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, t.rowfilter,"
-      " (SELECT pg_catalog.string_agg(a.attnum::pg_catalog.text, ' ' ORDER BY a.attnum)"
-      "    FROM pg_catalog.pg_attribute a"
-      "   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attname = ANY(t.attnames)" +
-      std::string{generated} +
-      "),"
-      " (SELECT pg_catalog.string_agg(k.attnum::pg_catalog.text, ' ' ORDER BY k.ord)"
+  // Beyond what the point-in-time reader lists: the key, as the attribute numbers of the primary
+  // key, or of the replica identity index under USING INDEX, key columns only (INCLUDE columns are
+  // not part of the order); and the table's shape, to compare every chunk against.
+  const std::string extra_columns[] = {
+      "(SELECT pg_catalog.string_agg(k.attnum::pg_catalog.text, ' ' ORDER BY k.ord)"
       "    FROM pg_catalog.pg_index i, pg_catalog.unnest(i.indkey::pg_catalog.int2[]) WITH ORDINALITY AS k(attnum, ord)"
       "   WHERE i.indrelid = c.oid AND i.indislive AND i.indisvalid AND i.indisunique AND i.indimmediate"
       "     AND i.indpred IS NULL AND i.indexprs IS NULL AND k.ord <= i.indnkeyatts"
-      "     AND CASE c.relreplident WHEN 'i' THEN i.indisreplident ELSE i.indisprimary END), " +
-      detail::shape_signature_sql("c.oid") +
-      " FROM pg_catalog.pg_publication_tables t"
-      " JOIN pg_catalog.pg_namespace n ON n.nspname = t.schemaname"
-      " JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
-      " WHERE t.pubname = ANY(" +
-      *array +
-      ")"
-      " ORDER BY n.nspname COLLATE \"C\", c.relname COLLATE \"C\", t.pubname COLLATE \"C\"");
-  if (!rows) return unexpected(rows.error());
-
-  struct pending_table {
-    std::uint32_t oid = 0;
-    std::string schema;
-    std::string name;
-    char kind = 'r';
-    char identity = 'd';
-    std::string columns;
-    std::string key;
-    std::string shape;
-    bool unfiltered = false;
-    std::vector<std::string> filters{};
-  };
-  std::vector<pending_table> pending;
-  std::unordered_map<std::uint32_t, std::size_t> by_oid;
-  for (int row = 0; row < rows->rows(); ++row) {
-    const auto oid = detail::parse_decimal<std::uint32_t>(rows->get(row, 0));
-    const std::string_view kind = rows->get(row, 3);
-    const std::string_view identity = rows->get(row, 4);
-    if (!oid || kind.size() != 1 || identity.size() != 1 ||
-        !detail::is_replica_identity(static_cast<std::uint8_t>(identity[0]))) {
-      return fail(errc::protocol_violation);
-    }
-    const std::string_view columns = rows->get(row, 6);
-    const auto [at, added] = by_oid.try_emplace(*oid, pending.size());
-    if (added) {
-      pending.push_back(pending_table{*oid, std::string{rows->get(row, 1)}, std::string{rows->get(row, 2)}, kind[0],
-                                      identity[0], std::string{columns}, std::string{rows->get(row, 7)},
-                                      std::string{rows->get(row, 8)}});
-    } else if (pending[at->second].columns != columns) {
-      return fail(errc::invalid_options);  // pgoutput refuses to stream such a table too
-    }
-    pending_table& t = pending[at->second];
-    if (const auto filter = rows->get_optional(row, 5); !filter) {
-      t.unfiltered = true;
-    } else if (std::find(t.filters.begin(), t.filters.end(), *filter) == t.filters.end()) {
-      t.filters.emplace_back(*filter);
-    }
-  }
-  if (pending.empty()) return {};
-
-  std::vector<std::uint32_t> oids;
-  oids.reserve(pending.size());
-  for (const pending_table& t : pending) oids.push_back(t.oid);
-  auto shapes = detail::read_column_shapes(*conn_, oids);
-  if (!shapes) return unexpected(shapes.error());
-
-  tables_.reserve(pending.size());
-  statements_.reserve(pending.size());
-  for (const pending_table& t : pending) {
-    const auto published = detail::parse_attnum_list(t.columns);
-    const auto key = detail::parse_attnum_list(t.key);
-    if (!published || !key) return fail(errc::protocol_violation);
-    auto info = std::make_shared<relation_info>();
-    info->oid = t.oid;
-    info->schema = t.schema;
-    info->table = t.name;
-    info->identity = static_cast<replica_identity>(t.identity);
+      "     AND CASE c.relreplident WHEN 'i' THEN i.indisreplident ELSE i.indisprimary END)",
+      detail::shape_signature_sql("c.oid")};
+  auto listed = detail::read_published_tables(*conn_, publications, extra_columns);
+  if (!listed) return unexpected(listed.error());
+  tables_.reserve(listed->size());
+  statements_.reserve(listed->size());
+  for (detail::published_table& t : *listed) {
+    const auto key = detail::parse_attnum_list(t.extra[0]);
+    if (!key) return fail(errc::protocol_violation);
     statement st;
-    st.shape = t.shape;
-    st.oid = std::to_string(t.oid);
-    std::string select_list;
-    const std::vector<detail::catalog_attribute>& shape = (*shapes)[t.oid];
-    for (const std::int16_t number : *published) {
-      const auto it = std::find_if(shape.begin(), shape.end(),
-                                   [number](const detail::catalog_attribute& a) { return a.number == number; });
-      if (it == shape.end()) return fail(errc::protocol_violation);
-      const auto quoted = quote_identifier(it->column.name);
-      if (!quoted) return unexpected(quoted.error());
-      if (!select_list.empty()) select_list += ", ";
-      select_list += *quoted;
-      info->columns.push_back(it->column);
-    }
+    st.select = std::move(t.select);
+    st.filter = std::move(t.filter);
+    st.oid = std::to_string(t.relation->oid);
+    st.shape = std::move(t.extra[1]);
     // The key, by position in the published columns. A key column left out of the column list
     // cannot be matched against streamed rows, so such a table is read whole, like one without a
     // key.
     incremental_table table;
     for (const std::int16_t number : *key) {
-      const auto at = std::find(published->begin(), published->end(), number);
-      if (at == published->end()) {
+      const auto at = std::find(t.attnums.begin(), t.attnums.end(), number);
+      if (at == t.attnums.end()) {
         table.key_columns.clear();
         break;
       }
-      table.key_columns.push_back(static_cast<std::size_t>(at - published->begin()));
+      table.key_columns.push_back(static_cast<std::size_t>(at - t.attnums.begin()));
     }
     for (const std::size_t k : table.key_columns) {
-      const auto quoted = quote_identifier(info->columns[k].name).value();  // quoted above already
+      const auto quoted = quote_identifier(t.relation->columns[k].name).value();  // quoted when listed
       st.key += st.key.empty() ? "(" : ", ";
       st.key += quoted;
       if (!st.order.empty()) st.order += ", ";
       st.order += quoted;
     }
     if (!st.key.empty()) st.key += ")";
-    const auto schema = quote_identifier(t.schema);
-    const auto name = quote_identifier(t.name);
-    if (!schema) return unexpected(schema.error());
-    if (!name) return unexpected(name.error());
-    // ONLY for an ordinary table, as in the point-in-time reader: a partitioned table stands for
-    // its partitions (publish_via_partition_root), an inheritance child is published on its own.
-    st.select = "SELECT " + select_list + " FROM " + (t.kind == 'p' ? "" : "ONLY ") + *schema + "." + *name;
-    table.row_filtered = !t.unfiltered && !t.filters.empty();
-    if (table.row_filtered) {
-      for (std::size_t i = 0; i < t.filters.size(); ++i) {
-        if (i != 0) st.filter += " OR ";
-        st.filter += "(" + t.filters[i] + ")";
-      }
-    }
-    table.relation = std::move(info);
+    table.row_filtered = !st.filter.empty();
+    table.relation = std::move(t.relation);
     tables_.push_back(std::move(table));
     statements_.push_back(std::move(st));
   }

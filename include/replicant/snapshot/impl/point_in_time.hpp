@@ -15,22 +15,17 @@
 #include <replicant/snapshot/point_in_time.hpp>
 
 #include <replicant/model/tuple.hpp>
-#include <replicant/snapshot/detail/column_shapes.hpp>
+#include <replicant/snapshot/detail/published_tables.hpp>
 #include <replicant/snapshot/detail/copy_text.hpp>
-#include <replicant/snapshot/detail/decimal.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/pq/copy.hpp>
 
 #include <poll.h>
 
-#include <algorithm>
-#include <charconv>
 #include <functional>
-#include <optional>
-#include <unordered_map>
+#include <utility>
 
 namespace replicant {
-namespace detail {}  // namespace detail
 
 inline point_in_time_snapshot::point_in_time_snapshot(point_in_time_snapshot&& other) noexcept
     : conn_(std::exchange(other.conn_, nullptr)),
@@ -100,120 +95,14 @@ inline auto point_in_time_snapshot::import_snapshot(std::string_view name) -> re
 }
 
 inline auto point_in_time_snapshot::list_tables(std::span<const std::string> publications) -> result<void> {
-  auto array = detail::existing_publications(*conn_, publications);
-  if (!array) return unexpected(array.error());
-
-  // One row per (table, publication). The published columns come back as attribute numbers, so no
-  // name array has to be parsed here: `attnames` lists the column list, or every column when there
-  // is none. pgoutput never sends generated columns before PostgreSQL 18, while PostgreSQL 15's
-  // view lists them, hence the version-dependent filter; 18 lists exactly the published ones, and
-  // never sends virtual generated columns.
-  const char* const generated =
-      conn_->server_version() < 180000 ? " AND a.attgenerated = ''" : " AND a.attgenerated <> 'v'";
-  auto rows = conn_->exec(
-      "SELECT c.oid, n.nspname, c.relname, c.relkind, c.relreplident, t.rowfilter,"
-      " (SELECT pg_catalog.string_agg(a.attnum::pg_catalog.text, ' ' ORDER BY a.attnum)"
-      "    FROM pg_catalog.pg_attribute a"
-      "   WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attname = ANY(t.attnames)" +
-      std::string{generated} +
-      ")"
-      " FROM pg_catalog.pg_publication_tables t"
-      " JOIN pg_catalog.pg_namespace n ON n.nspname = t.schemaname"
-      " JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
-      " WHERE t.pubname = ANY(" +
-      *array +
-      ")"
-      " ORDER BY n.nspname COLLATE \"C\", c.relname COLLATE \"C\", t.pubname COLLATE \"C\"");
-  if (!rows) return unexpected(rows.error());
-
-  struct pending_table {
-    std::uint32_t oid = 0;
-    std::string schema;
-    std::string name;
-    char kind = 'r';
-    char identity = 'd';
-    std::string columns;                 // attnum list, the same for every publication
-    bool unfiltered = false;             // some publication has no row filter
-    std::vector<std::string> filters{};  // distinct row filters otherwise
-  };
-  std::vector<pending_table> pending;
-  std::unordered_map<std::uint32_t, std::size_t> by_oid;
-  for (int row = 0; row < rows->rows(); ++row) {
-    const auto oid = detail::parse_decimal<std::uint32_t>(rows->get(row, 0));
-    const std::string_view kind = rows->get(row, 3);
-    const std::string_view identity = rows->get(row, 4);
-    if (!oid || kind.size() != 1 || identity.size() != 1 ||
-        !detail::is_replica_identity(static_cast<std::uint8_t>(identity[0]))) {
-      return fail(errc::protocol_violation);
-    }
-    const std::string_view columns = rows->get(row, 6);  // NULL (no column at all) reads as empty
-    const auto [at, added] = by_oid.try_emplace(*oid, pending.size());
-    if (added) {
-      pending.push_back(pending_table{*oid, std::string{rows->get(row, 1)}, std::string{rows->get(row, 2)}, kind[0],
-                                      identity[0], std::string{columns}});
-    } else if (pending[at->second].columns != columns) {
-      // pgoutput refuses to stream such a table ("cannot use different column lists for table ...
-      // in different publications"), so there is no consistent shape to snapshot it in either.
-      return fail(errc::invalid_options);
-    }
-    pending_table& t = pending[at->second];
-    if (const auto filter = rows->get_optional(row, 5); !filter) {
-      t.unfiltered = true;
-    } else if (std::find(t.filters.begin(), t.filters.end(), *filter) == t.filters.end()) {
-      t.filters.emplace_back(*filter);
-    }
-  }
-  if (pending.empty()) return {};
-
-  std::vector<std::uint32_t> oids;
-  oids.reserve(pending.size());
-  for (const pending_table& t : pending) oids.push_back(t.oid);
-  auto shapes = detail::read_column_shapes(*conn_, oids);
-  if (!shapes) return unexpected(shapes.error());
-
-  tables_.reserve(pending.size());
-  copy_commands_.reserve(pending.size());
-  for (const pending_table& t : pending) {
-    const auto published = detail::parse_attnum_list(t.columns);
-    if (!published) return fail(errc::protocol_violation);
-    auto info = std::make_shared<relation_info>();
-    info->oid = t.oid;
-    info->schema = t.schema;
-    info->table = t.name;
-    info->identity = static_cast<replica_identity>(t.identity);
-    std::string select_list;
-    const std::vector<detail::catalog_attribute>& shape = (*shapes)[t.oid];
-    for (const std::int16_t number : *published) {
-      const auto it = std::find_if(shape.begin(), shape.end(),
-                                   [number](const detail::catalog_attribute& a) { return a.number == number; });
-      if (it == shape.end()) return fail(errc::protocol_violation);
-      const auto quoted = quote_identifier(it->column.name);
-      if (!quoted) return unexpected(quoted.error());
-      if (!select_list.empty()) select_list += ", ";
-      select_list += *quoted;
-      info->columns.push_back(it->column);
-    }
-    const auto schema = quote_identifier(t.schema);
-    const auto table = quote_identifier(t.name);
-    if (!schema) return unexpected(schema.error());
-    if (!table) return unexpected(table.error());
-    // ONLY for an ordinary table: its inheritance children are published (and read) on their own.
-    // A partitioned table is listed only under publish_via_partition_root, and then stands for all
-    // of its partitions, converted to its own row type, as pgoutput sends them.
-    std::string command =
-        "COPY (SELECT " + select_list + " FROM " + (t.kind == 'p' ? "" : "ONLY ") + *schema + "." + *table;
-    const bool filtered = !t.unfiltered && !t.filters.empty();
-    if (filtered) {
-      // A row is published when any of its publications' filters accepts it (pgoutput ORs them).
-      command += " WHERE ";
-      for (std::size_t i = 0; i < t.filters.size(); ++i) {
-        if (i != 0) command += " OR ";
-        command += "(" + t.filters[i] + ")";
-      }
-    }
-    command += ") TO STDOUT";
-    tables_.push_back(snapshot_table{std::move(info), filtered});
-    copy_commands_.push_back(std::move(command));
+  auto listed = detail::read_published_tables(*conn_, publications);
+  if (!listed) return unexpected(listed.error());
+  tables_.reserve(listed->size());
+  copy_commands_.reserve(listed->size());
+  for (detail::published_table& t : *listed) {
+    const bool filtered = !t.filter.empty();
+    copy_commands_.push_back("COPY (" + t.select + (filtered ? " WHERE " + t.filter : std::string{}) + ") TO STDOUT");
+    tables_.push_back(snapshot_table{std::move(t.relation), filtered});
   }
   return {};
 }
