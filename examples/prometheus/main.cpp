@@ -133,11 +133,13 @@ auto run(const options& o) -> int {
       const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline
       pipeline.run(ec);
     }
+    const bool halted_now = ec == replicant::errc::halted && pipeline.last_halt();  // last_halt() says why
+    // The halt is counted before the gauge falls, so a scrape that sees replicant_up at 0 sees why.
+    if (halted_now) metrics.record_halt(pipeline.last_halt()->reason);
     metrics.set_running(false);
-    if (ec == replicant::errc::halted && pipeline.last_halt()) {  // last_halt() says why it stopped
+    if (halted_now) {
       halted = pipeline.last_halt();
       halted->table.reset();  // a table name is the user's identifier: not printed
-      metrics.record_halt(halted->reason);
       say(replicant::describe(*halted));
       say("still serving the metrics; stop with Ctrl-C or SIGTERM");
     }
