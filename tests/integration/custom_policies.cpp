@@ -25,6 +25,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/written_output.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/decoder/pgoutput.hpp>
@@ -61,6 +62,10 @@ using replicant::test::child_process;
 using replicant::test::live_server;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
+using replicant::test::apply;
+using replicant::test::one_to;
+using replicant::test::parsed_output;
+using replicant::test::written_line;
 using replicant::test::wait_until;
 
 namespace {
@@ -76,79 +81,29 @@ const replicant::test::binary_known binary_known{program, "REPLICANT_CUSTOM_POLI
 
 constexpr std::string_view secret = "s3cr3t-custom-4242";
 
-// One transaction of the output file: its commit LSN, the ids of its change lines, and the bytes it
-// had spilled (from its commit line).
-struct written_transaction {
-  lsn commit;
-  std::vector<std::int64_t> ids;
-  std::uint64_t spilled = 0;
-};
-
-// The output file as a reader takes it: transactions closed by their commit lines.
-struct parsed_output {
-  std::vector<written_transaction> transactions;  // every commit line, in file order
-  std::size_t malformed = 0;                      // lines of neither shape, or a commit line that miscounts
-};
-
-auto split(const std::string& line) -> std::vector<std::string> {
-  std::vector<std::string> out;
+// One tab-separated line of replicant-custom-policies' output (`<commit LSN> insert public.items
+// <id>`, or `<commit LSN> commit <changes> <spilled bytes>`), or nothing for another shape.
+auto parse_line(const std::string& line) -> std::optional<written_line> {
+  std::vector<std::string> f;
   std::istringstream in{line};
-  for (std::string part; std::getline(in, part, '\t');) out.push_back(part);
+  for (std::string part; std::getline(in, part, '\t');) f.push_back(part);
+  if (f.size() != 4) return std::nullopt;
+  const auto at = replicant::parse_lsn(f[0]);
+  if (!at) return std::nullopt;
+  written_line out{*at};
+  if (f[1] == "commit") {
+    out.what = written_line::kind::commit;
+    out.changes = std::stoul(f[2]);
+    out.spilled = std::stoull(f[3]);
+  } else if (f[1] == "insert" && f[2] == "public.items") {
+    out.what = written_line::kind::insert;
+    out.id = std::stoll(f[3]);
+  }
   return out;
 }
 
 auto parse_output(const std::filesystem::path& path) -> parsed_output {
-  parsed_output out;
-  std::istringstream in{read_file(path)};
-  std::optional<written_transaction> open;
-  for (std::string line; std::getline(in, line);) {
-    const auto f = split(line);
-    const auto at = f.size() == 4 ? replicant::parse_lsn(f[0])
-                                  : replicant::result<lsn>{replicant::fail(replicant::errc::decode_failure)};
-    if (!at) {
-      ++out.malformed;
-      continue;
-    }
-    if (open && open->commit != *at) open.reset();  // change lines whose commit line never came
-    if (!open) open = written_transaction{*at, {}, 0};
-    if (f[1] == "commit") {
-      if (std::stoul(f[2]) != open->ids.size()) ++out.malformed;
-      open->spilled = std::stoull(f[3]);
-      out.transactions.push_back(std::move(*open));
-      open.reset();
-    } else if (f[1] == "insert" && f[2] == "public.items") {
-      open->ids.push_back(std::stoll(f[3]));
-    } else {
-      ++out.malformed;
-    }
-  }
-  return out;
-}
-
-// The file as applied by a reader that skips commit LSNs it has seen.
-struct applied_output {
-  std::vector<std::int64_t> ids;
-  std::size_t repeats = 0;
-};
-
-auto apply(const parsed_output& p) -> applied_output {
-  applied_output out;
-  std::optional<lsn> last;
-  for (const auto& t : p.transactions) {
-    if (last && t.commit <= *last) {
-      ++out.repeats;
-      continue;
-    }
-    last = t.commit;
-    out.ids.insert(out.ids.end(), t.ids.begin(), t.ids.end());
-  }
-  return out;
-}
-
-auto one_to(std::int64_t n) -> std::vector<std::int64_t> {
-  std::vector<std::int64_t> v;
-  for (std::int64_t i = 1; i <= n; ++i) v.push_back(i);
-  return v;
+  return replicant::test::parse_output(path, parse_line);
 }
 
 // About 300 bytes of WAL per row: 20000 rows make a transaction of 5+ MiB.

@@ -79,10 +79,7 @@ namespace {
 // Written into rows; must never appear in a halt or a telemetry event.
 constexpr std::string_view secret = "S3CR3T-decoders-4412";
 
-auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
-  const char* v = std::getenv(name);
-  return v == nullptr || *v == '\0' ? fallback : std::stoull(v);
-}
+using replicant::test::env_number;
 
 // --- which plugins this server has ----------------------------------------------------------------
 

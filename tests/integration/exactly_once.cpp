@@ -37,6 +37,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/background_writer.hpp"
 #include "support/process.hpp"
+#include "support/required.hpp"
 #include "support/temp_dir.hpp"
 
 #include <fcntl.h>
@@ -96,11 +97,7 @@ constexpr std::string_view faults_binary;
 // Written into some rows; must never show up in the mirror's output.
 constexpr std::string_view secret = "S3CR3T-mirror-7731";
 
-auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::stoull(v);
-}
+using replicant::test::env_number;
 
 auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout) -> bool {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -64,6 +64,7 @@
 #include "support/fault_proxy.hpp"
 #include "support/live_pipeline.hpp"
 #include "support/pg_cluster.hpp"
+#include "support/required.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -525,10 +526,7 @@ auto walsender_timeouts(replicant::test::pg_cluster& pg) -> std::size_t {
 
 // --- corruption ---------------------------------------------------------------------------------
 
-auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
-  const char* v = std::getenv(name);
-  return v == nullptr || *v == '\0' ? fallback : std::stoull(v);
-}
+using replicant::test::env_number;
 
 // The targets of a corruption case: @p fallback, or the comma-separated corruption_target names in
 // REPLICANT_FAULTS_CORRUPT (which then apply to both N4 and N4p). REPLICANT_FAULTS_SEED gives the

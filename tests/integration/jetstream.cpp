@@ -92,13 +92,7 @@ struct parts_required {
       missing = "nats-server is not installed";
 #endif
     if (missing.empty()) return;
-    missing += " (tools/provision installs it)";
-    if (replicant::test::every_part_required()) {
-      replicant::test::end_with_failure(missing + ", and REPLICANT_REQUIRE_ALL_PG=1 requires it");
-    }
-    std::fprintf(stderr, "replicant: skipped: %s\n", missing.c_str());
-    std::fflush(nullptr);
-    std::_Exit(77);
+    replicant::test::skip_program_or_fail(missing + " (tools/provision installs it)");
   }
 };
 
@@ -128,11 +122,7 @@ using replicant::test::source_writer;
 // Written into some rows; must never show up in what the program prints.
 constexpr std::string_view secret = "s3cr3t-jetstream-5151";
 
-auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::stoull(v);
-}
+using replicant::test::env_number;
 
 auto seed_from_environment() -> std::uint64_t {
   const auto s = env_number("REPLICANT_JETSTREAM_SEED", 0);

@@ -14,6 +14,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/written_output.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/core/identifier.hpp>
@@ -45,6 +46,10 @@ using replicant::test::child_process;
 using replicant::test::live_server;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
+using replicant::test::apply;
+using replicant::test::one_to;
+using replicant::test::parsed_output;
+using replicant::test::written_line;
 
 namespace {
 
@@ -58,78 +63,27 @@ const replicant::test::binary_known binary_known{sink_binary, "REPLICANT_JSONL_S
 
 constexpr std::string_view secret = "s3cr3t-jsonl-7719";
 
-// One transaction of the file: its commit LSN and the ids its change lines carry.
-struct written_transaction {
-  lsn commit;
-  std::vector<std::int64_t> ids;
-};
-
-// The output file read as a reader of it would: transactions closed by their commit lines, plus
-// what does not fit that shape.
-struct parsed_output {
-  std::vector<written_transaction> transactions;  // every commit line, in file order
-  std::size_t incomplete = 0;                     // change lines not followed by their commit line
-  std::size_t malformed = 0;                      // lines that are not whole objects of the format
-};
-
-auto parse_output(const std::filesystem::path& path) -> parsed_output {
+// One line of replicant-jsonl-sink's output, or nothing for a line that is not a whole object of
+// its format.
+auto parse_line(const std::string& line) -> std::optional<written_line> {
   static const std::regex head{R"re(^\{"lsn":"([0-9A-F]{1,8}/[0-9A-F]{1,8})","xid":[0-9]+,"commit_time":"[^"]+",)re"};
   static const std::regex commit{R"re("op":"commit","changes":([0-9]+)\}$)re"};
   static const std::regex insert{R"re("op":"insert","schema":"public","table":"items","record":\{"id":([0-9]+),)re"};
-  parsed_output out;
-  std::istringstream in{read_file(path)};
-  std::optional<written_transaction> open;
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (!std::regex_search(line, m, head) || line.back() != '}') {
-      ++out.malformed;
-      continue;
-    }
-    const lsn at = replicant::parse_lsn(m[1].str()).value();
-    if (open && open->commit != at) {  // a new transaction began before the last one's commit line
-      ++out.incomplete;
-      open.reset();
-    }
-    if (!open) open = written_transaction{at, {}};
-    if (std::regex_search(line, m, commit)) {
-      if (std::stoul(m[1].str()) != open->ids.size()) ++out.malformed;
-      out.transactions.push_back(std::move(*open));
-      open.reset();
-    } else if (std::regex_search(line, m, insert)) {
-      open->ids.push_back(std::stoll(m[1].str()));
-    } else {
-      ++out.malformed;
-    }
-  }
-  if (open) ++out.incomplete;
-  return out;
-}
-
-// The file as applied by a reader that skips commit LSNs it has seen: the ids in order, and how
-// many transactions it skipped as repeats.
-struct applied_output {
-  std::vector<std::int64_t> ids;
-  std::size_t repeats = 0;
-};
-
-auto apply(const parsed_output& p) -> applied_output {
-  applied_output out;
-  std::optional<lsn> last;
-  for (const auto& t : p.transactions) {
-    if (last && t.commit <= *last) {
-      ++out.repeats;
-      continue;
-    }
-    last = t.commit;
-    out.ids.insert(out.ids.end(), t.ids.begin(), t.ids.end());
+  std::smatch m;
+  if (!std::regex_search(line, m, head) || line.back() != '}') return std::nullopt;
+  written_line out{replicant::parse_lsn(m[1].str()).value()};
+  if (std::regex_search(line, m, commit)) {
+    out.what = written_line::kind::commit;
+    out.changes = std::stoul(m[1].str());
+  } else if (std::regex_search(line, m, insert)) {
+    out.what = written_line::kind::insert;
+    out.id = std::stoll(m[1].str());
   }
   return out;
 }
 
-auto one_to(std::int64_t n) -> std::vector<std::int64_t> {
-  std::vector<std::int64_t> v;
-  for (std::int64_t i = 1; i <= n; ++i) v.push_back(i);
-  return v;
+auto parse_output(const std::filesystem::path& path) -> parsed_output {
+  return replicant::test::parse_output(path, parse_line);
 }
 
 auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = 90s) -> bool {

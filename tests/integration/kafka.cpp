@@ -91,13 +91,7 @@ struct parts_required {
     if (mock_binary.empty()) missing = "REPLICANT_KAFKA_MOCK_BINARY is not defined: the build has no mock cluster";
 #endif
     if (missing.empty()) return;
-    missing += " (tools/provision installs librdkafka-dev)";
-    if (replicant::test::every_part_required()) {
-      replicant::test::end_with_failure(missing + ", and REPLICANT_REQUIRE_ALL_PG=1 requires it");
-    }
-    std::fprintf(stderr, "replicant: skipped: %s\n", missing.c_str());
-    std::fflush(nullptr);
-    std::_Exit(77);
+    replicant::test::skip_program_or_fail(missing + " (tools/provision installs librdkafka-dev)");
   }
 };
 
@@ -127,11 +121,7 @@ constexpr std::string_view secret = "s3cr3t-kafka-7373";
 
 constexpr int change_partitions = 3;
 
-auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::stoull(v);
-}
+using replicant::test::env_number;
 
 auto seed_from_environment() -> std::uint64_t {
   const auto s = env_number("REPLICANT_KAFKA_SEED", 0);

@@ -342,13 +342,7 @@ class nats_cluster {
 [[nodiscard]] inline auto live_nats() -> nats_cluster& {
   static const std::unique_ptr<nats_cluster> cluster = [] {
     const auto binary = nats_server_binary();
-    if (!binary) {
-      const std::string why = "nats-server is not installed (tools/provision installs Debian's)";
-      if (every_part_required()) end_with_failure(why + ", and REPLICANT_REQUIRE_ALL_PG=1 requires it");
-      std::fprintf(stderr, "replicant: skipped: %s\n", why.c_str());
-      std::fflush(nullptr);
-      std::_Exit(77);
-    }
+    if (!binary) skip_program_or_fail("nats-server is not installed (tools/provision installs Debian's)");
     return std::make_unique<nats_cluster>(*binary);
   }();
   return *cluster;

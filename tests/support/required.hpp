@@ -10,6 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,13 @@ inline auto env_is_one(const char* name) -> bool {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
+/// The number environment variable @p name holds (a soak's size, a seed), or @p fallback when it is
+/// unset or empty. @throws std::invalid_argument or std::out_of_range for text that is not one.
+inline auto env_number(const char* name, std::uint64_t fallback) -> std::uint64_t {
+  const char* v = std::getenv(name);
+  return v == nullptr || *v == '\0' ? fallback : std::stoull(v);
+}
+
 /// Whether this run requires every part the harness provisions (REPLICANT_REQUIRE_ALL_PG=1).
 inline auto every_part_required() -> bool { return env_is_one("REPLICANT_REQUIRE_ALL_PG"); }
 
@@ -34,6 +42,19 @@ inline auto every_part_required() -> bool { return env_is_one("REPLICANT_REQUIRE
   std::fprintf(stderr, "replicant: %s\n", why.c_str());
   std::fflush(nullptr);
   std::exit(1);
+}
+
+/**
+ * Ends a test program that cannot run at all because a part is missing (@p why says which, and
+ * what installs it): exit status 77, which ctest reports as skipped, or end_with_failure() when
+ * every part is required. _Exit: nothing was started, and Boost.Test must not report the cases as
+ * passed or failed.
+ */
+[[noreturn]] inline auto skip_program_or_fail(const std::string& why) -> void {
+  if (every_part_required()) end_with_failure(why + ", and REPLICANT_REQUIRE_ALL_PG=1 requires it");
+  std::fprintf(stderr, "replicant: skipped: %s\n", why.c_str());
+  std::fflush(nullptr);
+  std::_Exit(77);
 }
 
 /**
