@@ -582,6 +582,44 @@ BOOST_AUTO_TEST_CASE(the_sink_can_veto_the_session_and_the_origin) {
   BOOST_TEST(halt_of() == halt_reason::slot_origin_rejected);
 }
 
+// A hook that throws is a veto with the exception attached: the halt of its hook, reported in
+// telemetry, and run() rethrows the exception unchanged. It never aborts the process.
+BOOST_AUTO_TEST_CASE(a_hook_that_throws_halts_with_the_hook_s_reason) {
+  struct throwing_sink : memory_sink {
+    bool throw_in_identity = true;
+    auto handle_session_identity(const replicant::session_identity&, const replicant::session_context&)
+        -> result<void> {
+      if (throw_in_identity) throw std::runtime_error("identity hook");
+      return {};
+    }
+    auto handle_slot_origin(lsn, const replicant::slot_origin_context&) -> result<void> {
+      throw std::runtime_error("origin hook");
+    }
+  };
+  fixture f;
+  throwing_sink sink;
+  using throwing_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                                replicant::no_spill, throwing_sink>;
+  const auto halt_of = [&] {
+    event_log events;
+    throwing_pipeline p{sink, f.pgoutput, f.options, &events.dispatcher};
+    std::error_code ec;
+    p.run(ec);
+    const auto reason = ec == replicant::errc::halted && p.last_halt() ? p.last_halt()->reason : halt_reason{};
+    BOOST_TEST(events.count("replicant.connection.disconnected reason=" + std::string{replicant::to_string(reason)}) ==
+               1U);
+    return reason;
+  };
+  BOOST_TEST(halt_of() == halt_reason::session_identity_rejected);
+  sink.throw_in_identity = false;
+  BOOST_TEST(halt_of() == halt_reason::slot_origin_rejected);
+  // run() gives the sink's own exception back.
+  throwing_pipeline p{sink, f.pgoutput, f.options};
+  BOOST_CHECK_EXCEPTION(p.run(), std::runtime_error,
+                        [](const std::runtime_error& e) { return std::string_view{e.what()} == "origin hook"; });
+  BOOST_TEST(p.last_halt()->reason == halt_reason::slot_origin_rejected);
+}
+
 BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budget) {
   fixture f;
   memory_sink sink;

@@ -52,6 +52,12 @@
 
 namespace replicant {
 
+namespace testing::detail {
+// The simulator's driver (replicant/testing/): it runs a pipeline's delivery in-process.
+template <class Pipeline>
+class engine_run;
+}  // namespace testing::detail
+
 /**
  * A replication pipeline: owns a logical replication slot and delivers every committed transaction
  * of the configured publications to a sink, acknowledging the slot only up to what the sink has
@@ -259,6 +265,10 @@ class pipeline {
   }
 
  private:
+  // The simulator drives the delivery in-process, frame by frame (include/replicant/testing/).
+  template <class>
+  friend class testing::detail::engine_run;
+
   struct session;
   struct applier;
   struct session_loop;
@@ -268,6 +278,7 @@ class pipeline {
   auto connect(session& s) -> result<pq::replication_stream>;
   auto stream(session& s, pq::replication_stream&& stream) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
+  auto prepare_spill(session& s, applier& a) -> bool;
   auto halt_with(halt h) -> void;
   auto reach_end() noexcept -> void;
   auto report_halt(const halt& h) -> void;
@@ -302,6 +313,19 @@ class pipeline {
   auto deliver_chunk(applier& a, const detail::snapshot_window& w) -> result<void>;
   auto read_progress(session& s) -> result<std::optional<std::string>>;
   auto write_progress(session& s, std::string_view token) -> result<void>;
+
+  // Calls user code outside a sink call (a hook, a checkpoint or spill policy's operation): an
+  // exception it throws becomes the error `errc::sink_failed`, kept for run() to rethrow, so that
+  // the caller halts with its own reason and the process never aborts.
+  template <class Call>
+  auto call_user(Call&& call) -> decltype(std::forward<Call>(call)()) {
+    try {
+      return std::forward<Call>(call)();
+    } catch (...) {
+      if (!sink_exception_) sink_exception_ = std::current_exception();
+      return fail(errc::sink_failed);
+    }
+  }
 
   template <class Event, class... Fields>
   auto emit(const Fields&... fields) noexcept -> void {

@@ -23,7 +23,7 @@ namespace replicant {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::read_checkpoint(session& s) -> result<std::optional<lsn>> {
   auto ctx = s.context();
-  auto resumed = s.delivery.resume(ctx);
+  auto resumed = call_user([&] { return s.delivery.resume(ctx); });
   // A policy that failed without deciding a halt: a sink or store fault all the same, unless stop()
   // interrupted it.
   if (!resumed && !s.failed && !stopping_.load()) s.failed = detail::to_halt(halt_reason::sink_failed, resumed.error());
@@ -113,8 +113,9 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
     if (!completed) return failed(halt_reason::sink_failed, completed.error());
     {
       auto ctx = s.context();
-      auto taken = s.delivery.snapshot_taken(ctx, summary->consistent_point);
+      auto taken = call_user([&] { return s.delivery.snapshot_taken(ctx, summary->consistent_point); });
       if (!taken) {
+        if (!s.failed) s.failed = detail::to_halt(halt_reason::sink_failed, taken.error());
         adopt_halt(s);
         return false;
       }
@@ -161,7 +162,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   identity.database = std::string{ident->get(0, 3)};
   if constexpr (detail::has_handle_session_identity<Sink>) {
     const session_context ctx{options_.slot, plugin().publications};
-    if (auto verdict = sink_.handle_session_identity(identity, ctx); !verdict) {
+    if (auto verdict = call_user([&] { return sink_.handle_session_identity(identity, ctx); }); !verdict) {
       emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
                                                                         halt_reason::session_identity_rejected);
       halt_with(detail::to_halt(halt_reason::session_identity_rejected, verdict.error()));
@@ -391,7 +392,7 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
       return fail(errc::halted);
     }
     const slot_origin_context ctx{options_.slot, !s.slot_created};
-    if (auto verdict = sink_.handle_slot_origin(*s.origin, ctx); !verdict) {
+    if (auto verdict = call_user([&] { return sink_.handle_slot_origin(*s.origin, ctx); }); !verdict) {
       halt_with(detail::to_halt(halt_reason::slot_origin_rejected, verdict.error()));
       return fail(errc::halted);
     }

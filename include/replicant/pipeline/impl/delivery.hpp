@@ -52,10 +52,14 @@ struct pipeline<D, C, S, Sink>::applier {
   }
 
   // Hands over what the delivery holds (before a message, a schema change, a chunk; at a stop).
-  auto flush() -> result<void> { return checked(s.delivery.flush(ctx)); }
+  auto flush() -> result<void> {
+    return checked(p.call_user([&] { return s.delivery.flush(ctx); }));
+  }
 
   // Lets time pass for the delivery (a batch's timer).
-  auto tick(std::chrono::steady_clock::time_point now) -> result<void> { return checked(s.delivery.tick(ctx, now)); }
+  auto tick(std::chrono::steady_clock::time_point now) -> result<void> {
+    return checked(p.call_user([&] { return s.delivery.tick(ctx, now); }));
+  }
 
   // A delivery that failed without deciding a halt (a user's policy may) halts as a sink failure,
   // unless stop() interrupted it: nothing past it is acknowledged either way.
@@ -103,7 +107,7 @@ struct pipeline<D, C, S, Sink>::applier {
     if (p.plugin().messages) {
       for (const auto& m : t.messages()) report(m);  // they ride the transaction
     }
-    return checked(s.delivery.deliver(ctx, std::move(t)));
+    return checked(p.call_user([&] { return s.delivery.deliver(ctx, std::move(t)); }));
   }
 
   // message.received for a message that is delivered (messages on): transactional or not.
@@ -125,7 +129,9 @@ struct pipeline<D, C, S, Sink>::applier {
         h.at = m.message_lsn;
         return stop_with(std::move(h));
       }
-      advance(m.message_lsn);
+      // A non-transactional message is not a transaction: its position is acknowledgeable only
+      // when nothing before it still waits for its checkpoint (a deferred confirmation, a batch).
+      if (!holding()) advance(m.message_lsn);
     }
     return {};
   }

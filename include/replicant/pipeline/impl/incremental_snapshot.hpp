@@ -46,7 +46,7 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::read_progress(session& s) -> result<std::optional<std::string>> {
   if constexpr (detail::supports_incremental_snapshot<Sink, C>) {
     auto ctx = s.context();
-    return s.delivery.read_progress(ctx);
+    return call_user([&] { return s.delivery.read_progress(ctx); });
   } else {
     halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
     return fail(errc::halted);
@@ -59,7 +59,7 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::write_progress(session& s, std::string_view token) -> result<void> {
   if constexpr (detail::supports_incremental_snapshot<Sink, C>) {
     auto ctx = s.context();
-    return s.delivery.write_progress(ctx, token);
+    return call_user([&] { return s.delivery.write_progress(ctx, token); });
   } else {
     static_cast<void>(s);
     static_cast<void>(token);

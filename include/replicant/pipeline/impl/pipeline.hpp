@@ -220,7 +220,7 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
   // A checkpoint write in progress is left to finish (it makes the last delivery durable, so that
   // a clean stop repeats nothing); the keepalive guard ends it after store_stop_grace.
   if constexpr (detail::interruptible_policy<C>) {
-    if (store_write_since_.load() == 0) policy_.interrupt();
+    if (store_write_since_.load() == 0) policy_.interrupt();  // noexcept, as the concept requires
   }
 }
 
@@ -320,6 +320,12 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
     probe_.reset();
   } catch (const std::bad_alloc&) {
     halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
+  } catch (...) {
+    // User code that threw outside the calls guarded one by one (a decoder's translation, a spill
+    // part's I/O, a policy's settings): a halt, and the exception for run() to rethrow, never an
+    // abort of the process. Nothing past the durable position was acknowledged.
+    if (!sink_exception_) sink_exception_ = std::current_exception();
+    halt_ = detail::to_halt(halt_reason::sink_failed, make_error_code(errc::sink_failed));
   }
   if (halt_) report_halt(*halt_);
   ec = halt_             ? make_error_code(errc::halted)

@@ -33,18 +33,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
                                                   telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
-  a.asm_.report_read_failures_to(&s.spill_failed);  // a sink's success cannot hide a failed read-back
-  {
-    // The spill policy readies its storage for this session (a failure halts at once, before any
-    // frame is applied), then says whether and when the assembler spills, into parts it makes.
-    const spill_context spill_ctx{options_.slot, options_.max_inflight_bytes};
-    if (auto ready = spill_.prepare(spill_ctx); !ready) {
-      a.failed = detail::to_halt(halt_reason::spill_io_failed, ready.error());
-      s.end_requested.store(true);
-    } else if (const std::optional<spill_limits> limits = std::as_const(spill_).limits(spill_ctx)) {
-      a.asm_.enable_spill(*limits, [this, spill_ctx] { return spill_.open(spill_ctx); });
-    }
-  }
+  if (!prepare_spill(s, a)) s.end_requested.store(true);
   detail::drain_eventfd(wake_fd_);
   start_incremental();  // the incremental snapshot's reader, when this session has one
   s.walsender_pid = stream.connection().backend_pid();
@@ -54,6 +43,23 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   // committed, so it is handed over now rather than received again.
   if (!a.failed && a.holding()) static_cast<void>(a.flush());
   return session_ended(s, a);
+}
+
+// The spill policy readies its storage for this session (a failure halts at once, before any frame
+// is applied), then says whether and when the assembler spills, into parts it makes. False after
+// such a halt.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::prepare_spill(session& s, applier& a) -> bool {
+  a.asm_.report_read_failures_to(&s.spill_failed);  // a sink's success cannot hide a failed read-back
+  const spill_context spill_ctx{options_.slot, options_.max_inflight_bytes};
+  if (auto ready = call_user([&] { return spill_.prepare(spill_ctx); }); !ready) {
+    a.failed = detail::to_halt(halt_reason::spill_io_failed, ready.error());
+    return false;
+  }
+  if (const std::optional<spill_limits> limits = std::as_const(spill_).limits(spill_ctx)) {
+    a.asm_.enable_spill(*limits, [this, spill_ctx] { return call_user([&] { return spill_.open(spill_ctx); }); });
+  }
+  return true;
 }
 
 // What the end of a session means: a halt, or a reconnect (or nothing more, after stop()).
