@@ -1,0 +1,417 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TESTING_DETAIL_EXPLORER_HPP
+#define REPLICANT_TESTING_DETAIL_EXPLORER_HPP
+
+// The explorer behind replicant::testing::explore: schedules (a world, the steps at which the
+// process crashes, the sink calls that fail), one run of a schedule over process incarnations, the
+// checks after every step and at the end, and the shrinking of a failing schedule.
+
+#include <replicant/pipeline.hpp>
+#include <replicant/testing/detail/engine_run.hpp>
+#include <replicant/testing/simulation.hpp>
+#include <replicant/testing/subject.hpp>
+#include <replicant/testing/world.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace replicant::testing::detail {
+
+// What happens to one world: the steps (crash points, counted over the whole run) at which the
+// process crashes, whether each crash also loses the last acknowledgement (it never reached the
+// server, or the server crashed too and kept an older position), the sink calls that fail, and
+// the seed of the order in which an asynchronous sink's writes land.
+struct fault_plan {
+  std::vector<std::uint64_t> crashes;
+  std::vector<bool> ack_lost;
+  std::set<std::uint64_t> failing_calls;
+  sink_fault how = sink_fault::error;
+  std::uint64_t seed = 0;
+};
+
+inline auto describe(const fault_plan& p) -> std::string {
+  std::string out = "  crashes at steps";
+  for (std::size_t i = 0; i < p.crashes.size(); ++i) {
+    out += ' ' + std::to_string(p.crashes[i]) + (i < p.ack_lost.size() && p.ack_lost[i] ? "(ack lost)" : "");
+  }
+  out += "\n  failing sink calls";
+  for (auto c : p.failing_calls) out += ' ' + std::to_string(c);
+  out += p.how == sink_fault::exception ? " (throwing)" : " (returning an error)";
+  out += "\n  landing order seed " + std::to_string(p.seed) + '\n';
+  return out;
+}
+
+template <class C, class S, class Sink, class State>
+class explorer {
+  using pipeline_type = pipeline<pgoutput_decoder, C, S, Sink>;
+
+ public:
+  explorer(const subject<C, S, Sink, State>& what, const explore_options& options) : what_(what), o_(options) {}
+
+  auto run() -> exploration {
+    exploration found;
+    for (std::size_t n = 1; n <= o_.exhaustive_events && found; ++n) exhaust(n, found);
+    std::mt19937_64 rng{o_.seed};
+    for (std::size_t i = 0; i < o_.random_schedules && found; ++i) {
+      const world w = allowed(random_world(rng, o_.max_events));
+      const auto steps = count_steps(w);
+      fault_plan plan;
+      plan.seed = rng();
+      std::uniform_int_distribution<std::uint64_t> at{1, steps + steps / 2 + 1};
+      std::uniform_int_distribution<std::size_t> crashes{0, o_.max_crashes};
+      for (std::size_t c = crashes(rng); c > 0; --c) plan.crashes.push_back(at(rng));
+      std::sort(plan.crashes.begin(), plan.crashes.end());
+      plan.crashes.erase(std::unique(plan.crashes.begin(), plan.crashes.end()), plan.crashes.end());
+      for (std::size_t c = 0; c < plan.crashes.size(); ++c) plan.ack_lost.push_back((rng() & 3U) == 0);
+      if (o_.sink_faults && (rng() & 1U) == 0) {
+        plan.failing_calls.insert(1 + rng() % (w.events.size() + 1));
+        plan.how = (rng() & 1U) == 0 ? sink_fault::error : sink_fault::exception;
+      }
+      check(w, plan, found);
+    }
+    return found;
+  }
+
+ private:
+  // Every world of @p n entries, each crashed once at each of its steps, the acknowledgement kept
+  // and lost.
+  auto exhaust(std::size_t n, exploration& found) -> void {
+    std::vector<std::size_t> kinds(n, 0);
+    for (;;) {
+      world w;
+      for (auto k : kinds) w.events.push_back({.kind = static_cast<event_kind>(k), .rows = 2});
+      w = allowed(w);
+      const auto steps = count_steps(w);
+      for (std::uint64_t at = 1; at <= steps && found; ++at) {
+        for (const bool lost : {false, true}) {
+          check(w, fault_plan{.crashes = {at}, .ack_lost = {lost}, .failing_calls = {}, .how = sink_fault::error, .seed = at},
+                found);
+          if (!found) return;
+        }
+      }
+      std::size_t i = 0;
+      while (i < n && ++kinds[i] == event_kinds) kinds[i++] = 0;
+      if (i == n) return;
+    }
+  }
+
+  // Streamed entries become plain transactions when the session does not stream.
+  [[nodiscard]] auto allowed(world w) const -> world {
+    if (!o_.streaming) {
+      for (auto& e : w.events) {
+        if (e.kind == event_kind::streamed || e.kind == event_kind::streamed_abort ||
+            e.kind == event_kind::streamed_subabort) {
+          e.kind = event_kind::transaction;
+        }
+      }
+    }
+    return w;
+  }
+
+  // How many steps a run of @p w without faults has.
+  auto count_steps(const world& w) -> std::uint64_t {
+    static_cast<void>(attempt(w, fault_plan{}));
+    return steps_;
+  }
+
+  // Runs one schedule and, on a broken promise, shrinks it and reports it.
+  auto check(const world& w, const fault_plan& plan, exploration& found) -> void {
+    ++found.schedules;
+    auto broken = attempt(w, plan);
+    found.crashes += crashes_;
+    found.halts += halts_;
+    if (!broken) return;
+    world small = w;
+    for (bool shrunk = true; shrunk;) {
+      shrunk = false;
+      for (std::size_t i = 0; i < small.events.size() && small.events.size() > 1; ++i) {
+        world fewer = small;
+        fewer.events.erase(fewer.events.begin() + static_cast<std::ptrdiff_t>(i));
+        if (auto again = attempt(fewer, plan)) {
+          small = std::move(fewer);
+          broken = std::move(again);
+          shrunk = true;
+          break;
+        }
+      }
+    }
+    found.failure = *broken + "\nseed " + std::to_string(o_.seed) + ", schedule (shrunk):\n" + describe(small) +
+                    describe(plan);
+  }
+
+  // --- one run of a schedule -------------------------------------------------------------------
+
+  struct landing {
+    std::function<void(State&)> write;
+    confirmation confirm;
+  };
+  enum class ending { completed, crashed, halted };
+
+  // Runs @p w under @p plan over as many incarnations as it takes; what broke, if anything.
+  auto attempt(const world& w, const fault_plan& plan) -> std::optional<std::string> {
+    wal_.emplace(w);
+    expected_ = wal_->expected();
+    plan_ = &plan;
+    rng_.seed(plan.seed);
+    live_ = std::make_unique<State>();
+    slot_ = lsn{};
+    steps_ = 0;
+    calls_ = 0;
+    crashes_ = 0;
+    halts_ = 0;
+    broken_.reset();
+    const std::size_t most = plan.crashes.size() + plan.failing_calls.size() + 2;
+    for (std::size_t n = 0; n < most && !broken_; ++n) {
+      const auto e = incarnation();
+      if (broken_) break;
+      if (e == ending::completed) {
+        final_check();
+        return broken_;
+      }
+    }
+    if (!broken_) broken_ = "the run did not complete: it halted again and again";
+    return broken_;
+  }
+
+  auto incarnation() -> ending {
+    crashed_ = false;
+    faulted_ = false;
+    landings_.clear();
+    try {
+      const auto e = incarnate();
+      // The incarnation's sink and pipeline are gone: the next one starts on what survived.
+      if (e == ending::crashed) live_ = std::move(survivor_);
+      return e;
+    } catch (const std::exception& e) {
+      broken_ = std::string{"an exception escaped the engine (the process would abort): "} + e.what();
+    } catch (...) {
+      broken_ = "an exception escaped the engine (the process would abort)";
+    }
+    return ending::halted;
+  }
+
+  auto incarnate() -> ending {
+    simulation<State> sim{{.crash_point = [this] { step(); }, .fault = [this] { return fault(); },
+                           .later = [this](std::function<void(State&)> write, confirmation c) {
+                             landings_.push_back({std::move(write), std::move(c)});
+                           }}};
+    auto sink = what_.sink(*live_, sim);
+    telemetry::dispatcher events;
+    events.attach([this](const telemetry::event_record& e) {
+      if (telemetry::to_string(e).find(secret_value) != std::string::npos && !broken_) {
+        broken_ = "a row value reached a telemetry event";
+      }
+    });
+    pipeline_options po;
+    po.conninfo = "simulated";
+    po.slot = "simulated";
+    po.start = start::go_forward{};
+    pgoutput_options pg{.publications = {"pub"},
+                        .streaming = o_.streaming,
+                        .messages = replicant::detail::has_handle_message<Sink>};
+    pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
+    engine_run<pipeline_type> r{p};
+    if (!r.resume() || !r.start(protocol())) return halted(r);
+    run_ = &r;
+    const auto session = wal_->session_from(std::max(slot_, r.requested_start()));
+    for (const auto& m : session) {
+      step();
+      if (!crashed_) r.push(m.payload);
+      if (crashed_) return crash_end();
+      if (r.halted()) return halted(r);
+      check_acknowledged(r.durable());
+      land_some(r);
+      if (crashed_) return crash_end();
+      if (r.halted()) return halted(r);
+    }
+    while (!landings_.empty()) {
+      land(0);
+      if (crashed_) return crash_end();
+    }
+    r.tick();
+    r.stop();
+    run_ = nullptr;
+    if (crashed_) return crash_end();
+    if (r.halted()) return halted(r);
+    check_acknowledged(r.durable());
+    slot_ = std::max(slot_, r.durable());
+    return ending::completed;
+  }
+
+  [[nodiscard]] auto protocol() const noexcept -> pgoutput_protocol {
+    return o_.streaming ? pgoutput_protocol{.version = 2, .streaming = pgoutput_streaming::on}
+                        : pgoutput_protocol{.version = 1};
+  }
+
+  // A crash point: the process dies here when the plan says so.
+  auto step() -> void {
+    if (crashed_) return;
+    ++steps_;
+    if (std::binary_search(plan_->crashes.begin(), plan_->crashes.end(), steps_)) crash();
+  }
+
+  // What survives: the durable state as it is now, writes in flight that land anyway (or not), and
+  // the slot at what the engine may have reported last (or, the acknowledgement lost, what it was).
+  auto crash() -> void {
+    crashed_ = true;
+    ++crashes_;
+    auto survived = std::make_unique<State>(*live_);
+    for (auto& l : landings_) {
+      if ((rng_() & 1U) == 0) l.write(*survived);
+    }
+    landings_.clear();
+    const auto nth = static_cast<std::size_t>(
+        std::lower_bound(plan_->crashes.begin(), plan_->crashes.end(), steps_) - plan_->crashes.begin());
+    const bool lost = nth < plan_->ack_lost.size() && plan_->ack_lost[nth];
+    if (!lost && run_ != nullptr) slot_ = std::max(slot_, run_->durable());
+    check_acknowledged(slot_, *survived);
+    survivor_ = std::move(survived);
+  }
+
+  auto crash_end() -> ending {
+    run_ = nullptr;
+    return ending::crashed;
+  }
+
+  auto fault() -> sink_fault {
+    if (crashed_) return sink_fault::none;
+    ++calls_;
+    if (plan_->failing_calls.count(calls_) == 0) return sink_fault::none;
+    faulted_ = true;
+    return plan_->how;
+  }
+
+  // A halt: it must have been a fault's (a planned one), its description value-free. The process
+  // lives on: writes in flight land, the slot holds what was reported.
+  auto halted(engine_run<pipeline_type>& r) -> ending {
+    run_ = nullptr;
+    if (crashed_) return ending::crashed;
+    ++halts_;
+    const auto& h = r.halt_of();
+    if (!h) {
+      broken_ = "the engine stopped without a halt";
+    } else if (describe(*h).find(secret_value) != std::string::npos) {
+      broken_ = "a row value reached a halt's description";
+    } else if (!faulted_) {
+      broken_ = std::string{"halted without a fault to halt for: "} + std::string{to_string(h->reason)};
+    }
+    for (auto& l : landings_) l.write(*live_);
+    landings_.clear();
+    slot_ = std::max(slot_, r.durable());
+    return ending::halted;
+  }
+
+  // Some of an asynchronous sink's writes land: the oldest, or one at random.
+  auto land_some(engine_run<pipeline_type>& r) -> void {
+    if (landings_.empty() || (rng_() % 3U) == 0) return;
+    const std::size_t i = (rng_() & 1U) == 0 ? 0 : rng_() % landings_.size();
+    land(i);
+    if (!crashed_) r.tick();
+  }
+
+  auto land(std::size_t i) -> void {
+    auto l = std::move(landings_[i]);
+    landings_.erase(landings_.begin() + static_cast<std::ptrdiff_t>(i));
+    step();
+    if (crashed_) return;
+    l.write(*live_);
+    step();
+    if (crashed_) return;
+    l.confirm.confirm();
+  }
+
+  // --- the checks ------------------------------------------------------------------------------
+
+  auto check_acknowledged(lsn acknowledged) -> void { check_acknowledged(acknowledged, *live_); }
+
+  // Nothing acknowledged that the durable state lacks: every transaction whose commit ends at or
+  // before the acknowledged position is stored.
+  auto check_acknowledged(lsn acknowledged, const State& state) -> void {
+    if (broken_) return;
+    const auto stored = what_.stored(state);
+    for (const auto& t : expected_) {
+      if (wal_->end_of(t.commit_lsn) > acknowledged) break;
+      const bool kept = std::any_of(stored.begin(), stored.end(),
+                                    [&](const stored_transaction& s) { return s.commit_lsn == t.commit_lsn; });
+      if (!kept) {
+        broken_ = "acknowledged " + to_string(acknowledged) + " past transaction " + to_string(t.commit_lsn) +
+                  ", which the durable state lacks (a crash now loses it)";
+        return;
+      }
+    }
+  }
+
+  // Every committed transaction stored whole, in commit order: once, or at least once within the bound.
+  auto final_check() -> void {
+    if (broken_) return;
+    const auto stored = what_.stored(*live_);
+    std::vector<stored_transaction> first;
+    for (const auto& s : stored) {
+      if (std::none_of(first.begin(), first.end(), [&](const auto& f) { return f.commit_lsn == s.commit_lsn; })) {
+        first.push_back(s);
+      }
+    }
+    const std::size_t repeats = stored.size() - first.size();
+    if (o_.promise == guarantee::exactly_once && repeats > 0) {
+      broken_ = std::to_string(repeats) + " transaction(s) stored more than once";
+      return;
+    }
+    if (repeats > (crashes_ + halts_) * o_.repeats_per_crash) {
+      broken_ = std::to_string(repeats) + " repeats, more than the bound allows";
+      return;
+    }
+    for (std::size_t i = 0; i < std::max(first.size(), expected_.size()); ++i) {
+      if (i >= first.size()) {
+        broken_ = "transaction " + to_string(expected_[i].commit_lsn) + " was lost";
+        return;
+      }
+      if (i >= expected_.size()) {
+        broken_ = "transaction " + to_string(first[i].commit_lsn) + " was stored but never committed";
+        return;
+      }
+      if (first[i].commit_lsn != expected_[i].commit_lsn) {
+        broken_ = "transaction " + to_string(expected_[i].commit_lsn) + " was lost or stored out of commit order";
+        return;
+      }
+      if (first[i].changes != expected_[i].changes) {
+        broken_ = "transaction " + to_string(expected_[i].commit_lsn) + " stored " + std::to_string(first[i].changes) +
+                  " of its " + std::to_string(expected_[i].changes) + " changes";
+        return;
+      }
+    }
+  }
+
+  const subject<C, S, Sink, State>& what_;
+  explore_options o_;
+  std::optional<wal> wal_;
+  std::vector<expected_transaction> expected_;
+  const fault_plan* plan_ = nullptr;
+  std::mt19937_64 rng_;
+  std::unique_ptr<State> live_;
+  std::unique_ptr<State> survivor_;  // what a crash left, until the incarnation's sink is gone
+  lsn slot_{};  // the slot's confirmed position: what survives any crash on the server's side
+  std::uint64_t steps_ = 0;
+  std::uint64_t calls_ = 0;
+  std::uint64_t crashes_ = 0;
+  std::uint64_t halts_ = 0;
+  bool crashed_ = false;
+  bool faulted_ = false;
+  std::vector<landing> landings_;
+  engine_run<pipeline_type>* run_ = nullptr;
+  std::optional<std::string> broken_;
+};
+
+}  // namespace replicant::testing::detail
+
+#endif  // REPLICANT_TESTING_DETAIL_EXPLORER_HPP

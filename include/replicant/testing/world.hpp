@@ -1,0 +1,302 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TESTING_WORLD_HPP
+#define REPLICANT_TESTING_WORLD_HPP
+
+/// @file
+/// The simulator's world: what a source database commits (transactions, empty ones, logical
+/// messages and heartbeats, streamed transactions that commit or abort, schema changes between
+/// transactions), laid out as WAL, and a simulated walsender that sends it as pgoutput by the
+/// server's own rules for a slot.
+
+#include <replicant/core/lsn.hpp>
+#include <replicant/testing/pgoutput_writer.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace replicant::testing {
+
+/// What one entry of a world is.
+enum class event_kind : std::uint8_t {
+  transaction,        ///< a committed transaction of some rows
+  empty_transaction,  ///< a commit with nothing published in it
+  message,            ///< a non-transactional logical message
+  heartbeat,          ///< a non-transactional message, as `pipeline_options::heartbeat_interval` emits
+  streamed,           ///< a transaction streamed in two blocks around the next entry, then committed
+  streamed_abort,     ///< the same, aborted: nothing of it is delivered
+  streamed_subabort,  ///< streamed and committed, with one subtransaction's rows aborted
+};
+
+/// The number of event kinds (for enumerating them).
+inline constexpr std::size_t event_kinds = 7;
+
+/// The name of an event kind, for a schedule's printout.
+[[nodiscard]] constexpr auto to_string(event_kind k) noexcept -> const char* {
+  constexpr const char* names[] = {"transaction", "empty_transaction", "message",          "heartbeat",
+                                   "streamed",    "streamed_abort",    "streamed_subabort"};
+  return names[static_cast<std::size_t>(k)];
+}
+
+/// One entry of a world, in the order the source commits it.
+struct world_event {
+  event_kind kind = event_kind::transaction;  ///< what it is
+  std::uint32_t rows = 1;              ///< rows published (transaction kinds)
+  bool with_message = false;           ///< a transactional message rides the transaction
+  bool widens_table = false;           ///< the table gains a column before this entry (an additive change)
+};
+
+/// A world: what the source commits, in order.
+struct world {
+  std::vector<world_event> events;  ///< the entries, in the order the source commits them
+};
+
+/// One committed transaction the sink must end up with.
+struct expected_transaction {
+  lsn commit_lsn{};            ///< its commit LSN
+  std::uint32_t changes = 0;   ///< the rows it publishes
+};
+
+/// The row value every simulated row carries: tests assert that none reaches an error, a log line
+/// or a telemetry event.
+inline constexpr const char* secret_value = "s3cr3t-simulated-row-value";
+
+/**
+ * The world laid out as WAL, and the walsender's view of it: which pgoutput messages a session
+ * that starts decoding at a position receives.
+ *
+ * Positions follow the server: a transaction is skipped when its commit record begins before the
+ * position decoding starts at, a non-transactional message when its record does (so acknowledging
+ * a commit's end, or a message's end, skips it). A streamed transaction's blocks are sent again
+ * whole when its commit or abort is. Each session describes the table (a Relation message) before
+ * its first change, and again after the table changed.
+ */
+class wal {
+ public:
+  /// One pgoutput message and the entry it belongs to.
+  struct message {
+    std::size_t entry = 0;     ///< the index of its entry in the world
+    pgoutput::bytes payload;   ///< the message as pgoutput sends it
+  };
+
+  /// Lays @p w out, from an arbitrary starting position.
+  explicit wal(const world& w) : world_(w) { lay_out(); }
+
+  /// The messages a session receives when decoding starts at @p start, in order.
+  [[nodiscard]] auto session_from(lsn start) const -> std::vector<message> {
+    std::vector<message> out;
+    // The table shape this session described last, outside streams (0) and in each stream: the
+    // server tracks what a streamed transaction was told apart from the rest.
+    std::map<std::uint32_t, std::uint32_t> described;
+    for (const auto& u : units_) {
+      const auto& e = entries_[u.entry];
+      if (e.decision < start) continue;
+      auto& told = described[u.stream_xid.value_or(0)];
+      if (u.first_change && told != e.shape) {
+        out.push_back({u.entry, relation(e.shape, u.stream_xid)});
+        told = e.shape;
+      }
+      out.push_back({u.entry, u.payload});
+    }
+    return out;
+  }
+
+  /// Every transaction a sink must end up with, in commit order.
+  [[nodiscard]] auto expected() const -> std::vector<expected_transaction> {
+    std::vector<expected_transaction> out;
+    for (const auto& e : entries_) {
+      if (e.delivered) out.push_back({e.commit, e.changes});
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.commit_lsn < b.commit_lsn; });
+    return out;
+  }
+
+  /// The end of each delivered transaction's commit record, by commit LSN (what acknowledging it means).
+  [[nodiscard]] auto end_of(lsn commit) const -> lsn {
+    for (const auto& e : entries_) {
+      if (e.delivered && e.commit == commit) return e.end;
+    }
+    return {};
+  }
+
+  /// The position past everything.
+  [[nodiscard]] auto end() const noexcept -> lsn { return lsn{next_}; }
+
+ private:
+  static constexpr std::uint32_t table_oid = 16384;
+  static constexpr std::uint64_t record = 0x40;  // every record's size: positions only need order
+
+  struct entry {
+    lsn decision{};        // where the server decides to send it or skip it
+    lsn commit{};          // a transaction's commit LSN
+    lsn end{};             // the end of its commit record
+    std::uint32_t changes = 0;
+    std::uint32_t shape = 1;  // the table's column count when it was written, less one
+    bool delivered = false;
+  };
+  struct unit {
+    std::size_t entry = 0;
+    pgoutput::bytes payload;
+    bool first_change = false;  // describe the table before this one, if the session has not
+    std::optional<std::uint32_t> stream_xid{};
+  };
+
+  auto take() -> lsn {
+    const lsn at{next_};
+    next_ += record;
+    return at;
+  }
+
+  auto lay_out() -> void {
+    std::uint32_t shape = 1;
+    entries_.resize(world_.events.size());
+    std::size_t i = 0;
+    while (i < world_.events.size()) {
+      const auto& e = world_.events[i];
+      if (e.widens_table) ++shape;
+      entries_[i].shape = shape;
+      if (is_streamed(e.kind)) {
+        i = stream(i, shape);
+      } else {
+        whole(i);
+        ++i;
+      }
+    }
+  }
+
+  [[nodiscard]] static auto is_streamed(event_kind k) noexcept -> bool {
+    return k == event_kind::streamed || k == event_kind::streamed_abort || k == event_kind::streamed_subabort;
+  }
+
+  auto xid_of(std::size_t i) const noexcept -> std::uint32_t { return 1000 + static_cast<std::uint32_t>(i) * 2; }
+
+  auto row(std::optional<std::uint32_t> xid, std::uint32_t shape, std::uint32_t n) const -> pgoutput::bytes {
+    std::vector<pgoutput::col> cols{pgoutput::col::text(std::to_string(n)), pgoutput::col::text(secret_value)};
+    for (std::uint32_t c = 1; c < shape; ++c) cols.push_back(pgoutput::col::text(secret_value));
+    return pgoutput::insert(xid, table_oid, cols);
+  }
+
+  static auto relation(std::uint32_t shape, std::optional<std::uint32_t> xid) -> pgoutput::bytes {
+    std::vector<pgoutput::attr> attrs{{.name = "id", .type_oid = 23, .key = true}, {.name = "v"}};
+    for (std::uint32_t c = 1; c < shape; ++c) attrs.push_back({.name = "added_" + std::to_string(c)});
+    return pgoutput::relation(xid, table_oid, "public", "items", 'd', attrs);
+  }
+
+  // A transaction, an empty one or a message, sent whole at its commit.
+  auto whole(std::size_t i) -> void {
+    const auto& e = world_.events[i];
+    auto& en = entries_[i];
+    if (e.kind == event_kind::message || e.kind == event_kind::heartbeat) {
+      en.decision = take();
+      const std::string prefix = e.kind == event_kind::heartbeat ? "replicant.heartbeat" : "app";
+      units_.push_back({i, pgoutput::message(std::nullopt, false, lsn{next_}, prefix, secret_value)});
+      return;
+    }
+    const lsn begin_at = take();
+    static_cast<void>(begin_at);
+    const std::uint32_t rows = e.kind == event_kind::empty_transaction ? 0 : e.rows;
+    std::vector<unit> body;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      static_cast<void>(take());
+      body.push_back({i, row(std::nullopt, en.shape, r), r == 0});
+    }
+    if (e.with_message && rows > 0) {
+      static_cast<void>(take());
+      body.push_back({i, pgoutput::message(std::nullopt, true, lsn{next_}, "app", secret_value)});
+    }
+    en.commit = take();
+    en.end = lsn{en.commit.value() + record / 2};
+    en.decision = en.commit;
+    en.changes = rows;
+    en.delivered = rows > 0;
+    units_.push_back({i, pgoutput::begin(en.commit, 0, xid_of(i))});
+    for (auto& u : body) units_.push_back(std::move(u));
+    units_.push_back({i, pgoutput::commit(en.commit, en.end, 0)});
+  }
+
+  // A streamed transaction: a block, the next entry whole, a second block, then its end. Returns
+  // the index of the entry after those.
+  auto stream(std::size_t i, std::uint32_t shape) -> std::size_t {
+    const auto& e = world_.events[i];
+    auto& en = entries_[i];
+    const std::uint32_t xid = xid_of(i);
+    const std::uint32_t subxid = xid + 1;
+    const std::uint32_t rows = std::max<std::uint32_t>(e.rows, 2);
+    const auto block = [&](bool first, std::uint32_t from, std::uint32_t to, std::uint32_t as) {
+      units_.push_back({i, pgoutput::stream_start(xid, first)});
+      for (std::uint32_t r = from; r < to; ++r) {
+        static_cast<void>(take());
+        units_.push_back({i, row(as, shape, r), r == from, as});
+      }
+      units_.push_back({i, pgoutput::stream_stop()});
+    };
+    block(true, 0, rows / 2, xid);
+    std::size_t next = i + 1;
+    if (next < world_.events.size() && !is_streamed(world_.events[next].kind)) {
+      // The table keeps its shape while a stream is open: a change of it waits for the stream's end.
+      entries_[next].shape = shape;
+      whole(next);
+      ++next;
+    }
+    const bool sub = e.kind == event_kind::streamed_subabort;
+    block(false, rows / 2, rows, sub ? subxid : xid);
+    const lsn end_at = take();
+    if (e.kind == event_kind::streamed_abort) {
+      en.decision = end_at;
+      units_.push_back({i, pgoutput::stream_abort(xid, xid)});
+      return next;
+    }
+    if (sub) units_.push_back({i, pgoutput::stream_abort(xid, subxid)});
+    en.commit = take();
+    en.end = lsn{en.commit.value() + record / 2};
+    en.decision = en.commit;
+    en.changes = sub ? rows / 2 : rows;
+    en.delivered = true;
+    units_.push_back({i, pgoutput::stream_commit(xid, en.commit, en.end, 0)});
+    return next;
+  }
+
+  world world_;
+  std::vector<entry> entries_;
+  std::vector<unit> units_;
+  std::uint64_t next_ = 0x1000000;
+};
+
+/// A random world of up to @p max_events entries, from @p rng.
+template <class Rng>
+[[nodiscard]] auto random_world(Rng& rng, std::size_t max_events, std::uint32_t max_rows = 4) -> world {
+  std::uniform_int_distribution<std::size_t> count{1, std::max<std::size_t>(1, max_events)};
+  std::uniform_int_distribution<std::size_t> kind{0, event_kinds - 1};
+  std::uniform_int_distribution<std::uint32_t> rows{1, std::max<std::uint32_t>(1, max_rows)};
+  std::bernoulli_distribution sometimes{0.2};
+  world w;
+  for (std::size_t n = count(rng); n > 0; --n) {
+    w.events.push_back({.kind = static_cast<event_kind>(kind(rng)), .rows = rows(rng), .with_message = sometimes(rng),
+                        .widens_table = sometimes(rng)});
+  }
+  return w;
+}
+
+/// A world's entries, one line each, for a failure's printout.
+[[nodiscard]] inline auto describe(const world& w) -> std::string {
+  std::string out;
+  for (const auto& e : w.events) {
+    out += "  ";
+    out += to_string(e.kind);
+    out += " rows=" + std::to_string(e.rows);
+    if (e.with_message) out += " +message";
+    if (e.widens_table) out += " +widens_table";
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace replicant::testing
+
+#endif  // REPLICANT_TESTING_WORLD_HPP
