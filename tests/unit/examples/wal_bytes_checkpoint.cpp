@@ -14,6 +14,7 @@
 #include "../../../examples/custom_policies/mmap_spill.hpp"
 #include "archetypes/sink.hpp"
 #include "support/pgoutput_builder.hpp"
+#include "support/temp_dir.hpp"
 #include "support/transaction_collector.hpp"
 
 #include <replicant/assembler/assembler.hpp>
@@ -21,9 +22,11 @@
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pipeline/sink_for.hpp>
+#include <replicant/testing/explore.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -248,6 +251,58 @@ BOOST_AUTO_TEST_CASE(a_failed_store_read_halts_checkpoint_store_failed) {
   BOOST_TEST(!h.delivery.resume(h.ctx).has_value());
   BOOST_TEST_REQUIRE(h.engine.halts.size() == 1U);
   BOOST_TEST((h.engine.halts[0].reason == replicant::halt_reason::checkpoint_store_failed));
+}
+
+// The policy proved with the library's simulator (docs/checkpoint/writing_a_policy.md, "Prove it"),
+// with the example's own spill policy: at least once, a crash or a halt repeating at most the
+// transactions the WAL-bytes rule had not covered yet (here at most four: 0x200 bytes of WAL).
+BOOST_AUTO_TEST_CASE(keeps_at_least_once_under_the_simulator) {
+  namespace rt = replicant::testing;
+  struct ledger {
+    std::vector<rt::stored_transaction> stored;
+    std::optional<lsn> checkpoint;
+  };
+  using sim = rt::simulation<ledger>;
+  struct ledger_store {
+    ledger* l;
+    sim* s;
+    auto read(const replicant::slot_name&) -> result<std::optional<lsn>> { return l->checkpoint; }
+    auto write(const replicant::slot_name&, lsn at) -> result<void> {
+      s->crash_point();
+      l->checkpoint = at;
+      s->crash_point();
+      return {};
+    }
+  };
+  struct ledger_sink {
+    ledger& l;
+    sim& s;
+    auto handle_transaction(const replicant::transaction& t) -> result<void> {
+      if (s.fault() != rt::sink_fault::none) return replicant::fail(replicant::errc::sink_failed);
+      std::size_t n = 0;
+      for (const auto& c : t.changes()) n += c.record().empty() ? 0U : 1U;
+      s.crash_point();
+      l.stored.push_back({t.commit_lsn(), n});
+      s.crash_point();
+      return {};
+    }
+  };
+  using policy = custom_policies::wal_bytes_checkpoint<ledger_store>;
+  const pg::temp_dir dir{"wal-bytes-explore"};
+  rt::explore_options o;
+  o.random_schedules = 1000;
+  o.promise = rt::guarantee::at_least_once;
+  o.repeats_per_crash = 4;
+  const auto found = rt::explore<policy, custom_policies::mmap_spill, ledger_sink, ledger>(
+      {.sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
+       .policy = [](ledger& l, sim& s) {
+         return policy{.store = ledger_store{&l, &s}, .every_bytes = 0x200, .max_delay = std::chrono::hours(1)};
+       },
+       .stored = [](const ledger& l) { return l.stored; },
+       .spill = [&dir] { return custom_policies::mmap_spill{.dir = dir.path(), .max_bytes = 0}; }},
+      o);
+  BOOST_TEST(static_cast<bool>(found), found.failure);
+  BOOST_TEST(found.crashes > 0U);
 }
 
 BOOST_AUTO_TEST_CASE(refuses_settings_that_could_never_write) {

@@ -45,9 +45,13 @@ inline auto describe(const fault_plan& p) -> std::string {
   for (std::size_t i = 0; i < p.crashes.size(); ++i) {
     out += ' ' + std::to_string(p.crashes[i]) + (i < p.ack_lost.size() && p.ack_lost[i] ? "(ack lost)" : "");
   }
-  out += "\n  failing sink calls";
-  for (auto c : p.failing_calls) out += ' ' + std::to_string(c);
-  out += p.how == sink_fault::exception ? " (throwing)" : " (returning an error)";
+  if (p.failing_calls.empty()) {
+    out += "\n  no sink call fails";
+  } else {
+    out += "\n  failing sink calls";
+    for (auto c : p.failing_calls) out += ' ' + std::to_string(c);
+    out += p.how == sink_fault::exception ? " (throwing)" : " (returning an error)";
+  }
   out += "\n  landing order seed " + std::to_string(p.seed) + '\n';
   return out;
 }
