@@ -110,6 +110,10 @@ struct wal_bytes_checkpoint {
     if constexpr (replicant::interruptible_store<Store>) store.interrupt();
   }
 
+  /// Its checklist below fails a `static_assert` for every sink `accepts` rejects: a user whose sink
+  /// does not fit reads this policy's own sentence first, not the pipeline's generic one.
+  static constexpr bool checklist_covers_acceptance = true;
+
   /// Whether @p Sink fits: it takes transactions, and keeps no checkpoint of its own.
   template <class Sink>
   static constexpr bool accepts = takes_transactions<Sink> && !declares_checkpoint<Sink>;

@@ -253,6 +253,10 @@ struct deferred_checkpoint {
   /// Whether the settings are usable.
   [[nodiscard]] auto valid() const noexcept -> bool { return max_unconfirmed > 0 && confirm_timeout.count() > 0; }
 
+  /// Its checklist fails a `static_assert` for every sink `accepts` rejects (each case tested), so
+  /// that a sink that does not fit reads this policy's sentence as the first error.
+  static constexpr bool checklist_covers_acceptance = true;
+
   /// Whether @p Sink fits: @ref replicant::deferred_sink.
   template <class Sink>
   static constexpr bool accepts = deferred_sink<Sink>;
@@ -404,12 +408,6 @@ struct deferred_checkpoint {
     clock::time_point next_collect_{};  // when what was confirmed meanwhile is collected next
   };
 };
-
-namespace detail {
-// Its checklist asserts every atom of its acceptance (each case tested).
-template <>
-inline constexpr bool checklist_covers_acceptance<deferred_checkpoint> = true;
-}  // namespace detail
 
 }  // namespace replicant
 

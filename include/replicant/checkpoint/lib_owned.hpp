@@ -111,6 +111,10 @@ struct lib_owned_checkpoint {
   /// Batched checkpoint writes; none writes the checkpoint after every transaction. Initialized
   /// here so that `policy{.store = ...}` leaves it out without a missing-initializer warning.
   std::optional<checkpoint_batching> batch{};
+  /// Its checklist fails a `static_assert` for every sink `accepts` rejects (each case tested), so
+  /// that a sink that does not fit reads this policy's sentence as the first error.
+  static constexpr bool checklist_covers_acceptance = true;
+
   /// Transient store faults retried before halting (0 halts on the first).
   std::uint32_t max_retries = 5;
   /// Pause between two attempts.
@@ -286,12 +290,6 @@ struct lib_owned_checkpoint {
     bool given_up_ = false;  // a store write failed while stopping: none is tried again
   };
 };
-
-namespace detail {
-// Its checklist asserts every atom of its acceptance (each case tested).
-template <class Store>
-inline constexpr bool checklist_covers_acceptance<lib_owned_checkpoint<Store>> = true;
-}  // namespace detail
 
 }  // namespace replicant
 

@@ -279,11 +279,12 @@ concept keeps_snapshot_progress = requires(D& d, checkpoint_context<Sink>& ctx, 
   { d.write_progress(ctx, token) } -> std::same_as<result<void>>;
 };
 
-/// Whether policy @p P's `check_sink<Sink>()` fails a `static_assert` for every sink its
-/// `accepts<Sink>` rejects (true for the library's policies, each tested case by case): then a sink
-/// it rejects has been told why, and the pipeline does not say it again.
+/// Whether policy @p P declares `static constexpr bool checklist_covers_acceptance = true`: its
+/// `check_sink<Sink>()` fails a `static_assert` for every sink its `accepts<Sink>` rejects (the
+/// library's policies do, each case tested). Then a sink it rejects has been told why in the
+/// policy's own sentence, and the pipeline does not say it again.
 template <class P>
-inline constexpr bool checklist_covers_acceptance = false;
+inline constexpr bool checklist_covers_acceptance = requires { requires P::checklist_covers_acceptance; };
 
 /// Whether @p P's delivery for @p Sink provides every operation (for the concept).
 template <class P, class Sink>
@@ -367,8 +368,8 @@ constexpr auto check_checkpoint_policy() -> bool {
   }
   if constexpr (checkpoint_policy_for<P, Sink>) {
     static_cast<void>(P::template check_sink<Sink>());
-    // The library's policies say every reason in check_sink; a policy of one's own whose checklist
-    // misses a requirement of its acceptance still does not compile.
+    // A policy that declares its checklist complete says every reason in check_sink; one that does
+    // not (or whose checklist misses a requirement of its acceptance) still does not compile.
     static_assert(checklist_covers_acceptance<P> || P::template accepts<Sink>,
                   "replicant: CheckpointPolicy::accepts<Sink> rejects this Sink: the policy's check_sink<Sink>() "
                   "says why, or misses a requirement of accepts");

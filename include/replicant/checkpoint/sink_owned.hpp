@@ -106,6 +106,10 @@ auto handle_transaction(checkpoint_context<Sink>& ctx, const transaction& t) -> 
  * `result<lsn>` (the @ref replicant::sink concept).
  */
 struct sink_owned_checkpoint {
+  /// Its checklist fails a `static_assert` for every sink `accepts` rejects (each case tested), so
+  /// that a sink that does not fit reads this policy's sentence as the first error.
+  static constexpr bool checklist_covers_acceptance = true;
+
   /// Whether @p Sink fits: @ref replicant::sink.
   template <class Sink>
   static constexpr bool accepts = sink<Sink>;
@@ -162,12 +166,6 @@ struct sink_owned_checkpoint {
     [[nodiscard]] auto resident_bytes() const noexcept -> std::size_t { return 0; }
   };
 };
-
-namespace detail {
-// Its checklist asserts every atom of its acceptance (each case tested).
-template <>
-inline constexpr bool checklist_covers_acceptance<sink_owned_checkpoint> = true;
-}  // namespace detail
 
 }  // namespace replicant
 

@@ -55,6 +55,10 @@ struct sink_owned_batches {
   /// Whether the settings are usable.
   [[nodiscard]] auto valid() const noexcept -> bool { return max_transactions > 0 && max_delay.count() > 0; }
 
+  /// Its checklist fails a `static_assert` for every sink `accepts` rejects (each case tested), so
+  /// that a sink that does not fit reads this policy's sentence as the first error.
+  static constexpr bool checklist_covers_acceptance = true;
+
   /// Whether @p Sink fits: @ref replicant::batch_sink.
   template <class Sink>
   static constexpr bool accepts = batch_sink<Sink>;
@@ -149,12 +153,6 @@ struct sink_owned_batches {
     std::optional<std::chrono::steady_clock::time_point> due_;
   };
 };
-
-namespace detail {
-// Its checklist asserts every atom of its acceptance (each case tested).
-template <>
-inline constexpr bool checklist_covers_acceptance<sink_owned_batches> = true;
-}  // namespace detail
 
 }  // namespace replicant
 
