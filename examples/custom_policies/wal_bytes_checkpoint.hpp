@@ -49,6 +49,12 @@ concept declares_checkpoint = requires {
   &S::checkpoint;
 };
 
+/// The policy's own halt reason: its store failed. Its name, message and operator action are
+/// literals, so the halt stays value-free.
+inline constexpr replicant::own_halt_reason wal_bytes_store_failed{
+    "wal_bytes_store_failed", "the wal_bytes_checkpoint store could not read or write the checkpoint",
+    "restore the checkpoint store (its file system, its database), then restart: delivery resumes at its checkpoint"};
+
 /**
  * Checkpoint policy: the checkpoint lives in @p Store, and is written once the transactions
  * delivered since the last write reach `every_bytes` of WAL, or once the oldest of them has waited
@@ -64,8 +70,8 @@ concept declares_checkpoint = requires {
  * less than `every_bytes` of WAL (plus the transaction that crossed it), or `max_delay` worth of
  * transactions, whichever came first. A clean stop repeats nothing: the stop writes the checkpoint.
  *
- * Store faults: a read or write that fails halts `checkpoint_store_failed` at once, with the
- * store's error as the cause (value-free: an error code, never a path or a row), unless the
+ * Store faults: a read or write that fails halts at once for the policy's own reason,
+ * @ref wal_bytes_store_failed (`halt_reason::policy_halted`), with the store's error as the cause (value-free: an error code, never a path or a row), unless the
  * pipeline is stopping, when the session ends anyway. Nothing is retried here: the process's
  * supervisor restarts it, and the restart resumes after the last checkpoint written, so nothing is
  * lost. (`replicant::lib_owned_checkpoint` shows how to retry transient faults.)
@@ -276,19 +282,17 @@ struct wal_bytes_checkpoint {
       return {};
     }
 
-    // Halts checkpoint_store_failed with the store's error @p ec as the cause. Value-free: a halt
-    // carries codes and positions only.
+    // Halts for the policy's own reason, wal_bytes_store_failed, with the store's error @p ec as
+    // the cause. Value-free: a halt carries codes, positions and the reason's literals only.
     auto store_failed(context& ctx, std::error_code ec, clock::time_point started) -> replicant::result<void> {
       const auto error_class = ec.category() == replicant::error_category() ? static_cast<replicant::errc>(ec.value())
                                                                             : replicant::errc::io_failed;
       ctx.template emit<replicant::telemetry::events::checkpoint_store_failed>(
           replicant::telemetry::keys::duration = clock::now() - started,
           replicant::telemetry::keys::slot_name = ctx.slot(),
-          replicant::telemetry::keys::reason = replicant::halt_reason::checkpoint_store_failed,
+          replicant::telemetry::keys::reason = replicant::halt_reason::policy_halted,
           replicant::telemetry::keys::error_class = error_class);
-      replicant::halt h;
-      h.reason = replicant::halt_reason::checkpoint_store_failed;
-      h.cause = ec;
+      replicant::halt h = replicant::halt_for(wal_bytes_store_failed, ec);
       h.attempts = 1;
       return ctx.halt_with(std::move(h));
     }

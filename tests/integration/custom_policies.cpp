@@ -11,7 +11,7 @@
 //   and a restart lose nothing and repeat exactly what followed the checkpoint.
 // - The checkpoint policy in a pipeline of this process, with a store that records every write:
 //   each write the rule made covers at least `every_bytes` of WAL; a store that fails halts
-//   `checkpoint_store_failed`, value-free, and acknowledges nothing.
+//   for its own reason (`policy_halted`, `wal_bytes_store_failed`), value-free, and acknowledges nothing.
 //
 // The binary is the build's own: examples/custom_policies/CMakeLists.txt passes its path as
 // REPLICANT_CUSTOM_POLICIES_BINARY.
@@ -385,7 +385,7 @@ BOOST_AUTO_TEST_CASE(every_write_the_rule_makes_covers_every_bytes_of_wal) {
   BOOST_TEST((after_stop.back() == sink.commits.back()));
 }
 
-BOOST_AUTO_TEST_CASE(a_failing_store_halts_checkpoint_store_failed_and_acknowledges_nothing) {
+BOOST_AUTO_TEST_CASE(a_failing_store_halts_for_the_policy_s_own_reason_and_acknowledges_nothing) {
   replicant::test::published_database f;
   temp_dir spill{"replicant-custom-policies-spill"};
   recording_store store;
@@ -410,12 +410,15 @@ BOOST_AUTO_TEST_CASE(a_failing_store_halts_checkpoint_store_failed_and_acknowled
   }
   f.sql("INSERT INTO items VALUES (3, '" + std::string{secret} + "', 1)");
   f.sql("INSERT INTO items VALUES (4, '" + std::string{secret} + "', 1)");
-  BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
+  BOOST_TEST(r.halted() == halt_reason::policy_halted);
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
+  BOOST_TEST((h->own == &custom_policies::wal_bytes_store_failed));
   BOOST_TEST(h->cause == replicant::errc::io_failed);
+  BOOST_TEST(replicant::describe(*h).find("policy_halted: wal_bytes_store_failed") != std::string::npos);
   BOOST_TEST(replicant::describe(*h).find(secret) == std::string::npos);
   BOOST_TEST(events.contains("replicant.checkpoint_store.failed"));
+  BOOST_TEST(events.contains("replicant.connection.disconnected reason=policy_halted"));
   BOOST_TEST(!events.contains(secret));
   BOOST_TEST_REQUIRE(sink.commits.size() >= 3U, "the sink had the transaction; the store did not");
   // The walsender gone, no status update can move the slot any more: its position is final.

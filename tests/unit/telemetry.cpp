@@ -42,6 +42,16 @@ auto key_name(hana::basic_type<Key>) -> std::string_view {
   return Key::name;
 }
 
+// A policy's event of its own (docs/telemetry.md, "Events of your own").
+struct store_skipped {
+  static constexpr bool user_event = true;
+  static constexpr std::string_view name = "custom_policies.store_skipped";
+  static constexpr auto measurements = hana::tuple_t<t::keys::byte_size_t>;
+  static constexpr auto metadata = hana::tuple_t<t::keys::slot_name_t, t::keys::commit_lsn_t>;
+};
+static_assert(t::user_event<store_skipped>);
+static_assert(!t::user_event<t::events::sink_committed>);
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(catalog)
@@ -183,6 +193,19 @@ BOOST_AUTO_TEST_CASE(emit_without_handlers_builds_nothing) {
   BOOST_TEST(!d.has_handlers());
   t::emit<t::events::sink_committed>(d, t::keys::commit_lsn = "0/10"_lsn);
   BOOST_TEST(calls == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_user_event_reaches_handlers_as_the_catalog_s_do) {
+  t::dispatcher d;
+  std::vector<seen> got;
+  d.attach([&](const t::event_record& e) { got.push_back(copy(e)); });
+  const auto slot = replicant::slot_name::make("orders_cdc").value();
+  t::emit<store_skipped>(d, t::keys::slot_name = slot, t::keys::byte_size = std::size_t{4096},
+                         t::keys::commit_lsn = "0/16B3748"_lsn);
+  BOOST_TEST_REQUIRE(got.size() == 1U);
+  BOOST_TEST(got[0].name == "custom_policies.store_skipped");
+  BOOST_TEST(got[0].measurements == std::vector<std::string>{"byte_size=4096"});
+  BOOST_TEST((got[0].metadata == std::vector<std::string>{"slot_name=orders_cdc", "commit_lsn=0/16B3748"}));
 }
 
 BOOST_AUTO_TEST_CASE(emit_reaches_handlers_with_the_right_keys) {

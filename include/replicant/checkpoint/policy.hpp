@@ -140,9 +140,11 @@ class checkpoint_context {
    * Halts with `sink_failed` at @p at after a sink call that took @p took failed with @p cause
    * (or with `spill_io_failed`, when the failure was reading a spilled transaction back). The
    * pipeline emits `sink.failed`, with @p took, when the run ends. Returns the error the policy's
-   * operation returns.
+   * operation returns, whatever its result type: `return ctx.sink_failed(...);` from `deliver` and
+   * from `resume` alike.
    */
-  auto sink_failed(lsn at, std::chrono::steady_clock::duration took, std::error_code cause) -> result<void> {
+  auto sink_failed(lsn at, std::chrono::steady_clock::duration took, std::error_code cause)
+      -> unexpected<std::error_code> {
     if (const auto spill = services_.spill_failure()) {
       halt h = detail::to_halt(halt_reason::spill_io_failed, spill);
       h.at = at;
@@ -155,8 +157,10 @@ class checkpoint_context {
   }
 
   /// Halts with @p h (value-free by construction), returning the error the policy's operation
-  /// returns. Nothing past the last position reported to persisted() is ever acknowledged.
-  auto halt_with(halt h) -> result<void> {
+  /// returns, whatever its result type: `return ctx.halt_with(h);` from `resume` (a
+  /// `result<std::optional<lsn>>`) as from `deliver` (a `result<void>`). Nothing past the last
+  /// position reported to persisted() is ever acknowledged.
+  auto halt_with(halt h) -> unexpected<std::error_code> {
     services_.halt_with(std::move(h));
     return fail(errc::halted);
   }

@@ -311,6 +311,10 @@ enum class halt_reason {
   /// by a name the certificate carries, or renew the server's certificate; never lower `sslmode` to
   /// get past it.
   tls_verification_failed,
+  /// A checkpoint policy of the user's own halted for a reason of its own: `halt::own` names it,
+  /// says what happened, and what the operator does (see @ref replicant::own_halt_reason).
+  /// Action: as the policy's reason says (`describe` and `operator_action(const halt&)` give it).
+  policy_halted,
 };
 
 /// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
@@ -367,6 +371,7 @@ inline constexpr std::array halt_reasons = {
     halt_reason::database_missing,
     halt_reason::tls_unavailable,
     halt_reason::tls_verification_failed,
+    halt_reason::policy_halted,
 };
 
 namespace detail {
@@ -377,7 +382,7 @@ constexpr auto halt_reasons_are_complete() noexcept -> bool {
   for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
     if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
   }
-  return halt_reasons.back() == halt_reason::tls_verification_failed;
+  return halt_reasons.back() == halt_reason::policy_halted;
 }
 static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
 
@@ -441,6 +446,7 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::database_missing: return "database_missing";
     case halt_reason::tls_unavailable: return "tls_unavailable";
     case halt_reason::tls_verification_failed: return "tls_verification_failed";
+    case halt_reason::policy_halted: return "policy_halted";
   }
   return "unknown";
 }
@@ -554,6 +560,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::tls_unavailable: return "enable ssl on the server and reload it; never lower sslmode";
     case halt_reason::tls_verification_failed:
       return "give the client the CA that signed the server's certificate (sslrootcert) and a host name it carries";
+    case halt_reason::policy_halted: return "do what the checkpoint policy's own reason says";
   }
   return "consult docs/errors.md";
 }
@@ -618,9 +625,54 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::database_missing: return "the database does not exist";
     case halt_reason::tls_unavailable: return "TLS is required and the server offers none";
     case halt_reason::tls_verification_failed: return "the server's TLS certificate did not verify";
+    case halt_reason::policy_halted: return "the checkpoint policy halted for a reason of its own";
   }
   return "unknown halt reason";
 }
+
+/**
+ * A halt reason of a user's own checkpoint policy (or other user code the pipeline calls): its
+ * snake_case name, what happened, and what the operator does. Each is a string literal, checked
+ * when the reason is made at compile time (`consteval`), so a reason can never carry a runtime
+ * string, and so never a row value. Declare it once, at namespace scope, and halt with
+ * @ref replicant::halt_for: the halt's reason is `halt_reason::policy_halted`, and `halt::own`
+ * points to it.
+ *
+ * @par Example
+ * @code
+ * inline constexpr replicant::own_halt_reason store_unreadable{
+ *     "wal_bytes_store_unreadable", "the checkpoint store could not be read",
+ *     "check the store's file system, then restart"};
+ * return ctx.halt_with(replicant::halt_for(store_unreadable, read.error()));
+ * @endcode
+ *
+ * @par Thread safety
+ * Immutable: safe.
+ */
+class own_halt_reason {
+ public:
+  /// A reason named @p name (snake_case letters, digits and `_`), with its @p message (what
+  /// happened) and the operator's @p action. Not a constant expression (so not compiled) when the
+  /// name is empty or not snake_case, or the message or action is empty.
+  consteval own_halt_reason(const char* name, const char* message, const char* action)
+      : name_(name), message_(message), action_(action) {
+    if (name_.empty() || message_.empty() || action_.empty()) throw "an own_halt_reason needs a name, a message and an action";
+    for (const char c : name_) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) throw "an own_halt_reason's name is snake_case";
+    }
+  }
+  /// The reason's name, e.g. `"wal_bytes_store_unreadable"`.
+  [[nodiscard]] constexpr auto name() const noexcept -> std::string_view { return name_; }
+  /// What happened.
+  [[nodiscard]] constexpr auto message() const noexcept -> std::string_view { return message_; }
+  /// What the operator does.
+  [[nodiscard]] constexpr auto action() const noexcept -> std::string_view { return action_; }
+
+ private:
+  std::string_view name_;
+  std::string_view message_;
+  std::string_view action_;
+};
 
 /**
  * Everything replicant reports about one halt: the reason plus the metadata an operator needs,
@@ -669,6 +721,8 @@ struct halt {
   /// The underlying error, when there is one: the code the sink returned, the OS error of a spill
   /// or checkpoint file, a @ref replicant::errc. Empty otherwise.
   std::error_code cause{};
+  /// For `policy_halted`: the policy's own reason (static storage, see @ref own_halt_reason).
+  const own_halt_reason* own = nullptr;
 
   /// Member-wise equality.
   friend auto operator==(const halt&, const halt&) -> bool = default;
@@ -708,6 +762,21 @@ inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
 template <class T>
 using halt_or = detail::expected<T, halt>;
 
+/// A halt for a checkpoint policy's own @p reason (a namespace-scope constant), with its @p cause:
+/// `halt_reason::policy_halted`, and `halt::own` pointing to @p reason. Never throws.
+[[nodiscard]] inline auto halt_for(const own_halt_reason& reason, std::error_code cause = {}) noexcept -> halt {
+  halt h;
+  h.reason = halt_reason::policy_halted;
+  h.own = &reason;
+  h.cause = cause;
+  return h;
+}
+
+/// What an operator should do about @p h: its reason's action, or its policy's own. Never throws.
+[[nodiscard]] inline auto operator_action(const halt& h) noexcept -> std::string_view {
+  return h.own != nullptr ? h.own->action() : operator_action(h.reason);
+}
+
 /// Shorthand for a failed @ref halt_or holding a halt for @p reason (and its @p cause, if any):
 /// `return replicant::refuse(halt_reason::config_invalid);`. Never throws.
 [[nodiscard]] inline auto refuse(halt_reason reason, std::error_code cause = {}) noexcept -> detail::unexpected<halt> {
@@ -729,8 +798,12 @@ using halt_or = detail::expected<T, halt>;
 [[nodiscard]] inline auto describe(const halt& h) -> std::string {
   std::string out = is_start_rejection(h.reason) ? "replicant refused to start: " : "replicant halted: ";
   out.append(to_string(h.reason));
+  if (h.own != nullptr) {
+    out.append(": ");
+    out.append(h.own->name());
+  }
   out.append(" (");
-  out.append(message(h.reason));
+  out.append(h.own != nullptr ? h.own->message() : message(h.reason));
   out.push_back(')');
   if (h.table) {
     out.append("; table ");
@@ -768,7 +841,7 @@ using halt_or = detail::expected<T, halt>;
     out.push_back(')');
   }
   out.append("; action: ");
-  out.append(operator_action(h.reason));
+  out.append(operator_action(h));
   return out;
 }
 

@@ -51,6 +51,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -820,10 +821,47 @@ inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {
   return std::array<std::string_view, sizeof...(e)>{decltype(e)::type::name...};
 });
 
+/**
+ * A telemetry event of the user's own (a checkpoint policy's, a sink's), declared as the library's
+ * are: `static constexpr bool user_event = true;`, its `name`, and the keys it may carry as Hana
+ * tuples of key tags (`measurements`, `metadata`). It is emitted with @ref emit or
+ * `checkpoint_context::emit`, checked as the catalog's events are: only its keys, each once, and
+ * never a string.
+ *
+ * @par Example
+ * @code
+ * struct store_skipped {
+ *   static constexpr bool user_event = true;
+ *   static constexpr std::string_view name = "custom_policies.store_skipped";
+ *   static constexpr auto measurements = boost::hana::tuple_t<replicant::telemetry::keys::byte_size_t>;
+ *   static constexpr auto metadata = boost::hana::tuple_t<replicant::telemetry::keys::slot_name_t>;
+ * };
+ * @endcode
+ */
+template <class Event>
+concept user_event = requires {
+  requires Event::user_event;
+  { Event::name } -> std::convertible_to<std::string_view>;
+  Event::measurements;
+  Event::metadata;
+};
+
 namespace detail {
 
 template <class Event>
-inline constexpr bool is_event = decltype(hana::contains(catalog, hana::type_c<Event>))::value;
+inline constexpr bool is_event =
+    decltype(hana::contains(catalog, hana::type_c<Event>))::value || user_event<Event>;
+
+// A user's event is named outside the library's prefix, so that an alert on `replicant.` events
+// never matches one a policy made up.
+template <class Event>
+constexpr auto named_outside_the_library() -> bool {
+  if constexpr (user_event<Event>) {
+    return !std::string_view{Event::name}.starts_with("replicant.");
+  } else {
+    return true;
+  }
+}
 
 template <class Event, class Key>
 inline constexpr bool is_measurement = decltype(hana::contains(Event::measurements, hana::type_c<Key>))::value;
@@ -864,7 +902,11 @@ constexpr auto check_key() -> void {
 template <class Event, class... Keys>
 auto emit(dispatcher& to, const binding<Keys>&... fields) noexcept -> void {
   static_assert(detail::is_event<Event>,
-                "replicant: not a telemetry event of the catalog (use a type of replicant::telemetry::events)");
+                "replicant: not a telemetry event of the catalog (use a type of replicant::telemetry::events, or "
+                "declare your own: see replicant::telemetry::user_event)");
+  static_assert(detail::named_outside_the_library<Event>(),
+                "replicant: a user's telemetry event must not begin with `replicant.` (that prefix is the library's "
+                "events'; name it after your component)");
   (detail::check_key<Event, Keys>(), ...);
   static_assert(replicant::telemetry::detail::distinct<Keys...>, "replicant: a telemetry key was given twice");
   if (!to.has_handlers()) return;

@@ -5,7 +5,7 @@
 // the public concept only, works like the library's own: it models replicant::checkpoint_policy_for
 // and a sink fits it through replicant::sink_for; its delivery, driven as the pipeline drives it,
 // writes the store exactly by the WAL-bytes rule, the timer and a flush, reports durable only what
-// the store holds, and halts checkpoint_store_failed when the store fails.
+// the store holds, and halts for its own reason (wal_bytes_store_failed) when the store fails.
 #include "../../../examples/custom_policies/wal_bytes_checkpoint.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(the_timer_and_a_flush_write_what_the_rule_has_not) {
   BOOST_TEST(h.engine.durable.size() == 2U);
 }
 
-BOOST_AUTO_TEST_CASE(a_failed_store_write_halts_checkpoint_store_failed_and_reports_nothing_durable) {
+BOOST_AUTO_TEST_CASE(a_failed_store_write_halts_for_the_policy_s_own_reason_and_reports_nothing_durable) {
   harness h{0x1000};
   BOOST_TEST_REQUIRE(h.delivery.resume(h.ctx).has_value());
   BOOST_TEST(h.commit(0x10000).has_value());
@@ -226,7 +226,8 @@ BOOST_AUTO_TEST_CASE(a_failed_store_write_halts_checkpoint_store_failed_and_repo
   BOOST_TEST_REQUIRE(!r.has_value());
   BOOST_TEST(r.error() == replicant::errc::halted);
   BOOST_TEST_REQUIRE(h.engine.halts.size() == 1U);
-  BOOST_TEST((h.engine.halts[0].reason == replicant::halt_reason::checkpoint_store_failed));
+  BOOST_TEST((h.engine.halts[0].reason == replicant::halt_reason::policy_halted));
+  BOOST_TEST((h.engine.halts[0].own == &custom_policies::wal_bytes_store_failed));
   BOOST_TEST(h.engine.halts[0].cause == replicant::errc::io_failed);
   BOOST_TEST(h.engine.durable.empty());
 }
@@ -245,12 +246,13 @@ BOOST_AUTO_TEST_CASE(a_failed_store_write_while_stopping_ends_quietly_and_is_not
   BOOST_TEST(h.engine.durable.empty());
 }
 
-BOOST_AUTO_TEST_CASE(a_failed_store_read_halts_checkpoint_store_failed) {
+BOOST_AUTO_TEST_CASE(a_failed_store_read_halts_for_the_policy_s_own_reason) {
   harness h{0x1000};
   h.settings.store.failing = true;
   BOOST_TEST(!h.delivery.resume(h.ctx).has_value());
   BOOST_TEST_REQUIRE(h.engine.halts.size() == 1U);
-  BOOST_TEST((h.engine.halts[0].reason == replicant::halt_reason::checkpoint_store_failed));
+  BOOST_TEST((h.engine.halts[0].reason == replicant::halt_reason::policy_halted));
+  BOOST_TEST((h.engine.halts[0].own == &custom_policies::wal_bytes_store_failed));
 }
 
 // The policy proved with the library's simulator (docs/checkpoint/writing_a_policy.md, "Prove it"),
