@@ -22,6 +22,7 @@
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/pipeline/options.hpp>
+#include <replicant/pipeline/server_stream.hpp>
 #include <replicant/pipeline/sink_for.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
@@ -271,12 +272,14 @@ class pipeline {
 
   struct session;
   struct applier;
+  template <server_stream Stream>
   struct session_loop;
   enum class session_end { stopped, reconnect, halted };
 
   auto run_loop() -> void;
   auto connect(session& s) -> result<pq::replication_stream>;
-  auto stream(session& s, pq::replication_stream&& stream) -> session_end;
+  template <server_stream Stream>
+  auto stream(session& s, Stream&& stream) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
   auto prepare_spill(session& s, applier& a) -> bool;
   auto halt_with(halt h) -> void;

@@ -85,6 +85,9 @@ struct stream_options {
  */
 class replication_stream {
  public:
+  /// What receive() hands out: a CopyData payload libpq allocated.
+  using frame_type = frame;
+
   /**
    * Sends @p start_command (a `START_REPLICATION ... LOGICAL ...` command) on @p conn and enters CopyBoth.
    *
@@ -205,6 +208,12 @@ class replication_stream {
 
   /// The connection underneath (for its socket and last_error()).
   [[nodiscard]] auto connection() noexcept -> pq::connection& { return conn_; }
+
+  /// The walsender's process id (for the server's statistics of it).
+  [[nodiscard]] auto backend_pid() const noexcept -> int { return conn_.backend_pid(); }
+
+  /// The SQLSTATE of the error that ended the stream, if the server sent one.
+  [[nodiscard]] auto last_sqlstate() const -> std::string { return conn_.last_error().sqlstate; }
 
  private:
   explicit replication_stream(pq::connection&& c) noexcept : conn_(std::move(c)) {}

@@ -83,6 +83,7 @@ class wal {
   struct message {
     std::size_t entry = 0;     ///< the index of its entry in the world
     pgoutput::bytes payload;   ///< the message as pgoutput sends it
+    lsn at{};                  ///< the position of the frame it travels in (a commit's: its end)
   };
 
   /// Lays @p w out, from an arbitrary starting position.
@@ -99,10 +100,10 @@ class wal {
       if (e.decision < start) continue;
       auto& told = described[u.stream_xid.value_or(0)];
       if (u.first_change && told != e.shape) {
-        out.push_back({u.entry, relation(e.shape, u.stream_xid)});
+        out.push_back({u.entry, relation(e.shape, u.stream_xid), u.at});
         told = e.shape;
       }
-      out.push_back({u.entry, u.payload});
+      out.push_back({u.entry, u.payload, u.at});
     }
     return out;
   }
@@ -145,7 +146,14 @@ class wal {
     pgoutput::bytes payload;
     bool first_change = false;  // describe the table before this one, if the session has not
     std::optional<std::uint32_t> stream_xid{};
+    lsn at{};  // the frame's position: the WAL written so far, or a commit's end
   };
+
+  // Appends a unit at the position written so far.
+  auto emit(unit u) -> void {
+    u.at = lsn{next_};
+    units_.push_back(std::move(u));
+  }
 
   auto take() -> lsn {
     const lsn at{next_};
@@ -195,29 +203,28 @@ class wal {
     if (e.kind == event_kind::message || e.kind == event_kind::heartbeat) {
       en.decision = take();
       const std::string prefix = e.kind == event_kind::heartbeat ? "replicant.heartbeat" : "app";
-      units_.push_back({i, pgoutput::message(std::nullopt, false, lsn{next_}, prefix, secret_value)});
+      emit({i, pgoutput::message(std::nullopt, false, lsn{next_}, prefix, secret_value)});
       return;
     }
     const lsn begin_at = take();
-    static_cast<void>(begin_at);
     const std::uint32_t rows = e.kind == event_kind::empty_transaction ? 0 : e.rows;
     std::vector<unit> body;
     for (std::uint32_t r = 0; r < rows; ++r) {
       static_cast<void>(take());
-      body.push_back({i, row(std::nullopt, en.shape, r), r == 0});
+      body.push_back({i, row(std::nullopt, en.shape, r), r == 0, std::nullopt, lsn{next_}});
     }
     if (e.with_message && rows > 0) {
       static_cast<void>(take());
-      body.push_back({i, pgoutput::message(std::nullopt, true, lsn{next_}, "app", secret_value)});
+      body.push_back({i, pgoutput::message(std::nullopt, true, lsn{next_}, "app", secret_value), false, std::nullopt, lsn{next_}});
     }
     en.commit = take();
     en.end = lsn{en.commit.value() + record / 2};
     en.decision = en.commit;
     en.changes = rows;
     en.delivered = rows > 0;
-    units_.push_back({i, pgoutput::begin(en.commit, 0, xid_of(i))});
-    for (auto& u : body) units_.push_back(std::move(u));
-    units_.push_back({i, pgoutput::commit(en.commit, en.end, 0)});
+    units_.push_back({i, pgoutput::begin(en.commit, 0, xid_of(i)), false, std::nullopt, begin_at});
+    for (auto& u : body) units_.push_back(std::move(u));  // positions given as they were written
+    units_.push_back({i, pgoutput::commit(en.commit, en.end, 0), false, std::nullopt, en.end});
   }
 
   // A streamed transaction: a block, the next entry whole, a second block, then its end. Returns
@@ -229,12 +236,12 @@ class wal {
     const std::uint32_t subxid = xid + 1;
     const std::uint32_t rows = std::max<std::uint32_t>(e.rows, 2);
     const auto block = [&](bool first, std::uint32_t from, std::uint32_t to, std::uint32_t as) {
-      units_.push_back({i, pgoutput::stream_start(xid, first)});
+      emit({i, pgoutput::stream_start(xid, first)});
       for (std::uint32_t r = from; r < to; ++r) {
         static_cast<void>(take());
-        units_.push_back({i, row(as, shape, r), r == from, as});
+        emit({i, row(as, shape, r), r == from, as});
       }
-      units_.push_back({i, pgoutput::stream_stop()});
+      emit({i, pgoutput::stream_stop()});
     };
     block(true, 0, rows / 2, xid);
     std::size_t next = i + 1;
@@ -249,16 +256,16 @@ class wal {
     const lsn end_at = take();
     if (e.kind == event_kind::streamed_abort) {
       en.decision = end_at;
-      units_.push_back({i, pgoutput::stream_abort(xid, xid)});
+      emit({i, pgoutput::stream_abort(xid, xid)});
       return next;
     }
-    if (sub) units_.push_back({i, pgoutput::stream_abort(xid, subxid)});
+    if (sub) emit({i, pgoutput::stream_abort(xid, subxid)});
     en.commit = take();
     en.end = lsn{en.commit.value() + record / 2};
     en.decision = en.commit;
     en.changes = sub ? rows / 2 : rows;
     en.delivered = true;
-    units_.push_back({i, pgoutput::stream_commit(xid, en.commit, en.end, 0)});
+    units_.push_back({i, pgoutput::stream_commit(xid, en.commit, en.end, 0), false, std::nullopt, en.end});
     return next;
   }
 

@@ -226,7 +226,7 @@ auto options(rt::guarantee promise = rt::guarantee::exactly_once, std::size_t re
   rt::explore_options o;
   o.seed = env_number("REPLICANT_EXPLORE_SEED", 20261206);
   o.exhaustive_events = static_cast<std::size_t>(env_number("REPLICANT_EXPLORE_EXHAUSTIVE", 3));
-  o.random_schedules = static_cast<std::size_t>(env_number("REPLICANT_EXPLORE_SCHEDULES", 3000));
+  o.random_schedules = static_cast<std::size_t>(env_number("REPLICANT_EXPLORE_SCHEDULES", 1000));
   o.promise = promise;
   o.repeats_per_crash = repeats;
   return o;

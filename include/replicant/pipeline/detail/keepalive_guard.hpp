@@ -53,6 +53,7 @@ struct stream_guard_state {
   }
 };
 
+template <class Stream>
 class keepalive_guard {
  public:
   using clock = std::chrono::steady_clock;
@@ -60,7 +61,7 @@ class keepalive_guard {
   // Guards @p stream, reporting @p durable every @p interval the session thread leaves without an
   // update. @p stop_fd becomes readable at stop(); from then on @p while_stopping runs every
   // 100 ms (it ends a store write that outlasts its grace).
-  keepalive_guard(pq::replication_stream& stream, stream_guard_state& state, const std::atomic<std::uint64_t>& durable,
+  keepalive_guard(Stream& stream, stream_guard_state& state, const std::atomic<std::uint64_t>& durable,
                   std::chrono::milliseconds interval, int stop_fd, std::function<void()> while_stopping)
       : stream_(stream),
         state_(state),
@@ -106,7 +107,7 @@ class keepalive_guard {
     state_.consumed_input.store(true);
   }
 
-  pq::replication_stream& stream_;
+  Stream& stream_;
   stream_guard_state& state_;
   const std::atomic<std::uint64_t>& durable_;
   std::chrono::milliseconds interval_;

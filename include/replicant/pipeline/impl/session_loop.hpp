@@ -27,7 +27,8 @@ namespace replicant {
 
 // A streaming session: the applier and the session loop, then what the end means.
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream) -> session_end {
+template <server_stream Stream>
+auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream) -> session_end {
   emit<telemetry::events::connection_connected>(telemetry::keys::kind =
                                                     s.standby ? telemetry::kind::standby : telemetry::kind::primary);
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
@@ -36,8 +37,8 @@ auto pipeline<D, C, S, Sink>::stream(session& s, pq::replication_stream&& stream
   if (!prepare_spill(s, a)) s.end_requested.store(true);
   detail::drain_eventfd(wake_fd_);
   start_incremental();  // the incremental snapshot's reader, when this session has one
-  s.walsender_pid = stream.connection().backend_pid();
-  session_loop{*this, s, a, stream}.run();
+  s.walsender_pid = stream.backend_pid();
+  session_loop<Stream>{*this, s, a, stream}.run();
   end_incremental();
   // The connection ended by itself (a restart, a lost connection): what is held is complete and
   // committed, so it is handed over now rather than received again.
@@ -83,11 +84,12 @@ auto pipeline<D, C, S, Sink>::session_ended(session& s, applier& a) -> session_e
 }
 
 template <class D, class C, class S, class Sink>
+template <server_stream Stream>
 struct pipeline<D, C, S, Sink>::session_loop {
   using clock = std::chrono::steady_clock;
   static constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
 
-  session_loop(pipeline& owner, session& ses, applier& app, pq::replication_stream& st)
+  session_loop(pipeline& owner, session& ses, applier& app, Stream& st)
       : p(owner), s(ses), a(app), stream(st), received(lsn{owner.durable_.load()}) {
     const auto now = clock::now();
     next_publication_check = now + p.options_.publication_check_interval;
@@ -99,7 +101,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   pipeline& p;
   session& s;
   applier& a;
-  pq::replication_stream& stream;
+  Stream& stream;
   detail::stream_guard_state guard_state{};
   lsn received;  // the highest position the server said it sent
   detail::wal_lag_watch lag_watch{static_cast<std::int64_t>(p.options_.max_wal_lag)};
@@ -120,7 +122,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // A data frame received, with its header read once (the payload views the frame's buffer, which
   // moving the frame does not move).
   struct received_frame {
-    pq::frame bytes;
+    typename Stream::frame_type bytes;
     std::optional<xlog_data> header;  // none: a header that does not parse (a decode failure)
   };
   std::vector<received_frame> frames{};
@@ -128,7 +130,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // Streams until the session ends: stop(), a halt, or the connection's own end (s.error).
   auto run() -> void {
     {
-      detail::keepalive_guard guard{stream,           guard_state, p.durable_, p.options_.status_interval,
+      detail::keepalive_guard<Stream> guard{stream,           guard_state, p.durable_, p.options_.status_interval,
                                     p.stop_fd_,       [this] { p.interrupt_overdue_store_write(); }};
       while (turn()) {
       }
@@ -350,13 +352,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
     {
       const std::scoped_lock lock{guard_state.stream_mutex};
       got = stream.receive(
-          [&](pq::frame&& f) {
+          [&](typename Stream::frame_type&& f) {
             last_heard = clock::now();
             pinged = false;
             if (!take(std::move(f))) bad_frame = true;
           },
           room);
-      if (!got) s.sqlstate = stream.connection().last_error().sqlstate;
+      if (!got) s.sqlstate = std::string{stream.last_sqlstate()};
     }
     if (!got) {
       s.error = got.error();
@@ -372,7 +374,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   }
 
   // One received frame: a keepalive is taken in, data is kept. False for anything else.
-  auto take(pq::frame&& f) -> bool {
+  auto take(typename Stream::frame_type&& f) -> bool {
     const auto bytes = f.bytes();
     if (bytes.empty()) return false;
     if (static_cast<char>(bytes[0]) == 'k') {

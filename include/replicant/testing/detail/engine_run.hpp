@@ -4,9 +4,9 @@
 #define REPLICANT_TESTING_DETAIL_ENGINE_RUN_HPP
 
 // One connection of a real pipeline, driven in-process by the simulator: the connect chain's
-// checkpoint step, then pgoutput messages pushed one at a time through the engine's own delivery
-// (the assembler, the applier, the checkpoint policy's delivery, the spill policy, the sink), as
-// the session loop pushes them. The pipeline befriends this class; nothing else reaches inside.
+// checkpoint step, then a whole streaming session (the session loop, the keepalive guard, the
+// applier, the checkpoint policy's delivery, the spill policy, the sink) over a simulated stream.
+// The pipeline befriends this class; nothing else reaches inside.
 
 #include <replicant/pipeline.hpp>
 
@@ -22,7 +22,6 @@ namespace replicant::testing::detail {
 template <class Pipeline>
 class engine_run {
   using session = typename Pipeline::session;
-  using applier = typename Pipeline::applier;
 
  public:
   explicit engine_run(Pipeline& p) : p_(p) {
@@ -42,39 +41,26 @@ class engine_run {
   // Where the engine asks the server to start (START_REPLICATION's position).
   [[nodiscard]] auto requested_start() const noexcept -> lsn { return p_.checkpoint_.value_or(lsn{}); }
 
-  // The session's delivery, as the session loop sets it up; false when the spill policy halted.
-  auto start(pgoutput_protocol protocol) -> bool {
-    applier_ = std::make_unique<applier>(p_, *session_, assembler{protocol});
-    return p_.prepare_spill(*session_, *applier_);
-  }
-
-  // One pgoutput message, as the session loop pushes a frame's payload.
-  auto push(std::span<const std::byte> message) -> void {
-    auto& a = *applier_;
-    auto pushed = a.asm_.push(message, a);
-    if (!pushed && !a.failed) a.failed = replicant::detail::to_halt(replicant::detail::halt_for_translation(pushed.error()), pushed.error());
-  }
-
-  // Time passes for the delivery (a batch's timer, a deferred sink's confirmations collected).
-  auto tick() -> void {
-    if (!halted()) static_cast<void>(applier_->tick(std::chrono::steady_clock::now()));
-  }
-
-  // A clean stop: what is held is handed over, as the session loop does on stop().
-  auto stop() -> void {
-    p_.stopping_.store(true);
-    if (!halted()) static_cast<void>(applier_->flush());
+  // A whole streaming session over @p stream (a model of server_stream), as the pipeline runs one
+  // after its connect chain: the session loop, the keepalive guard, the applier, the end. The
+  // stream stays the caller's, to read afterwards.
+  template <server_stream Stream>
+  auto stream_session(Stream& stream, pgoutput_protocol protocol) -> void {
+    session_->protocol = protocol.version;
+    session_->streaming = protocol.streaming;
+    static_cast<void>(p_.stream(*session_, std::move(stream)));  // binds: nothing is moved
   }
 
   [[nodiscard]] auto durable() const noexcept -> lsn { return lsn{p_.durable_.load()}; }
-  [[nodiscard]] auto halted() const noexcept -> bool { return session_->failed.has_value(); }
-  [[nodiscard]] auto halt_of() const noexcept -> const std::optional<halt>& { return session_->failed; }
-  [[nodiscard]] auto holding() const noexcept -> bool { return applier_ && applier_->holding(); }
+  [[nodiscard]] auto halted() const noexcept -> bool { return session_->failed.has_value() || p_.halt_.has_value(); }
+  // The halt decided: the session's, or the pipeline's once a session ended with it.
+  [[nodiscard]] auto halt_of() const noexcept -> const std::optional<halt>& {
+    return session_->failed ? session_->failed : p_.halt_;
+  }
 
  private:
   Pipeline& p_;
   std::unique_ptr<session> session_;
-  std::unique_ptr<applier> applier_;  // after the session (it refers to it)
 };
 
 }  // namespace replicant::testing::detail

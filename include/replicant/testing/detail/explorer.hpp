@@ -9,6 +9,7 @@
 
 #include <replicant/pipeline.hpp>
 #include <replicant/testing/detail/engine_run.hpp>
+#include <replicant/testing/detail/sim_stream.hpp>
 #include <replicant/testing/simulation.hpp>
 #include <replicant/testing/subject.hpp>
 #include <replicant/testing/world.hpp>
@@ -221,36 +222,47 @@ class explorer {
     po.conninfo = "simulated";
     po.slot = "simulated";
     po.start = start::go_forward{};
+    // The checks on a second connection have no server here (the live tests cover them).
+    po.publication_check_interval = std::chrono::milliseconds(0);
+    po.max_wal_lag = 0;
     pgoutput_options pg{.publications = {"pub"},
                         .streaming = o_.streaming,
                         .messages = replicant::detail::has_handle_message<Sink>};
     pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
     engine_run<pipeline_type> r{p};
-    if (!r.resume() || !r.start(protocol())) return halted(r);
+    if (!r.resume()) return halted(r);
     run_ = &r;
-    const auto session = wal_->session_from(std::max(slot_, r.requested_start()));
-    for (const auto& m : session) {
-      step();
-      if (!crashed_) r.push(m.payload);
-      if (crashed_) return crash_end();
-      if (r.halted()) return halted(r);
-      check_acknowledged(r.durable());
-      land_some(r);
-      if (crashed_) return crash_end();
-      if (r.halted()) return halted(r);
-    }
-    while (!landings_.empty()) {
-      land(0);
-      if (crashed_) return crash_end();
-    }
-    r.tick();
-    r.stop();
+    // The session from where the server starts: the greater of the engine's request and the slot.
+    sim_stream stream{sim_stream::frames_of(wal_->session_from(std::max(slot_, r.requested_start()))),
+                      {.before_frame = [this, &r] { return before_frame(r); },
+                       .drained = [this, &p] { return drained(p); }}};
+    stream_ = &stream;
+    r.stream_session(stream, protocol());
     run_ = nullptr;
+    stream_ = nullptr;
     if (crashed_) return crash_end();
+    check_acknowledged(stream.reported());
     if (r.halted()) return halted(r);
     check_acknowledged(r.durable());
-    slot_ = std::max(slot_, r.durable());
+    slot_ = std::max({slot_, r.durable(), stream.reported()});
     return ending::completed;
+  }
+
+  // Before the session loop receives a frame: a crash point, the checks, writes that land.
+  auto before_frame(engine_run<pipeline_type>& r) -> bool {
+    step();
+    if (crashed_) return false;
+    check_acknowledged(r.durable());
+    land_some();
+    return !crashed_;
+  }
+
+  // The WAL is drained: every write in flight lands, then the pipeline stops cleanly.
+  auto drained(pipeline_type& p) -> bool {
+    while (!landings_.empty() && !crashed_) land(0);
+    if (crashed_) return false;
+    p.stop();
+    return true;
   }
 
   [[nodiscard]] auto protocol() const noexcept -> pgoutput_protocol {
@@ -278,7 +290,11 @@ class explorer {
     const auto nth = static_cast<std::size_t>(
         std::lower_bound(plan_->crashes.begin(), plan_->crashes.end(), steps_) - plan_->crashes.begin());
     const bool lost = nth < plan_->ack_lost.size() && plan_->ack_lost[nth];
-    if (!lost && run_ != nullptr) slot_ = std::max(slot_, run_->durable());
+    // The slot holds what the engine reported; or, the last report lost, what it held before. A
+    // report may carry any durable position (the keepalive guard sends one whenever a call is
+    // slow), so a kept report is taken to be the latest durable one.
+    if (stream_ != nullptr) check_acknowledged(stream_->reported());
+    if (!lost && run_ != nullptr) slot_ = std::max({slot_, run_->durable(), stream_ != nullptr ? stream_->reported() : lsn{}});
     check_acknowledged(slot_, *survived);
     survivor_ = std::move(survived);
   }
@@ -317,11 +333,10 @@ class explorer {
   }
 
   // Some of an asynchronous sink's writes land: the oldest, or one at random.
-  auto land_some(engine_run<pipeline_type>& r) -> void {
+  auto land_some() -> void {
     if (landings_.empty() || (rng_() % 3U) == 0) return;
     const std::size_t i = (rng_() & 1U) == 0 ? 0 : rng_() % landings_.size();
     land(i);
-    if (!crashed_) r.tick();
   }
 
   auto land(std::size_t i) -> void {
@@ -413,6 +428,7 @@ class explorer {
   bool faulted_ = false;
   std::vector<landing> landings_;
   engine_run<pipeline_type>* run_ = nullptr;
+  sim_stream* stream_ = nullptr;
   std::optional<std::string> broken_;
 };
 

@@ -1,0 +1,135 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_TESTING_DETAIL_SIM_STREAM_HPP
+#define REPLICANT_TESTING_DETAIL_SIM_STREAM_HPP
+
+// The simulated walsender's side of one streaming session, a model of replicant::server_stream:
+// it hands the session loop one frame per receive (XLogData around each pgoutput message, and
+// keepalives between them, some asking for a reply), records the position of every status update
+// the engine sends, and ends the session when the simulator says so (a crash, or the WAL drained).
+
+#include <replicant/core/error.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/pipeline/server_stream.hpp>
+#include <replicant/pq/replication_stream.hpp>
+#include <replicant/testing/pgoutput_writer.hpp>
+
+#include <replicant/testing/world.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace replicant::testing::detail {
+
+class sim_stream {
+ public:
+  // One frame, owned.
+  class frame_type {
+   public:
+    frame_type() = default;
+    explicit frame_type(pgoutput::bytes b) : bytes_(std::move(b)) {}
+    [[nodiscard]] auto bytes() const noexcept -> std::span<const std::byte> { return bytes_; }
+
+   private:
+    pgoutput::bytes bytes_;
+  };
+
+  // What the simulator does at the session's moments; each returns false when the process died.
+  struct hooks {
+    std::function<bool()> before_frame;  // a crash point before a frame is handed
+    std::function<bool()> drained;       // every frame was handed: the simulator stops the pipeline
+  };
+
+  sim_stream(std::vector<pgoutput::bytes> frames, hooks h) : frames_(std::move(frames)), hooks_(std::move(h)) {}
+
+  template <class OnFrame>
+  [[nodiscard]] auto receive(OnFrame&& on_frame, std::size_t max_bytes) -> result<std::size_t> {
+    if (dead_) return fail(errc::connection_failed);
+    if (next_ == frames_.size()) {
+      if (!drained_) {
+        drained_ = true;
+        if (!hooks_.drained()) {
+          dead_ = true;
+          return fail(errc::connection_failed);
+        }
+      }
+      return std::size_t{0};
+    }
+    if (max_bytes == 0) return std::size_t{0};
+    if (!hooks_.before_frame()) {
+      dead_ = true;
+      return fail(errc::connection_failed);
+    }
+    auto& f = frames_[next_++];
+    const auto n = f.size();
+    on_frame(frame_type{std::move(f)});
+    return n;
+  }
+
+  [[nodiscard]] auto send(std::span<const std::byte> payload) -> result<void> {
+    if (dead_) return fail(errc::connection_failed);
+    // A standby status update: 'r', then the written, flushed and applied positions.
+    if (payload.size() >= 17 && static_cast<char>(payload[0]) == 'r') {
+      std::uint64_t flush = 0;
+      for (std::size_t i = 9; i < 17; ++i) flush = (flush << 8U) | static_cast<std::uint8_t>(payload[i]);
+      // The keepalive guard sends from its own thread (under the session's stream mutex).
+      auto seen = reported_.load();
+      while (seen < flush && !reported_.compare_exchange_weak(seen, flush)) {
+      }
+    }
+    return {};
+  }
+
+  [[nodiscard]] auto wait(int /*wake_fd*/, std::chrono::milliseconds /*timeout*/) -> result<pq::wait_outcome> {
+    if (dead_) return fail(errc::connection_failed);
+    return drained_ ? pq::wait_outcome::woken : pq::wait_outcome::readable;
+  }
+
+  [[nodiscard]] auto input_waiting() noexcept -> bool { return next_ < frames_.size(); }
+  // The highest flush position a status update reported.
+  [[nodiscard]] auto reported() const noexcept -> lsn { return lsn{reported_.load()}; }
+  [[nodiscard]] auto finish() -> result<void> { return {}; }
+  [[nodiscard]] auto backend_pid() const noexcept -> int { return 0; }
+  [[nodiscard]] auto last_sqlstate() const -> std::string { return {}; }
+
+  // The frames of a session: each message in XLogData at its position, and a keepalive after
+  // every third, asking for a reply every other time.
+  [[nodiscard]] static auto frames_of(const std::vector<wal::message>& session) -> std::vector<pgoutput::bytes> {
+    std::vector<pgoutput::bytes> out;
+    lsn sent{};
+    bool ask = false;
+    for (std::size_t i = 0; i < session.size(); ++i) {
+      const auto& m = session[i];
+      out.push_back(pgoutput::xlog(m.at, 0, m.payload));
+      sent = std::max(sent, m.at);
+      if (i % 3 == 2) {
+        out.push_back(pgoutput::keepalive(sent, 0, ask));
+        ask = !ask;
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::vector<pgoutput::bytes> frames_;
+  hooks hooks_;
+  std::size_t next_ = 0;
+  bool drained_ = false;
+  bool dead_ = false;
+  std::atomic<std::uint64_t> reported_{0};
+};
+
+static_assert(server_stream<sim_stream>);
+
+}  // namespace replicant::testing::detail
+
+#endif  // REPLICANT_TESTING_DETAIL_SIM_STREAM_HPP
