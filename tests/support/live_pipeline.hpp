@@ -160,6 +160,20 @@ struct event_log {
   }
   /// Whether any event contains @p text.
   auto contains(std::string_view text) -> bool { return count(text) > 0; }
+  /// Whether a `replicant.connection.disconnected` event carried `reason=<reason>` (the whole
+  /// name): how a live test checks that a halt it provoked was reported. tests/halts_provoked.txt
+  /// records which case does so for which reason (tests/unit/halt_coverage.cpp reads it).
+  auto disconnected(replicant::halt_reason reason) -> bool {
+    constexpr std::string_view event = "replicant.connection.disconnected ";
+    const std::string key = " reason=" + std::string{replicant::to_string(reason)};
+    const std::lock_guard lock{mutex};
+    for (const auto& l : lines) {
+      if (l.rfind(event, 0) != 0) continue;
+      const auto at = l.find(key);
+      if (at != std::string::npos && (at + key.size() == l.size() || l[at + key.size()] == ' ')) return true;
+    }
+    return false;
+  }
   /// The last @p n events that contain @p text, oldest first: what a failed wait prints to say what
   /// the pipeline did (telemetry is value-free, and audited to be).
   auto last(std::size_t n, std::string_view text) -> std::string {
