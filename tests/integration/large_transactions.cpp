@@ -450,6 +450,10 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   BOOST_TEST(std::filesystem::is_empty(dir.path()));
 }
 
+// How a spill storage fault is reported besides the halt: as the sink's failure (as the reference
+// does), with the reason and a file operation's error class.
+constexpr std::string_view spill_failure_event = " reason=spill_io_failed error_class=io_failed";
+
 // Storage faults: a spill directory that cannot be made or is not private (refused by the policy's
 // prepare() at connect, before any frame is applied), and one where writing stops (a full disk,
 // brought about with RLIMIT_FSIZE: writes past the limit fail with EFBIG). Each halts
@@ -513,6 +517,7 @@ BOOST_AUTO_TEST_CASE(a_spill_directory_that_cannot_be_made_halts_and_loses_nothi
   BOOST_TEST(spill_fault_halts_and_a_restart_delivers("/proc/replicant-spill-test", false, events) ==
              halt_reason::spill_io_failed);
   BOOST_TEST(events.disconnected(halt_reason::spill_io_failed));
+  BOOST_TEST(events.count(spill_failure_event) == 1U);
 }
 
 BOOST_AUTO_TEST_CASE(a_spill_directory_others_can_write_into_halts_and_loses_nothing) {
@@ -521,6 +526,7 @@ BOOST_AUTO_TEST_CASE(a_spill_directory_others_can_write_into_halts_and_loses_not
   replicant::test::event_log events;
   BOOST_TEST(spill_fault_halts_and_a_restart_delivers(dir.path(), false, events) == halt_reason::spill_io_failed);
   BOOST_TEST(events.disconnected(halt_reason::spill_io_failed));
+  BOOST_TEST(events.count(spill_failure_event) == 1U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()), "nothing was written into it");
 }
 
@@ -529,6 +535,7 @@ BOOST_AUTO_TEST_CASE(a_full_spill_disk_halts_and_loses_nothing) {
   replicant::test::event_log events;
   BOOST_TEST(spill_fault_halts_and_a_restart_delivers(dir.path(), true, events) == halt_reason::spill_io_failed);
   BOOST_TEST(events.disconnected(halt_reason::spill_io_failed));
+  BOOST_TEST(events.count(spill_failure_event) == 1U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()), "no spill file outlives the halt");
 }
 

@@ -82,10 +82,11 @@ auto invalidation_class(Running& r) -> std::string {
   return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
 }
 
-// The event that reports a slot_invalidated halt of class @p kind for @p slot.
+// The event that reports a slot_invalidated halt of class @p kind for @p slot: the class is both
+// its `reason` (the reference's key) and its `kind`.
 auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
-  return "replicant.connection.slot_invalidated slot_name=" + slot +
-         " reason=slot_invalidated kind=" + std::string{kind};
+  return "replicant.connection.slot_invalidated slot_name=" + slot + " reason=" + std::string{kind} +
+         " kind=" + std::string{kind};
 }
 
 // Makes the server remove WAL the slot of @p f still needs, as max_slot_wal_keep_size allows
@@ -666,6 +667,13 @@ BOOST_AUTO_TEST_CASE(a_slot_in_use_elsewhere_halts_after_the_command_retry_budge
   BOOST_TEST(second.halted() == halt_reason::command_error_limit);
   BOOST_TEST(second.pipeline.last_halt()->attempts.value() == 3U);
   BOOST_TEST(events.contains("replicant.connection.command_error_halt"));
+  // Each cycle is reported as it happens, so that an alert need not wait for the halt.
+  for (const int attempt : {1, 2, 3}) {
+    BOOST_TEST(events.count("replicant.connection.command_error attempt=" + std::to_string(attempt) +
+                            " max_retries=2 slot_name=" + f.slot + " error_class=server_error") == 1U,
+               attempt);
+  }
+  BOOST_TEST(events.count("replicant.connection.command_error ") == 3U);
   BOOST_TEST(events.disconnected(halt_reason::command_error_limit));
 }
 
@@ -948,6 +956,14 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_catches_up_on_a_backlog_but_halts_when_it_falls
     BOOST_TEST(events.count("replicant.sink.lagging lag_bytes=") >= 1U);
     BOOST_TEST(events.count("replicant.connection.disconnected lag_bytes=") == 1U);
     BOOST_TEST(events.disconnected(halt_reason::sink_too_slow));
+    // The lag under the reference's name too, the same number, in the warning and in the halt.
+    for (const std::string event : {"replicant.sink.lagging ", "replicant.connection.disconnected lag_bytes="}) {
+      const auto line = events.last(1, event);
+      const auto bytes = line.find("lag_bytes=");
+      BOOST_TEST_REQUIRE(bytes != std::string::npos, event);
+      const auto value = line.substr(bytes + 10, line.find(' ', bytes) - bytes - 10);
+      BOOST_TEST(line.find(" lag=" + value + " ") != std::string::npos, line);
+    }
   }
   const auto total = static_cast<std::size_t>(written);
   BOOST_TEST(sink.snapshot().size() < total);

@@ -167,10 +167,11 @@ auto invalidation_class(Running& r) -> std::string {
   return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
 }
 
-// The event that reports a slot_invalidated halt of class @p kind for @p slot.
+// The event that reports a slot_invalidated halt of class @p kind for @p slot: the class is both
+// its `reason` (the reference's key) and its `kind`.
 auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
-  return "replicant.connection.slot_invalidated slot_name=" + slot +
-         " reason=slot_invalidated kind=" + std::string{kind};
+  return "replicant.connection.slot_invalidated slot_name=" + slot + " reason=" + std::string{kind} +
+         " kind=" + std::string{kind};
 }
 
 // How the standby describes the invalidation of its slot: `conflicting` on 16, which does not say

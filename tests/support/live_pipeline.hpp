@@ -283,7 +283,7 @@ struct published_database {
 };
 
 /// What a pipeline's telemetry said about its halts: the reasons `connection.disconnected` carried,
-/// and whether `sink.failed` was emitted.
+/// and whether `sink.failed` was emitted (for a sink's failure, and for a spill storage's).
 struct halt_telemetry {
   std::mutex mutex;
   std::set<replicant::halt_reason> disconnected;
@@ -298,10 +298,12 @@ struct halt_telemetry {
     }
   }
   /// Whether a halt for @p reason was reported as every halt must be: `connection.disconnected`
-  /// with its reason, and a sink's failure as `sink.failed` too.
+  /// with its reason, and a sink's or a spill storage's failure as `sink.failed` too.
   auto reported(replicant::halt_reason reason) -> bool {
     const std::lock_guard lock{mutex};
-    return disconnected.count(reason) == 1U && (reason != replicant::halt_reason::sink_failed || sink_failed);
+    const bool as_sink_failure =
+        reason == replicant::halt_reason::sink_failed || reason == replicant::halt_reason::spill_io_failed;
+    return disconnected.count(reason) == 1U && (!as_sink_failure || sink_failed);
   }
 };
 
