@@ -1103,8 +1103,8 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_where_the_server_cannot_run_it) {
   plugin_database f;
   record_sink sink;
   replicant::test::event_log events;
-  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(events, sink,
-                                                                                 plugin_database::pglogical(), f.options);
+  const auto settings = plugin_database::pglogical();
+  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(events, sink, settings, f.options);
   BOOST_TEST((h && h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
   BOOST_TEST(events.disconnected(halt_reason::decoder_unsupported_on_server));
   BOOST_TEST(!f.slot_exists());
@@ -1269,10 +1269,10 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_on_a_malformed_numeric_or_bytea_before_the_s
                               corruption{"bytea", R"({"action":"I")", "00112233445566", "s3cr3t33445566"}}) {
     BOOST_TEST_CONTEXT(c.what) {
       replicant::test::event_log events;
-      BOOST_TEST(halts_before_delivering_a_malformed_value<replicant::wal2json_decoder>(
-                     events,
-                     replicant::wal2json_options{.tables = {{"public", "amounts"}}, .allow_special_numbers_as_null = true},
-                     c) == halt_reason::decode_failure);
+      const replicant::wal2json_options settings{.tables = {{"public", "amounts"}},
+                                                 .allow_special_numbers_as_null = true};
+      BOOST_TEST(halts_before_delivering_a_malformed_value<replicant::wal2json_decoder>(events, settings, c) ==
+                 halt_reason::decode_failure);
       BOOST_TEST(events.disconnected(halt_reason::decode_failure));
     }
   }

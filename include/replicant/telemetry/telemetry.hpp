@@ -13,10 +13,10 @@
 /// `lag` (the same lag, under the reference's name) as measurements — and each key accepts only
 /// its own value type: an @ref replicant::lsn, an integer, a `std::chrono` duration, a `bool`, a
 /// @ref replicant::table_ref, a @ref replicant::slot_name, a @ref replicant::halt_reason, a
-/// @ref replicant::errc or a @ref replicant::telemetry::kind "telemetry::kind". No key takes a string, so a row value cannot
-/// be emitted: the attempt does not compile, with a `static_assert` message starting `replicant: `,
-/// and neither does a key that the event's catalog entry does not list. The catalog is a Boost.Hana
-/// tuple of event types, checked when this header is compiled.
+/// @ref replicant::errc or a @ref replicant::telemetry::kind "telemetry::kind". No key takes a
+/// string, so a row value cannot be emitted: the attempt does not compile, with a `static_assert`
+/// message starting `replicant: `, and neither does a key that the event's catalog entry does not
+/// list. The catalog is a Boost.Hana tuple of event types, checked when this header is compiled.
 ///
 /// @par Example: observing a pipeline
 /// @code
@@ -441,7 +441,8 @@ struct table_t : detail::table_shape { static constexpr std::string_view name = 
 /// `slot_name`: the replication slot (@ref replicant::slot_name, validated).
 struct slot_name_t : detail::slot_shape { static constexpr std::string_view name = "slot_name"; };
 /// `reason`: why: a @ref replicant::halt_reason for a halt or a failure, a @ref telemetry::kind
-/// for a cause that is not one (what closed a batch, a stream's abort).
+/// for a cause that is not one (what closed a batch, a stream's abort, the class of an invalidated
+/// slot).
 struct reason_t : detail::enum_shape<halt_reason, telemetry::kind> {
   static constexpr std::string_view name = "reason";
 };
