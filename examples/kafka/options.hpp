@@ -27,7 +27,7 @@ namespace replicant::examples::kafka {
 struct options {
   /// The source: DSN, slot, publications, slot creation, status interval.
   slot_options slot;
-  /// Accept that a slot without a checkpoint starts now.
+  /// Without a checkpoint, start at the slot's acknowledged position (a slot created now: the end of the WAL).
   bool go_forward_only = false;
   /// The pipeline's resident budget in MiB; 1 to 65,536.
   std::uint32_t max_inflight_mib = 64;
@@ -84,7 +84,8 @@ struct arguments {
   std::string max_outage_s = "60";
 
   arguments() {
-    cli.flag("--go-forward-only", go_forward_only, "without a checkpoint in the checkpoint topic, start from now");
+    cli.flag("--go-forward-only", go_forward_only,
+             "without a checkpoint in the checkpoint topic, start at the slot's acknowledged position");
     cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
     const std::string broker = "Broker";
     cli.text("--brokers", brokers, "LIST", "", "bootstrap servers, host:port,... (never printed)")

@@ -322,6 +322,7 @@ BOOST_AUTO_TEST_CASE(a_permanent_store_fault_halts_at_once) {
   event_log events;
   running<lib_pipeline> r{sink, f.pgoutput, lib(state), f.options, &events.dispatcher};
   BOOST_TEST(r.halted() == halt_reason::checkpoint_store_failed);
+  BOOST_TEST(events.disconnected(halt_reason::checkpoint_store_failed));
   BOOST_TEST(r.pipeline.last_halt()->attempts.value_or(0) == 1U);
   BOOST_TEST(r.pipeline.last_halt()->cause == replicant::errc::store_mismatch);
   BOOST_TEST(!events.contains("replicant.checkpoint_store.retrying"));

@@ -245,10 +245,11 @@ using file_policy = replicant::lib_owned_checkpoint<replicant::file_checkpoint_s
 template <class Decoder>
 using lib_pipeline_of = replicant::pipeline<Decoder, file_policy, replicant::no_spill, lib_record_sink>;
 
-// Runs a pipeline that is expected to halt at connect, on this thread; its halt.
+// Runs a pipeline that is expected to halt at connect, on this thread, with its telemetry going to
+// @p events (where the case checks that the halt was reported); its halt.
 template <class Pipeline, class... Args>
-auto halt_of(Args&&... args) -> std::optional<replicant::halt> {
-  Pipeline p{std::forward<Args>(args)...};
+auto halt_of(replicant::test::event_log& events, Args&&... args) -> std::optional<replicant::halt> {
+  Pipeline p{std::forward<Args>(args)..., &events.dispatcher};
   std::error_code ec;
   p.run(ec);
   BOOST_TEST(static_cast<bool>(ec), "the pipeline halted");
@@ -915,9 +916,10 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
     }
     return;
   }
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, w, f.options, &events.dispatcher);
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(events, sink, w, f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::decoder_option_unsupported), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_option_unsupported));
   BOOST_TEST((h->sqlstate == std::optional<std::string>{"22023"}));
   BOOST_TEST(events.contains("decoder_option_unsupported"));
   BOOST_TEST(wait_until([&] { return !f.slot_active(); }), "the probe's stream was ended");
@@ -1000,10 +1002,12 @@ BOOST_AUTO_TEST_CASE(wal2json_delivers_nan_and_infinities_as_numeric_with_the_op
 BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_table_that_does_not_exist, *utf::precondition(wal2json_available)) {
   plugin_database f;
   record_sink sink;
+  replicant::test::event_log events;
   const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(
-      sink, f.wal2json({{"public", "items"}, {"public", "nowhere"}}), f.options);
+      events, sink, f.wal2json({{"public", "items"}, {"public", "nowhere"}}), f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::decoder_table_missing), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_table_missing));
   BOOST_TEST((h->table == std::optional<replicant::table_name>{{"public", "nowhere"}}));
   BOOST_TEST(!f.slot_exists(), "nothing was created for a pipeline that could not start");
 }
@@ -1014,14 +1018,20 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_keyless_table_unless_it_is_insert_only
   f.sql("CREATE TABLE events (at timestamptz, what text)");
   const auto tables = std::vector<replicant::table_name>{{"public", "items"}, {"public", "events"}};
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(tables), f.options);
+  replicant::test::event_log events;
+  const auto h =
+      halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(events, sink, f.wal2json(tables), f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::table_keyless), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::table_keyless));
   BOOST_TEST((h->table == std::optional<replicant::table_name>{{"public", "events"}}));
   // REPLICA IDENTITY NOTHING on a keyed table is just as keyless to wal2json.
   f.sql("ALTER TABLE items REPLICA IDENTITY NOTHING");
-  const auto nothing = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(), f.options);
+  replicant::test::event_log nothing_events;
+  const auto nothing =
+      halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(nothing_events, sink, f.wal2json(), f.options);
   BOOST_TEST((nothing && nothing->reason == halt_reason::table_keyless), reason_of(nothing));
+  BOOST_TEST(nothing_events.disconnected(halt_reason::table_keyless));
   f.sql("ALTER TABLE items REPLICA IDENTITY DEFAULT");
   // Declared insert-only: it streams, inserts included.
   auto insert_only = f.wal2json(tables);
@@ -1042,7 +1052,8 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_at_the_change_that_shows_a_dropped_column, *
       auto w = f.wal2json();
       w.schema_check_interval = 0ms;  // the change alone must tell
       record_sink sink;
-      running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options};
+      replicant::test::event_log events;
+      running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, w, f.options, &events.dispatcher};
       BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
       f.sql("INSERT INTO items VALUES (1, 'one', 1)");
       BOOST_TEST_REQUIRE(sink.wait_for(1));
@@ -1052,6 +1063,7 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_at_the_change_that_shows_a_dropped_column, *
       const auto& h = p.pipeline.last_halt();
       BOOST_TEST_REQUIRE(h.has_value());
       BOOST_TEST((h->reason == halt_reason::schema_change_destructive), reason_of(h));
+      BOOST_TEST(events.disconnected(halt_reason::schema_change_destructive));
       BOOST_TEST((h->table == std::optional<replicant::table_name>{{"public", "items"}}));
       BOOST_TEST(sink.count() == 1U, "nothing after the drop was delivered");
     }
@@ -1090,9 +1102,11 @@ BOOST_AUTO_TEST_CASE(wal2json_finds_a_dropped_column_no_change_shows_within_the_
 BOOST_AUTO_TEST_CASE(pglogical_halts_where_the_server_cannot_run_it) {
   plugin_database f;
   record_sink sink;
-  const auto h =
-      halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(sink, plugin_database::pglogical(), f.options);
+  replicant::test::event_log events;
+  const auto settings = plugin_database::pglogical();
+  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(events, sink, settings, f.options);
   BOOST_TEST((h && h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_unsupported_on_server));
   BOOST_TEST(!f.slot_exists());
 }
 
@@ -1104,14 +1118,18 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_for_a_replication_set_that_does_not_exist,
   auto g = plugin_database::pglogical();
   g.replication_sets.push_back("nosuch");
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(sink, g, f.options);
+  replicant::test::event_log events;
+  const auto h = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(events, sink, g, f.options);
   BOOST_TEST((h && h->reason == halt_reason::publication_missing), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::publication_missing));
   // The extension without a node: refused as unsupported.
   plugin_database bare;
   bare.sql("CREATE EXTENSION pglogical");
-  const auto nodeless =
-      halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(sink, plugin_database::pglogical(), bare.options);
+  replicant::test::event_log nodeless_events;
+  const auto nodeless = halt_of<pipeline_of<replicant::pglogical_decoder, record_sink>>(
+      nodeless_events, sink, plugin_database::pglogical(), bare.options);
   BOOST_TEST((nodeless && nodeless->reason == halt_reason::decoder_unsupported_on_server), reason_of(nodeless));
+  BOOST_TEST(nodeless_events.disconnected(halt_reason::decoder_unsupported_on_server));
 }
 
 // --- other servers, other slots ----------------------------------------------------------------------
@@ -1122,9 +1140,11 @@ BOOST_AUTO_TEST_CASE(a_missing_plugin_library_halts_decoder_unsupported_on_serve
                      *utf::precondition(wal2json_absent)) {
   plugin_database f;
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(), f.options);
+  replicant::test::event_log events;
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(events, sink, f.wal2json(), f.options);
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_unsupported_on_server));
   BOOST_TEST((h->sqlstate == std::optional<std::string>{"58P01"}));
 }
 
@@ -1132,8 +1152,10 @@ BOOST_AUTO_TEST_CASE(a_slot_made_for_another_plugin_halts, *utf::precondition(wa
   plugin_database f;
   f.sql("SELECT pg_create_logical_replication_slot('" + f.slot + "', 'pgoutput')");
   record_sink sink;
-  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(sink, f.wal2json(), f.options);
+  replicant::test::event_log events;
+  const auto h = halt_of<pipeline_of<replicant::wal2json_decoder, record_sink>>(events, sink, f.wal2json(), f.options);
   BOOST_TEST((h && h->reason == halt_reason::slot_plugin_mismatch), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::slot_plugin_mismatch));
 }
 
 // A server older than PostgreSQL 10 has no pgoutput. None can run here, so the proxy makes this
@@ -1147,9 +1169,11 @@ BOOST_AUTO_TEST_CASE(pgoutput_halts_on_a_server_without_pgoutput) {
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
   replicant::test::memory_sink sink;
-  const auto h =
-      halt_of<pipeline_of<replicant::pgoutput_decoder, replicant::test::memory_sink>>(sink, f.pgoutput, options);
+  replicant::test::event_log events;
+  const auto h = halt_of<pipeline_of<replicant::pgoutput_decoder, replicant::test::memory_sink>>(events, sink,
+                                                                                                  f.pgoutput, options);
   BOOST_TEST((h && h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_unsupported_on_server));
   BOOST_TEST(proxy.rewritten() > 0U);
   BOOST_TEST(!f.slot_exists());
 }
@@ -1167,12 +1191,14 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_for_a_commit_without_its_lsn, *utf::precondi
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
   record_sink sink;
-  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, f.wal2json(), options};
+  replicant::test::event_log events;
+  running<pipeline_of<replicant::wal2json_decoder, record_sink>> p{sink, f.wal2json(), options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");
   BOOST_TEST_REQUIRE(p.ends_within(30s));
   const auto& h = p.pipeline.last_halt();
   BOOST_TEST((h && h->reason == halt_reason::decoder_lsn_missing), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_lsn_missing));
   BOOST_TEST(sink.count() == 0U);
   BOOST_TEST(f.confirmed_flush() < replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value());
 }
@@ -1189,8 +1215,10 @@ struct corruption {
   std::string_view to;     // the same length, without the type's shape
 };
 
+// Its halt's reason; the telemetry goes to @p events.
 template <class Decoder, class Settings>
-auto halts_before_delivering_a_malformed_value(const Settings& settings, const corruption& c) -> void {
+auto halts_before_delivering_a_malformed_value(replicant::test::event_log& events, const Settings& settings,
+                                               const corruption& c) -> halt_reason {
   plugin_database f;
   f.sql("CREATE TABLE amounts (id int PRIMARY KEY, amount numeric, data bytea, note text);"
         " ALTER PUBLICATION pub ADD TABLE amounts");
@@ -1199,7 +1227,6 @@ auto halts_before_delivering_a_malformed_value(const Settings& settings, const c
                                        }};
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
-  replicant::test::event_log events;
   record_sink sink;
   running<pipeline_of<Decoder, record_sink>> p{sink, settings, options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
@@ -1209,7 +1236,6 @@ auto halts_before_delivering_a_malformed_value(const Settings& settings, const c
   f.sql("INSERT INTO amounts VALUES (2, 4711.424242, '\\x00112233445566', '" + std::string{secret} + "')");
   BOOST_TEST_REQUIRE(p.ends_within(30s));
   const auto& h = p.pipeline.last_halt();
-  BOOST_TEST((h && h->reason == halt_reason::decode_failure), reason_of(h));
   BOOST_TEST(proxy.rewritten() == 1U, "the corrupted row was the only one rewritten");
   BOOST_TEST(sink.count() == 1U, "the transaction with the corrupted value never reached the sink");
   BOOST_TEST(f.confirmed_flush() <= before, "the slot was not confirmed past it");
@@ -1219,14 +1245,17 @@ auto halts_before_delivering_a_malformed_value(const Settings& settings, const c
   };
   if (h) BOOST_TEST(value_free(replicant::describe(*h)));
   for (const auto& line : events.lines) BOOST_TEST(value_free(line), "a telemetry event carries a value");
+  return h ? h->reason : halt_reason{};
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_numeric_or_bytea_halts_before_the_sink_sees_its_transaction) {
   for (const corruption& c : {corruption{"numeric", "I", "4711.424242", "s3cr3t.4242"},
                               corruption{"bytea", "I", "00112233445566", "s3cr3t33445566"}}) {
     BOOST_TEST_CONTEXT(c.what) {
-      halts_before_delivering_a_malformed_value<replicant::pgoutput_decoder>(
-          replicant::pgoutput_options{.publications = {"pub"}}, c);
+      replicant::test::event_log events;
+      BOOST_TEST(halts_before_delivering_a_malformed_value<replicant::pgoutput_decoder>(
+                     events, replicant::pgoutput_options{.publications = {"pub"}}, c) == halt_reason::decode_failure);
+      BOOST_TEST(events.disconnected(halt_reason::decode_failure));
     }
   }
 }
@@ -1239,8 +1268,12 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_on_a_malformed_numeric_or_bytea_before_the_s
   for (const corruption& c : {corruption{"numeric", R"({"action":"I")", "4711.424242", R"("s3cr3t-42")"},
                               corruption{"bytea", R"({"action":"I")", "00112233445566", "s3cr3t33445566"}}) {
     BOOST_TEST_CONTEXT(c.what) {
-      halts_before_delivering_a_malformed_value<replicant::wal2json_decoder>(
-          replicant::wal2json_options{.tables = {{"public", "amounts"}}, .allow_special_numbers_as_null = true}, c);
+      replicant::test::event_log events;
+      const replicant::wal2json_options settings{.tables = {{"public", "amounts"}},
+                                                 .allow_special_numbers_as_null = true};
+      BOOST_TEST(halts_before_delivering_a_malformed_value<replicant::wal2json_decoder>(events, settings, c) ==
+                 halt_reason::decode_failure);
+      BOOST_TEST(events.disconnected(halt_reason::decode_failure));
     }
   }
 }
@@ -1259,12 +1292,15 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_for_a_protocol_it_does_not_speak, *utf::pre
   auto options = f.options;
   options.conninfo = proxy.route(f.pg.dsn(f.db));
   record_sink sink;
-  running<pipeline_of<replicant::pglogical_decoder, record_sink>> p{sink, plugin_database::pglogical(), options};
+  replicant::test::event_log events;
+  running<pipeline_of<replicant::pglogical_decoder, record_sink>> p{sink, plugin_database::pglogical(), options,
+                                                                   &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");  // the startup message comes with the first transaction
   BOOST_TEST_REQUIRE(p.ends_within(30s));
   const auto& h = p.pipeline.last_halt();
   BOOST_TEST((h && h->reason == halt_reason::decoder_protocol_unsupported), reason_of(h));
+  BOOST_TEST(events.disconnected(halt_reason::decoder_protocol_unsupported));
   BOOST_TEST(proxy.rewritten() > 0U);
   BOOST_TEST(sink.count() == 0U);
 }

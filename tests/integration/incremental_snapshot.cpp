@@ -766,10 +766,12 @@ BOOST_AUTO_TEST_CASE(a_sink_that_cannot_keep_progress_is_refused_at_start) {
   replicant::test::published_database f;
   incremental_options(f, 100);
   replicant::test::memory_sink sink;  // no handle_snapshot, no snapshot_progress
+  replicant::test::event_log events;
   running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill,
                               replicant::test::memory_sink>>
-      r{sink, f.pgoutput, f.options};
+      r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST((r.halted() == halt_reason::snapshot_unsupported));
+  BOOST_TEST(events.disconnected(halt_reason::snapshot_unsupported));
   BOOST_TEST(!f.slot_exists());
 }
 

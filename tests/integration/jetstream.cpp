@@ -715,8 +715,8 @@ BOOST_AUTO_TEST_CASE(a_missing_stream_halts) {
   m.start();
   BOOST_TEST(m.wait_exit(60s) == 1);
   BOOST_TEST(m.output().find("the stream does not exist") != std::string::npos);
-  // Without a checkpoint in the new stream the program goes forward from now: what it streams
-  // from then on must all come.
+  // Without a checkpoint in the new stream the program goes forward from the slot's acknowledged
+  // position: what it streams from then on must all come.
   f.client.create_stream(f.stream, f.prefix);
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};

@@ -176,7 +176,8 @@ BOOST_AUTO_TEST_CASE(too_many_transactions_in_progress_halts) {
   f.pgoutput.streaming = true;
   f.options.max_concurrent_txns = 1;
   memory_sink sink;
-  running<plain_pipeline> r{sink, f.pgoutput, f.options};
+  replicant::test::event_log events;
+  running<plain_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   replicant::test::pg_connection a{f.pg.dsn(f.db)};
   replicant::test::pg_connection b{f.pg.dsn(f.db)};
@@ -186,6 +187,7 @@ BOOST_AUTO_TEST_CASE(too_many_transactions_in_progress_halts) {
   b.exec(insert_range(1001, 1400));
   a.exec(insert_range(401, 800));  // makes sure the first is streamed again while the second is open
   BOOST_TEST(r.halted() == halt_reason::transaction_too_large);
+  BOOST_TEST(events.disconnected(halt_reason::transaction_too_large));
   a.exec("ROLLBACK");
   b.exec("ROLLBACK");
   BOOST_TEST(sink.snapshot().empty());
@@ -275,11 +277,14 @@ BOOST_AUTO_TEST_CASE(two_phase_with_failover_halts_below_18_leaving_no_slot_and_
   f.pgoutput.two_phase = true;
   f.options.failover = true;
   memory_sink sink;
-  running<plain_pipeline> r{sink, f.pgoutput, f.options};
+  replicant::test::event_log events;
+  running<plain_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
   if (f.pg.major() < 17) {
     BOOST_TEST(r.halted() == halt_reason::failover_unsupported);
+    BOOST_TEST(events.disconnected(halt_reason::failover_unsupported));
   } else if (f.pg.major() == 17) {
     BOOST_TEST(r.halted() == halt_reason::two_phase_failover_conflict);
+    BOOST_TEST(events.disconnected(halt_reason::two_phase_failover_conflict));
   } else {
     BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
     BOOST_TEST(!r.stop());
@@ -439,24 +444,31 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_halts_spill_exhausted_and_leaves_no_file) {
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));  // about 10 MB
   BOOST_TEST(r.halted() == halt_reason::spill_exhausted);
+  BOOST_TEST(events.disconnected(halt_reason::spill_exhausted));
   BOOST_TEST(events.contains("replicant.stream.spill_exhausted"));
   BOOST_TEST(sink.count() == 0U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()));
 }
 
+// How a spill storage fault is reported besides the halt: as the sink's failure (as the reference
+// does), with the reason and a file operation's error class.
+constexpr std::string_view spill_failure_event = " reason=spill_io_failed error_class=io_failed";
+
 // Storage faults: a spill directory that cannot be made or is not private (refused by the policy's
 // prepare() at connect, before any frame is applied), and one where writing stops (a full disk,
 // brought about with RLIMIT_FSIZE: writes past the limit fail with EFBIG). Each halts
 // spill_io_failed without a byte of the rows in what it says, acknowledges nothing, and a restart
-// with working storage delivers the transaction.
-auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill_dir, bool limit_file_size) -> void {
+// with working storage delivers the transaction. Returns the reason of the halt, whose telemetry
+// went to @p events (the cases check both).
+auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill_dir, bool limit_file_size,
+                                              replicant::test::event_log& events) -> halt_reason {
   const std::string rows = "INSERT INTO items SELECT g, '" + std::string{secret} +
                            "-' || repeat('x', 200), 1 "
                            "FROM generate_series(1, 40000) g";  // about 10 MB
   replicant::test::published_database f;
   f.options.max_inflight_bytes = 1U << 20U;
-  replicant::test::event_log events;
   lsn before;
+  halt_reason reason{};
   {
     counting_sink sink;
     rlimit saved{};
@@ -475,7 +487,7 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
       before = f.confirmed_flush();
       f.sql(rows);
     }
-    BOOST_TEST(r.halted() == halt_reason::spill_io_failed);
+    reason = r.halted();
     ::setrlimit(RLIMIT_FSIZE, &saved);
     const auto& h = r.pipeline.last_halt();
     BOOST_TEST_REQUIRE(h.has_value());
@@ -496,23 +508,34 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
   BOOST_TEST(wait_until([&] { return sink.count() >= 40000U; }, 120s));
   BOOST_TEST(!r.stop());
   BOOST_TEST(sink.transactions == 1U);
+  return reason;
 }
 
 BOOST_AUTO_TEST_CASE(a_spill_directory_that_cannot_be_made_halts_and_loses_nothing) {
   // Not even root may make a directory in /proc.
-  spill_fault_halts_and_a_restart_delivers("/proc/replicant-spill-test", false);
+  replicant::test::event_log events;
+  BOOST_TEST(spill_fault_halts_and_a_restart_delivers("/proc/replicant-spill-test", false, events) ==
+             halt_reason::spill_io_failed);
+  BOOST_TEST(events.disconnected(halt_reason::spill_io_failed));
+  BOOST_TEST(events.count(spill_failure_event) == 1U);
 }
 
 BOOST_AUTO_TEST_CASE(a_spill_directory_others_can_write_into_halts_and_loses_nothing) {
   replicant::test::temp_dir dir{"replicant-spill-live"};
   BOOST_TEST_REQUIRE(::chmod(dir.path().c_str(), 0777) == 0);
-  spill_fault_halts_and_a_restart_delivers(dir.path(), false);
+  replicant::test::event_log events;
+  BOOST_TEST(spill_fault_halts_and_a_restart_delivers(dir.path(), false, events) == halt_reason::spill_io_failed);
+  BOOST_TEST(events.disconnected(halt_reason::spill_io_failed));
+  BOOST_TEST(events.count(spill_failure_event) == 1U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()), "nothing was written into it");
 }
 
 BOOST_AUTO_TEST_CASE(a_full_spill_disk_halts_and_loses_nothing) {
   replicant::test::temp_dir dir{"replicant-spill-live"};
-  spill_fault_halts_and_a_restart_delivers(dir.path(), true);
+  replicant::test::event_log events;
+  BOOST_TEST(spill_fault_halts_and_a_restart_delivers(dir.path(), true, events) == halt_reason::spill_io_failed);
+  BOOST_TEST(events.disconnected(halt_reason::spill_io_failed));
+  BOOST_TEST(events.count(spill_failure_event) == 1U);
   BOOST_TEST(std::filesystem::is_empty(dir.path()), "no spill file outlives the halt");
 }
 

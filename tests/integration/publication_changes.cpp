@@ -382,6 +382,7 @@ BOOST_AUTO_TEST_CASE(a_change_made_while_reconnecting_halts_at_the_reconnect) {
                              c.x.f.slot + "'") == "1");
   BOOST_TEST_REQUIRE(c.r->ends_within(30s), "the reconnect did not halt");
   BOOST_TEST(c.r->halted() == halt_reason::publication_changed);
+  BOOST_TEST(c.events.disconnected(halt_reason::publication_changed));
   BOOST_TEST(c.r->pipeline.last_halt()->table.value_or(replicant::table_name{}).name == "other");
   BOOST_TEST(c.events.contains("replicant.connection.slot_invalidated slot_name=" + c.x.f.slot +
                                " reason=publication_changed"));

@@ -167,8 +167,10 @@ BOOST_AUTO_TEST_CASE(an_interrupted_snapshot_is_reported_on_the_next_start) {
   BOOST_TEST(f.slot_exists());
   sink.fail_snapshot_batch = -1;
   {
-    running<snapshot_pipeline> r{sink, f.pgoutput, f.options};
+    event_log again;
+    running<snapshot_pipeline> r{sink, f.pgoutput, f.options, &again.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::snapshot_incomplete);
+    BOOST_TEST(again.disconnected(halt_reason::snapshot_incomplete));
   }
   // The operator's way out: drop the slot and take the snapshot again.
   f.pg.sql("SELECT pg_drop_replication_slot('" + f.slot + "')");

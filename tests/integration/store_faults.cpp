@@ -629,6 +629,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_past_the_end_of_the_wal_halts) {
   running<pg_pipeline> r{sink, x.f.pgoutput, x.policy(2s, 2, 100ms), x.f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(r.ends_within(30s), "no halt");
   BOOST_TEST(r.halted() == halt_reason::checkpoint_ahead_of_server);
+  BOOST_TEST(events.disconnected(halt_reason::checkpoint_ahead_of_server));
   const auto& h = r.pipeline.last_halt();
   BOOST_TEST_REQUIRE(h.has_value());
   BOOST_TEST((h->at == elsewhere));

@@ -167,10 +167,11 @@ auto invalidation_class(Running& r) -> std::string {
   return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
 }
 
-// The event that reports a slot_invalidated halt of class @p kind for @p slot.
+// The event that reports a slot_invalidated halt of class @p kind for @p slot: the class is both
+// its `reason` (the reference's key) and its `kind`.
 auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
-  return "replicant.connection.slot_invalidated slot_name=" + slot +
-         " reason=slot_invalidated kind=" + std::string{kind};
+  return "replicant.connection.slot_invalidated slot_name=" + slot + " reason=" + std::string{kind} +
+         " kind=" + std::string{kind};
 }
 
 // How the standby describes the invalidation of its slot: `conflicting` on 16, which does not say
@@ -263,6 +264,7 @@ BOOST_AUTO_TEST_CASE(a_pipeline_streams_from_a_standby_from_postgresql_16) {
     // 15 cannot decode on a standby at all: refused before any slot is made.
     running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::standby_unsupported);
+    BOOST_TEST(events.disconnected(halt_reason::standby_unsupported));
     BOOST_TEST(f.standby_slots() == 0);
     BOOST_TEST(
         events.contains("replicant.connection.slot_invalidated slot_name=" + f.slot + " reason=standby_unsupported"));
@@ -335,6 +337,7 @@ BOOST_AUTO_TEST_CASE(an_unpromoted_standbys_synced_slot_halts) {
       event_log events;
       running r{sink, f.pgoutput, o, &events.dispatcher};
       BOOST_TEST(r.halted() == halt_reason::slot_synced_unpromoted);
+      BOOST_TEST(events.disconnected(halt_reason::slot_synced_unpromoted));
       BOOST_TEST(events.contains("replicant.connection.slot_invalidated slot_name=" + f.slot +
                                  " reason=slot_synced_unpromoted"));
     }
@@ -349,8 +352,10 @@ BOOST_AUTO_TEST_CASE(a_failover_slot_cannot_be_made_on_a_standby) {
   if (f.pg.major() < 17) return;  // failover itself is refused below 17 (see the failover suite)
   memory_sink sink;
   f.options.failover = true;
-  running r{sink, f.pgoutput, f.options};
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST(r.halted() == halt_reason::slot_not_failover);
+  BOOST_TEST(events.disconnected(halt_reason::slot_not_failover));
   BOOST_TEST(f.standby_slots() == 0);
 }
 
@@ -409,8 +414,10 @@ BOOST_AUTO_TEST_CASE(a_standby_without_hot_standby_feedback_halts) {
   f.standby.set("hot_standby_feedback", "off");
   f.standby.reload();
   memory_sink sink;
-  running r{sink, f.pgoutput, f.options};
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST(r.halted() == halt_reason::standby_feedback_off);
+  BOOST_TEST(events.disconnected(halt_reason::standby_feedback_off));
   BOOST_TEST(f.standby_slots() == 0);
 }
 
@@ -529,8 +536,10 @@ BOOST_AUTO_TEST_CASE(a_missing_failover_slot_with_a_checkpoint_halts_instead_of_
   // What a promotion before the slot was synced looks like from the sink's side.
   f.pg.sql("SELECT pg_drop_replication_slot(" + literal(f.slot) + ")");
   f.sql("INSERT INTO items VALUES (2, 'b', 2)");
-  running r{sink, f.pgoutput, f.options};
+  event_log events;
+  running r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST(r.halted() == halt_reason::failover_slot_missing);
+  BOOST_TEST(events.disconnected(halt_reason::failover_slot_missing));
   BOOST_TEST(!f.slot_exists());
 }
 
@@ -550,8 +559,10 @@ BOOST_AUTO_TEST_CASE(failover_with_two_phase_is_refused_on_17_and_streams_on_18)
                              "TWO_PHASE)")
                    .ok());
     static_cast<void>(repl.try_exec("DROP_REPLICATION_SLOT " + probe));
-    running r{sink, f.pgoutput, f.options};
+    event_log events;
+    running r{sink, f.pgoutput, f.options, &events.dispatcher};
     BOOST_TEST(r.halted() == halt_reason::two_phase_failover_conflict);
+    BOOST_TEST(events.disconnected(halt_reason::two_phase_failover_conflict));
     BOOST_TEST(!f.slot_exists());
     return;
   }

@@ -160,6 +160,20 @@ struct event_log {
   }
   /// Whether any event contains @p text.
   auto contains(std::string_view text) -> bool { return count(text) > 0; }
+  /// Whether a `replicant.connection.disconnected` event carried `reason=<reason>` (the whole
+  /// name): how a live test checks that a halt it provoked was reported. tests/halts_provoked.txt
+  /// records which case does so for which reason (tests/unit/halt_coverage.cpp reads it).
+  auto disconnected(replicant::halt_reason reason) -> bool {
+    constexpr std::string_view event = "replicant.connection.disconnected ";
+    const std::string key = " reason=" + std::string{replicant::to_string(reason)};
+    const std::lock_guard lock{mutex};
+    for (const auto& l : lines) {
+      if (l.rfind(event, 0) != 0) continue;
+      const auto at = l.find(key);
+      if (at != std::string::npos && (at + key.size() == l.size() || l[at + key.size()] == ' ')) return true;
+    }
+    return false;
+  }
   /// The last @p n events that contain @p text, oldest first: what a failed wait prints to say what
   /// the pipeline did (telemetry is value-free, and audited to be).
   auto last(std::size_t n, std::string_view text) -> std::string {
@@ -269,7 +283,7 @@ struct published_database {
 };
 
 /// What a pipeline's telemetry said about its halts: the reasons `connection.disconnected` carried,
-/// and whether `sink.failed` was emitted.
+/// and whether `sink.failed` was emitted (for a sink's failure, and for a spill storage's).
 struct halt_telemetry {
   std::mutex mutex;
   std::set<replicant::halt_reason> disconnected;
@@ -284,10 +298,12 @@ struct halt_telemetry {
     }
   }
   /// Whether a halt for @p reason was reported as every halt must be: `connection.disconnected`
-  /// with its reason, and a sink's failure as `sink.failed` too.
+  /// with its reason, and a sink's or a spill storage's failure as `sink.failed` too.
   auto reported(replicant::halt_reason reason) -> bool {
     const std::lock_guard lock{mutex};
-    return disconnected.count(reason) == 1U && (reason != replicant::halt_reason::sink_failed || sink_failed);
+    const bool as_sink_failure =
+        reason == replicant::halt_reason::sink_failed || reason == replicant::halt_reason::spill_io_failed;
+    return disconnected.count(reason) == 1U && (!as_sink_failure || sink_failed);
   }
 };
 

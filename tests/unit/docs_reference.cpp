@@ -81,4 +81,25 @@ BOOST_AUTO_TEST_CASE(every_telemetry_row_lists_the_keys_of_its_event) {
   });
 }
 
+// The table of the reference's names holds every event, and each of its keys either as a key the
+// reference has too or as one of replicant's own.
+BOOST_AUTO_TEST_CASE(every_telemetry_event_and_key_is_mapped_to_the_reference) {
+  const auto doc = read_doc("telemetry.md");
+  const auto mapping = docs_support::section(doc, "## The reference's names");
+  BOOST_TEST_REQUIRE(!mapping.empty());
+  boost::hana::for_each(replicant::telemetry::catalog, [&](auto e) {
+    using event = typename decltype(e)::type;
+    const auto rows = docs_support::rows_naming(mapping, event::name);
+    BOOST_TEST_REQUIRE(rows.size() == 1U, event::name);
+    const auto& cells = rows.front();
+    BOOST_TEST_REQUIRE(cells.size() >= 4U, event::name);
+    auto mapped = quoted_names(cells[2] + " " + cells[3]);
+    auto keys = key_names(event::measurements);
+    const auto metadata = key_names(event::metadata);
+    keys.insert(keys.end(), metadata.begin(), metadata.end());
+    std::sort(keys.begin(), keys.end());
+    BOOST_TEST(mapped == keys, event::name);
+  });
+}
+
 BOOST_AUTO_TEST_SUITE_END()  // docs_reference_tests

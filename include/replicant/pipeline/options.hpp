@@ -34,7 +34,8 @@ namespace start {
 /// so that a first start never silently skips what is already in the database.
 struct resume_only {};
 
-/// With no checkpoint yet, stream only what commits from now on.
+/// With no checkpoint yet, stream from the slot's acknowledged position (`confirmed_flush_lsn`): a
+/// slot that exists gives what it still holds, one created now only what commits from then on.
 struct go_forward {};
 
 /**

@@ -128,6 +128,18 @@ struct connect_refusal {
   std::string sqlstate;
 };
 
+namespace detail {
+
+// How far a failed attempt got with TLS, as libpq's connection state shows it (never its message,
+// which a message locale translates).
+enum class tls_reach {
+  none,       // no TLS request was sent, or the attempt failed before its answer was awaited
+  declined,   // the TLS request was sent, and the attempt failed before any handshake began
+  handshake,  // a TLS handshake began
+};
+
+}  // namespace detail
+
 /// Options that shape how a connection is opened. Everything has a sensible default.
 struct connect_options {
   /// Give up connecting after this long (the connection string's own `connect_timeout` also applies).
@@ -198,6 +210,11 @@ class connection {
   };
   explicit connection(PGconn* c) noexcept : conn_(c) {}
 
+  // One attempt at what open() does, with the keywords and values it prepared (each list ends in
+  // a null pointer); @p why says why it was refused, when it was.
+  static auto attempt(const char* const* keys, const char* const* values, const connect_options& options,
+                      connect_refusal& why) -> result<connection>;
+
   std::unique_ptr<PGconn, deleter> conn_;
   server_error last_error_;
   int cancel_fd_ = -1;  // from connect_options: interrupts a command in progress
@@ -246,31 +263,32 @@ inline auto requires_tls(std::string_view sslmode) noexcept -> bool {
   return sslmode == "require" || sslmode == "verify-ca" || sslmode == "verify-full";
 }
 
-// Classifies libpq's own TLS failures, for a connection string that requires TLS. libpq writes
-// them itself (the server has said nothing yet), in English unless the program has set a locale
-// for messages. Two are final:
-//   - "server does not support SSL, but SSL was required": the server answered the SSLRequest
-//     with 'N' (ssl = off);
-//   - every failed verification names a certificate: OpenSSL's "certificate verify failed" (no CA
-//     of sslrootcert signed it, or it expired), libpq's "server certificate for "..." does not
-//     match host name "..."" (verify-full) and "root certificate file "..." does not exist"
-//     (a client certificate the connection string names and libpq cannot load reads alike, and
-//     is as final).
-// Anything else ("SSL SYSCALL error: EOF detected", "SSL error: unexpected eof while reading",
-// "SSL connection has been closed unexpectedly") is a handshake the network or a restarting
-// server cut short: transient, retried like any dropped connection.
-inline auto classify_tls_failure(std::string_view message) noexcept -> refusal {
-  if (message.find("does not support SSL") != std::string_view::npos) return refusal::tls;
+// Classifies libpq's own TLS failures, for a connection string that requires TLS (the server has
+// said nothing, so there is no SQLSTATE). A server without TLS answers the TLS request with 'N',
+// and libpq gives up before any handshake begins: that is read from libpq's state (@p reach),
+// not from its message, which a message locale translates. (A server that closes the
+// connection at the request, dying or restarting, looks the same once; open() tells the two apart
+// by trying again.) A handshake that began and failed is final when the message names a
+// certificate: OpenSSL's "certificate verify failed" (no CA of sslrootcert signed it, or it
+// expired), libpq's "server certificate for "..." does not match host name "..."" (verify-full)
+// and "root certificate file "..." does not exist" (a client certificate the connection string
+// names and libpq cannot load reads alike, and is as final). Anything else ("SSL SYSCALL error:
+// EOF detected", "SSL error: unexpected eof while reading", "SSL connection has been closed
+// unexpectedly") is a handshake the network or a restarting server cut short: transient, retried
+// like any dropped connection.
+inline auto classify_tls_failure(std::string_view message, tls_reach reach) noexcept -> refusal {
+  if (reach == tls_reach::declined) return refusal::tls;
   if (message.find("certificate") != std::string_view::npos) return refusal::tls_verification;
   return refusal::none;
 }
 
 // Classifies a failed connection attempt: a refusal that a retry cannot fix, or none (transient).
 // @p message is libpq's (verbose) error text, read here and dropped; @p needs_password is
-// PQconnectionNeedsPassword; @p sslmode the effective sslmode. The server's own messages are not
-// translated by libpq; "pg_hba.conf" (a file name) stays as it is in every translation.
-inline auto classify_refusal(std::string_view message, bool needs_password, std::string_view sslmode)
-    -> connect_refusal {
+// PQconnectionNeedsPassword; @p sslmode the effective sslmode; @p reach how far the attempt got
+// with TLS. The server's own messages are not translated by libpq; "pg_hba.conf" (a file name)
+// stays as it is in every translation.
+inline auto classify_refusal(std::string_view message, bool needs_password, std::string_view sslmode,
+                             tls_reach reach = tls_reach::none) -> connect_refusal {
   auto state = sqlstate_in(message);
   if (state == "28P01") return {refusal::authentication, std::move(state)};
   if (state == "3D000") return {refusal::database, std::move(state)};
@@ -282,7 +300,7 @@ inline auto classify_refusal(std::string_view message, bool needs_password, std:
   if (needs_password) return {refusal::authentication, {}};
   // Without a sslmode that requires TLS, libpq falls back to a plain connection rather than fail on
   // TLS, so a TLS word in its message is no refusal of ours there.
-  if (requires_tls(sslmode)) return {classify_tls_failure(message), {}};
+  if (requires_tls(sslmode)) return {classify_tls_failure(message, reach), {}};
   return {};
 }
 
@@ -343,8 +361,22 @@ inline auto connection::open(std::string_view conninfo, session_kind kind, const
   key_ptrs.push_back(nullptr);
   value_ptrs.push_back(nullptr);
 
+  connect_refusal why;
+  auto c = attempt(key_ptrs.data(), value_ptrs.data(), options, why);
+  if (!c && c.error() == errc::connection_refused && why.why == refusal::tls) {
+    // A server without TLS declines again at once; one that closed the connection at the TLS
+    // request (stopping, restarting) refuses the connection or says it is starting up instead.
+    why = {};
+    c = attempt(key_ptrs.data(), value_ptrs.data(), options, why);
+  }
+  if (!c && c.error() == errc::connection_refused && refused != nullptr) *refused = std::move(why);
+  return c;
+}
+
+inline auto connection::attempt(const char* const* keys, const char* const* values, const connect_options& options,
+                                connect_refusal& why) -> result<connection> {
   // Connect asynchronously so that a stop request (cancel_fd) or the timeout can interrupt it.
-  connection c{PQconnectStartParams(key_ptrs.data(), value_ptrs.data(), 0)};
+  connection c{PQconnectStartParams(keys, values, 0)};
   if (!c.conn_ || PQstatus(c.conn_.get()) == CONNECTION_BAD) return fail(errc::connection_failed);
   // libpq prints server notices and warnings to stderr by default; their text can name objects or
   // carry whatever a server-side function put in it, so none of it may reach our output.
@@ -352,20 +384,25 @@ inline auto connection::open(std::string_view conninfo, session_kind kind, const
   // Verbose error texts carry the SQLSTATE of a refusal (the only part of them that is read).
   PQsetErrorVerbosity(c.conn_.get(), PQERRORS_VERBOSE);
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  auto reach = detail::tls_reach::none;
   for (PostgresPollingStatusType st = PGRES_POLLING_WRITING; st != PGRES_POLLING_OK;) {
     if (st == PGRES_POLLING_FAILED) {
-      auto why = detail::classify_refusal(PQerrorMessage(c.conn_.get()),
-                                          PQconnectionNeedsPassword(c.conn_.get()) != 0,
-                                          detail::conninfo_value(c.conn_.get(), "sslmode"));
-      if (why.why == refusal::none) return fail(errc::connection_failed);
-      if (refused != nullptr) *refused = std::move(why);
-      return fail(errc::connection_refused);
+      why = detail::classify_refusal(PQerrorMessage(c.conn_.get()), PQconnectionNeedsPassword(c.conn_.get()) != 0,
+                                     detail::conninfo_value(c.conn_.get(), "sslmode"), reach);
+      return fail(why.why == refusal::none ? errc::connection_failed : errc::connection_refused);
     }
     const short events = st == PGRES_POLLING_READING ? short{POLLIN} : short{POLLOUT};
     if (auto w = detail::wait_for(PQsocket(c.conn_.get()), events, options.cancel_fd, deadline); !w) {
       return unexpected(w.error());
     }
     st = PQconnectPoll(c.conn_.get());
+    // libpq waits for the answer to its TLS request in CONNECTION_SSL_STARTUP, and PQsslInUse
+    // turns true once it begins the handshake; failing in between, the server declined (or left).
+    if (PQsslInUse(c.conn_.get()) != 0) {
+      reach = detail::tls_reach::handshake;
+    } else if (reach == detail::tls_reach::none && PQstatus(c.conn_.get()) == CONNECTION_SSL_STARTUP) {
+      reach = detail::tls_reach::declined;
+    }
   }
   if (PQsetnonblocking(c.conn_.get(), 1) != 0) return fail(errc::connection_failed);
   c.cancel_fd_ = options.command_cancel_fd;

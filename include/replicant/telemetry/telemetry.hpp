@@ -4,19 +4,19 @@
 #define REPLICANT_TELEMETRY_TELEMETRY_HPP
 
 /// @file
-/// Value-free telemetry: the compile-time catalog of replicant's thirty-two events, the allowlisted
+/// Value-free telemetry: the compile-time catalog of replicant's thirty-three events, the allowlisted
 /// keys they may carry, `telemetry::emit`, and the `telemetry::dispatcher` user handlers attach to.
 ///
 /// **Value-free by construction.** An event carries only allowlisted keys — `commit_lsn`,
 /// `change_count`, `byte_size`, `lag_ms`, `duration`, `attempt`, `max_retries`, `transactional`,
-/// `table`, `slot_name`, `reason`, `error_class`, `kind` as metadata, `duration` and `lag_bytes` as
-/// measurements — and each key accepts only its own value type: an @ref replicant::lsn, an integer,
-/// a `std::chrono` duration, a `bool`, a @ref replicant::table_ref, a @ref replicant::slot_name, a
-/// @ref replicant::halt_reason, a @ref replicant::errc or a
-/// @ref replicant::telemetry::kind "telemetry::kind". No key takes a string, so a row value cannot
-/// be emitted: the attempt does not compile, with a `static_assert` message starting `replicant: `,
-/// and neither does a key that the event's catalog entry does not list. The catalog is a Boost.Hana
-/// tuple of event types, checked when this header is compiled.
+/// `table`, `slot_name`, `reason`, `error_class`, `kind` as metadata, `duration`, `lag_bytes` and
+/// `lag` (the same lag, under the reference's name) as measurements — and each key accepts only
+/// its own value type: an @ref replicant::lsn, an integer, a `std::chrono` duration, a `bool`, a
+/// @ref replicant::table_ref, a @ref replicant::slot_name, a @ref replicant::halt_reason, a
+/// @ref replicant::errc or a @ref replicant::telemetry::kind "telemetry::kind". No key takes a
+/// string, so a row value cannot be emitted: the attempt does not compile, with a `static_assert`
+/// message starting `replicant: `, and neither does a key that the event's catalog entry does not
+/// list. The catalog is a Boost.Hana tuple of event types, checked when this header is compiled.
 ///
 /// @par Example: observing a pipeline
 /// @code
@@ -442,7 +442,8 @@ struct table_t : detail::table_shape { static constexpr std::string_view name = 
 /// `slot_name`: the replication slot (@ref replicant::slot_name, validated).
 struct slot_name_t : detail::slot_shape { static constexpr std::string_view name = "slot_name"; };
 /// `reason`: why: a @ref replicant::halt_reason for a halt or a failure, a @ref telemetry::kind
-/// for a cause that is not one (what closed a batch, a stream's abort).
+/// for a cause that is not one (what closed a batch, a stream's abort, the class of an invalidated
+/// slot).
 struct reason_t : detail::enum_shape<halt_reason, telemetry::kind> {
   static constexpr std::string_view name = "reason";
 };
@@ -452,6 +453,8 @@ struct error_class_t : detail::enum_shape<errc> { static constexpr std::string_v
 struct kind_t : detail::enum_shape<telemetry::kind> { static constexpr std::string_view name = "kind"; };
 /// `lag_bytes` (measurement): how far received WAL is ahead of the durable checkpoint, in bytes, signed.
 struct lag_bytes_t : detail::count_shape { static constexpr std::string_view name = "lag_bytes"; };
+/// `lag` (measurement): the same lag under the reference's name, emitted beside `lag_bytes` always.
+struct lag_t : detail::count_shape { static constexpr std::string_view name = "lag"; };
 // clang-format on
 
 // The tags' `name` members, documented here so that each tag above stays on one line.
@@ -484,6 +487,8 @@ struct lag_bytes_t : detail::count_shape { static constexpr std::string_view nam
  * The key's name (`field::key` in a delivered event).
  * @var lag_bytes_t::name
  * The key's name (`field::key` in a delivered event).
+ * @var lag_t::name
+ * The key's name (`field::key` in a delivered event).
  */
 
 inline constexpr key<commit_lsn_t> commit_lsn{};        ///< Binds `commit_lsn`.
@@ -500,6 +505,7 @@ inline constexpr key<reason_t> reason{};                ///< Binds `reason`.
 inline constexpr key<error_class_t> error_class{};      ///< Binds `error_class`.
 inline constexpr key<kind_t> kind{};                    ///< Binds `kind`.
 inline constexpr key<lag_bytes_t> lag_bytes{};          ///< Binds `lag_bytes`.
+inline constexpr key<lag_t> lag{};                      ///< Binds `lag`.
 
 }  // namespace keys
 
@@ -512,10 +518,11 @@ inline constexpr auto metadata_keys =
                   keys::reason_t, keys::error_class_t, keys::kind_t>;
 
 /// The keys an event may carry as measurements.
-inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t>;
+inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t, keys::lag_t>;
 
 /**
- * The thirty-two events (the reference's thirty, the heartbeat and the lag warning). Each type names its event
+ * The thirty-three events (the reference's thirty, the heartbeat, the lag warning and the command error
+ * of each connect cycle). Each type names its event
  * (`name`) and lists the keys it may carry:
  * `measurements` and `metadata`, as Hana tuples of key tags. Every key is optional: an emitter
  * passes those that apply (for instance `reason` on `connection_disconnected` only for a halt).
@@ -533,11 +540,12 @@ struct connection_connected {
   /// @}
 };
 /// The connection was dropped, or an attempt to connect failed (`attempt`: failed attempts in a row,
-/// `error_class`). Every halt is reported here too (`reason`; for `sink_too_slow` with the lag).
+/// `error_class`). Every halt is reported here too (`reason`; for `sink_too_slow` with the lag, as
+/// `lag_bytes` and `lag`).
 struct connection_disconnected {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.disconnected";
-  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t>;
+  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t, keys::lag_t>;
   static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::attempt_t, keys::error_class_t>;
   /// @}
 };
@@ -549,11 +557,12 @@ struct connection_slot_active {
   static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
   /// @}
 };
-/// The slot was found invalidated, or the connect chain refused the configuration (`reason`:
-/// slot_invalidated, publication_missing, failover_unsupported, decoder_option_unsupported, ...).
-/// With `reason` slot_invalidated, `kind` carries the invalidation class (@ref to_kind of
-/// `halt::invalidation`: wal_removed, rows_removed, wal_level_insufficient, idle_timeout or
-/// invalidated); the other reasons have no `kind`.
+/// The slot was found invalidated, or the connect chain refused the configuration (`reason`: the
+/// halt reason, publication_missing, failover_unsupported, decoder_option_unsupported, ...). For an
+/// invalidated slot (the halt slot_invalidated), `reason` and `kind` both carry the invalidation
+/// class (@ref to_kind of `halt::invalidation`: wal_removed, rows_removed, wal_level_insufficient,
+/// idle_timeout or invalidated): `reason` as the reference has it, `kind` as earlier versions did;
+/// the other reasons have no `kind`.
 struct connection_slot_invalidated {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.connection.slot_invalidated";
@@ -567,6 +576,17 @@ struct connection_session_identity_rejected {
   static constexpr std::string_view name = "replicant.connection.session_identity_rejected";
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata = hana::tuple_t<keys::reason_t>;
+  /// @}
+};
+/// A connect cycle ended in a replication command's error before anything streamed (no free slot,
+/// the slot in use, an unexpected result): one event per cycle, `attempt` of `max_retries`
+/// (`max_command_retries`), so that an alert can fire before the budget is spent.
+struct connection_command_error {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.command_error";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata =
+      hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
   /// @}
 };
 /// The pre-stream command-error budget (`max_command_retries`) ran out; the pipeline halts.
@@ -666,15 +686,18 @@ struct sink_batch_committed {
   /// @}
 };
 /// The WAL lag (the server's WAL position past the durable position `commit_lsn`, while the sink
-/// holds the stream back) reached half of `pipeline_options::max_wal_lag`: once per crossing.
+/// holds the stream back) reached half of `pipeline_options::max_wal_lag`: once per crossing. The
+/// lag is both `lag_bytes` and `lag`.
 struct sink_lagging {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.sink.lagging";
-  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t>;
+  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t, keys::lag_t>;
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
   /// @}
 };
-/// The sink failed (error result or exception); the pipeline halts.
+/// The sink failed (error result or exception; `reason` sink_failed), or the storage a spilled
+/// transaction is written to or read back from did (`reason` spill_io_failed, as the reference
+/// reports it); the pipeline halts.
 struct sink_failed {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.sink.failed";
@@ -803,7 +826,7 @@ struct stream_spill_exhausted {
 
 }  // namespace events
 
-/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-two).
+/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-three).
 inline constexpr auto catalog = hana::tuple_t<
     events::connection_connected, events::connection_disconnected, events::connection_slot_active,
     events::connection_slot_invalidated, events::connection_session_identity_rejected,
@@ -814,7 +837,8 @@ inline constexpr auto catalog = hana::tuple_t<
     events::schema_change_halted, events::snapshot_started, events::snapshot_resumed,
     events::snapshot_table_completed, events::snapshot_chunk_completed, events::snapshot_chunk_retried,
     events::snapshot_completed, events::snapshot_failed, events::stream_committed, events::stream_aborted,
-    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat, events::sink_lagging>;
+    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat, events::sink_lagging,
+    events::connection_command_error>;
 
 /// The names of all catalogued events, in catalog order.
 inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {

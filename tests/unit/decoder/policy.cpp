@@ -16,6 +16,7 @@
 #include <replicant/decoder/wal2json.hpp>
 #include <replicant/pipeline.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <map>
@@ -467,6 +468,26 @@ BOOST_AUTO_TEST_CASE(refuses_every_option_the_decoder_cannot_serve_before_connec
       (refusal<replicant::pgoutput_decoder>(with([](auto& o) { o.start = replicant::start::incremental_snapshot{}; }),
                                             replicant::pgoutput_options{.publications = {"pub"}, .binary = true}) ==
        halt_reason::config_invalid));
+}
+
+// A refusal before connecting is a halt like any other: a start rejection reaches telemetry as
+// `connection.disconnected` with its reason, which is what an operator alerts on.
+BOOST_AUTO_TEST_CASE(a_capability_refusal_is_reported_as_a_disconnection) {
+  std::vector<std::string> said;
+  replicant::telemetry::dispatcher events;
+  static_cast<void>(events.attach(
+      [&said](const replicant::telemetry::event_record& e) { said.push_back(replicant::telemetry::to_string(e)); }));
+  auto o = base_options();
+  o.failover = true;  // no wal2json slot can be a failover slot (the decoder says so)
+  plain_sink sink;
+  pipeline_of<replicant::wal2json_decoder> p{sink, wal2json_items(), o, &events};
+  std::error_code ec;
+  p.run(ec);
+  BOOST_TEST(ec == replicant::errc::halted);
+  BOOST_TEST_REQUIRE(p.last_halt().has_value());
+  BOOST_TEST(p.last_halt()->reason == halt_reason::decoder_capability_unsupported);
+  BOOST_TEST(std::count(said.begin(), said.end(),
+                        "replicant.connection.disconnected reason=decoder_capability_unsupported") == 1);
 }
 
 // Each decoder's options hold only what its plugin can do.

@@ -17,6 +17,7 @@ BOOST_AUTO_TEST_SUITE(pq_connection_tests)
 
 using replicant::pq::refusal;
 using replicant::pq::detail::classify_refusal;
+using replicant::pq::detail::tls_reach;
 
 namespace {
 
@@ -25,8 +26,9 @@ auto libpq(std::string_view text) -> std::string {
   return "connection to server at \"127.0.0.1\", port 5432 failed: " + std::string{text} + "\n";
 }
 
-auto why(std::string_view message, std::string_view sslmode = "prefer", bool needs_password = false) -> refusal {
-  return classify_refusal(message, needs_password, sslmode).why;
+auto why(std::string_view message, std::string_view sslmode = "prefer", bool needs_password = false,
+         tls_reach reach = tls_reach::none) -> refusal {
+  return classify_refusal(message, needs_password, sslmode, reach).why;
 }
 
 }  // namespace
@@ -55,15 +57,33 @@ BOOST_AUTO_TEST_CASE(a_password_libpq_was_asked_for_and_did_not_have_is_an_authe
   BOOST_TEST((why(libpq("fe_sendauth: no password supplied"), "prefer", true) == refusal::authentication));
 }
 
-BOOST_AUTO_TEST_CASE(a_server_without_tls_is_a_refusal_where_tls_is_required) {
-  const auto text = libpq("server does not support SSL, but SSL was required");
-  for (const auto mode : {"require", "verify-ca", "verify-full"}) BOOST_TEST((why(text, mode) == refusal::tls), mode);
+// A server without TLS declines the TLS request, and libpq gives up before any handshake: that
+// state decides, whatever language libpq's message is in (a program may set a message locale).
+BOOST_AUTO_TEST_CASE(a_server_without_tls_is_a_refusal_where_tls_is_required_whatever_the_message_says) {
+  for (const auto mode : {"require", "verify-ca", "verify-full"}) {
+    for (const auto& text : {libpq("server does not support SSL, but SSL was required"),
+                            libpq("Server unterstützt kein SSL, aber SSL wurde verlangt"), std::string{}}) {
+      BOOST_TEST((why(text, mode, false, tls_reach::declined) == refusal::tls), mode << ": " << text);
+    }
+    // The message alone decides nothing: the state must say that the server declined.
+    BOOST_TEST((why(libpq("server does not support SSL, but SSL was required"), mode) == refusal::none), mode);
+    BOOST_TEST((why(libpq("server does not support SSL, but SSL was required"), mode, false, tls_reach::handshake) ==
+                refusal::none),
+               mode);
+  }
+  // A refusal of the server's own (a SQLSTATE) is its own, and a mode that does not require TLS
+  // has no TLS refusal, whatever the state.
+  BOOST_TEST((why(libpq("FATAL:  57P03: the database system is starting up"), "require", false, tls_reach::declined) ==
+              refusal::none));
+  BOOST_TEST((why("", "prefer", false, tls_reach::declined) == refusal::none));
 }
 
 BOOST_AUTO_TEST_CASE(a_certificate_that_does_not_verify_is_a_refusal_of_its_own) {
   for (const auto mode : {"require", "verify-ca", "verify-full"}) {
     // Another authority signed it (OpenSSL's reason), or it has expired.
-    BOOST_TEST((why(libpq("SSL error: certificate verify failed"), mode) == refusal::tls_verification), mode);
+    BOOST_TEST((why(libpq("SSL error: certificate verify failed"), mode, false, tls_reach::handshake) ==
+                refusal::tls_verification),
+               mode);
     // The trusted authorities' file is missing.
     BOOST_TEST((why(libpq("root certificate file \"/nowhere/root.crt\" does not exist\nEither provide the file or "
                           "change sslmode to disable server certificate verification."),
@@ -85,7 +105,7 @@ BOOST_AUTO_TEST_CASE(a_handshake_cut_short_is_transient) {
     for (const auto text : {"SSL SYSCALL error: EOF detected", "SSL SYSCALL error: Connection reset by peer",
                             "SSL error: unexpected eof while reading", "SSL connection has been closed unexpectedly",
                             "server closed the connection unexpectedly"}) {
-      BOOST_TEST((why(libpq(text), mode) == refusal::none), mode << ": " << text);
+      BOOST_TEST((why(libpq(text), mode, false, tls_reach::handshake) == refusal::none), mode << ": " << text);
     }
   }
   BOOST_TEST((why(libpq("Connection refused\n\tIs the server running on that host and accepting TCP/IP "

@@ -274,17 +274,20 @@ auto pipeline<D, C, S, Sink>::run() -> void {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::report_halt(const halt& h) -> void {
   namespace k = telemetry::keys;
-  if (h.reason == halt_reason::sink_failed) {
+  // The spill storage failing is reported as the reference does: as the sink's failure, by reason.
+  if (h.reason == halt_reason::sink_failed || h.reason == halt_reason::spill_io_failed) {
     const auto at = h.at.value_or(lsn{});
+    const errc cls = h.reason == halt_reason::sink_failed ? errc::sink_failed : errc::io_failed;
     if (h.duration) {
       emit<telemetry::events::sink_failed>(k::duration = *h.duration, k::commit_lsn = at, k::reason = h.reason,
-                                           k::error_class = errc::sink_failed);
+                                           k::error_class = cls);
     } else {
-      emit<telemetry::events::sink_failed>(k::commit_lsn = at, k::reason = h.reason, k::error_class = errc::sink_failed);
+      emit<telemetry::events::sink_failed>(k::commit_lsn = at, k::reason = h.reason, k::error_class = cls);
     }
   }
   if (h.lag_bytes) {
-    emit<telemetry::events::connection_disconnected>(k::lag_bytes = *h.lag_bytes, k::reason = h.reason);
+    emit<telemetry::events::connection_disconnected>(k::lag_bytes = *h.lag_bytes, k::lag = *h.lag_bytes,
+                                                     k::reason = h.reason);
   } else {
     emit<telemetry::events::connection_disconnected>(k::reason = h.reason);
   }
@@ -410,9 +413,10 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
           halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off ||
           halt_->reason == halt_reason::checkpoint_ahead_of_server || halt_->reason == halt_reason::slot_dropped ||
           halt_->reason == halt_reason::publication_changed) {
-        if (halt_->invalidation) {
+        if (halt_->invalidation) {  // the class, as `reason` (the reference's key) and as `kind`
           emit<telemetry::events::connection_slot_invalidated>(
-              telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = halt_->reason,
+              telemetry::keys::slot_name = *slot_name_,
+              telemetry::keys::reason = telemetry::to_kind(*halt_->invalidation),
               telemetry::keys::kind = telemetry::to_kind(*halt_->invalidation));
         } else {
           emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
@@ -432,6 +436,9 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
         delay = options_.reconnect_delay;
       } else if (s.error == errc::server_error) {
         ++command_errors;
+        emit<telemetry::events::connection_command_error>(
+            telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
+            telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
       }
     } else if (stream.error() == errc::cancelled || stopping_.load()) {
       never_connected_ = !connected && failed_attempts > 0;
@@ -442,6 +449,10 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     } else if (stream.error() == errc::server_error || stream.error() == errc::protocol_violation) {
       connected = true;  // the server answered: it was reached
       ++command_errors;  // the server refused a command before streaming: bounded
+      emit<telemetry::events::connection_command_error>(
+          telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
+          telemetry::keys::slot_name = *slot_name_,
+          telemetry::keys::error_class = detail::error_class_of(stream.error()));
     } else {
       ++failed_attempts;  // down, restarting, unreachable: retried for as long as the run lasts
       emit<telemetry::events::connection_disconnected>(telemetry::keys::attempt = failed_attempts,

@@ -255,7 +255,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     switch (lag_watch.measure(lag)) {
       case detail::wal_lag_watch::verdict::fine: break;
       case detail::wal_lag_watch::verdict::lagging:
-        p.template emit<telemetry::events::sink_lagging>(telemetry::keys::lag_bytes = lag,
+        p.template emit<telemetry::events::sink_lagging>(telemetry::keys::lag_bytes = lag, telemetry::keys::lag = lag,
                                                         telemetry::keys::commit_lsn = durable);
         break;
       case detail::wal_lag_watch::verdict::too_slow:
