@@ -635,8 +635,8 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
  * snake_case name, what happened, and what the operator does. Each is a string literal, checked
  * when the reason is made at compile time (`consteval`), so a reason can never carry a runtime
  * string, and so never a row value. Declare it once, at namespace scope, and halt with
- * @ref replicant::halt_for: the halt's reason is `halt_reason::policy_halted`, and `halt::own`
- * points to it.
+ * @ref replicant::halt_for (the halt's reason is `halt_reason::policy_halted`, and `halt::own`
+ * points to it).
  *
  * @par Example
  * @code

@@ -277,8 +277,10 @@ inline auto requires_tls(std::string_view sslmode) noexcept -> bool {
 // unexpectedly") is a handshake the network or a restarting server cut short: transient, retried
 // like any dropped connection.
 inline auto classify_tls_failure(std::string_view message, tls_reach reach) noexcept -> refusal {
-  if (reach == tls_reach::declined) return refusal::tls;
+  // A failed verification first: libpq may answer the TLS request, begin the handshake and fail it
+  // within one poll, so that the state seen last is still the request's (reach declined).
   if (message.find("certificate") != std::string_view::npos) return refusal::tls_verification;
+  if (reach == tls_reach::declined) return refusal::tls;
   return refusal::none;
 }
 

@@ -848,7 +848,7 @@ inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {
 /**
  * A telemetry event of the user's own (a checkpoint policy's, a sink's), declared as the library's
  * are: `static constexpr bool user_event = true;`, its `name`, and the keys it may carry as Hana
- * tuples of key tags (`measurements`, `metadata`). It is emitted with @ref emit or
+ * tuples of key tags (`measurements`, `metadata`). It is emitted with `telemetry::emit` or
  * `checkpoint_context::emit`, checked as the catalog's events are: only its keys, each once, and
  * never a string.
  *
