@@ -126,9 +126,6 @@ class wal {
     return {};
   }
 
-  /// The position past everything.
-  [[nodiscard]] auto end() const noexcept -> lsn { return lsn{next_}; }
-
  private:
   static constexpr std::uint32_t table_oid = 16384;
   static constexpr std::uint64_t record = 0x40;  // every record's size: positions only need order

@@ -10,12 +10,9 @@
 
 #include <replicant/pipeline.hpp>
 
-#include <chrono>
-#include <cstddef>
-#include <exception>
 #include <memory>
 #include <optional>
-#include <span>
+#include <utility>
 
 namespace replicant::testing::detail {
 
