@@ -190,7 +190,7 @@ struct wal_bytes_checkpoint {
       if (!base_) base_ = commit;
       if (!pending_) {
         pending_ = covered{commit, end, 0};
-        due_ = clock::now() + p_.max_delay;
+        due_ = ctx.now() + p_.max_delay;
       }
       pending_->commit = commit;
       pending_->end = end;

@@ -96,7 +96,7 @@ struct grouped_commit_checkpoint {
       const auto started = clock::now();
       auto staged = ctx.call_sink([&] { return ctx.sink().stage(std::as_const(t)); });
       if (!staged) return ctx.sink_failed(t.commit_lsn(), clock::now() - started, staged.error());
-      if (!group_) group_ = group{t.commit_lsn(), {}, {}, 0, started + settings_.max_delay};
+      if (!group_) group_ = group{t.commit_lsn(), {}, {}, 0, ctx.now() + settings_.max_delay};
       group_->last = t.commit_lsn();
       group_->end = t.end_lsn();
       ++group_->size;
@@ -283,6 +283,9 @@ struct recorder final : replicant::detail::delivery_services {
   [[nodiscard]] auto slot() const noexcept -> const replicant::slot_name& override { return name; }
   [[nodiscard]] auto budget() const noexcept -> std::size_t override { return std::size_t{1} << 20U; }
   [[nodiscard]] auto events() const noexcept -> replicant::telemetry::dispatcher* override { return nullptr; }
+  [[nodiscard]] auto now() const noexcept -> std::chrono::steady_clock::time_point override {
+    return std::chrono::steady_clock::now();
+  }
 };
 
 // Transaction i (from 1) commits at 0x1000 * i and ends 0x20 later.

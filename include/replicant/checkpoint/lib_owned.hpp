@@ -199,7 +199,7 @@ struct lib_owned_checkpoint {
       ctx.release(std::move(t));
       if (!unwritten_) {
         unwritten_ = unwritten{commit, commit, end, 0};
-        if (p_.batch) due_ = std::chrono::steady_clock::now() + p_.batch->max_delay;
+        if (p_.batch) due_ = ctx.now() + p_.batch->max_delay;
       }
       unwritten_->commit = commit;
       unwritten_->end = end;

@@ -73,6 +73,8 @@ class delivery_services {
   [[nodiscard]] virtual auto budget() const noexcept -> std::size_t = 0;
   /// Where telemetry goes; null when nobody listens.
   [[nodiscard]] virtual auto events() const noexcept -> telemetry::dispatcher* = 0;
+  /// The session's clock: the steady clock, or the simulator's.
+  [[nodiscard]] virtual auto now() const noexcept -> std::chrono::steady_clock::time_point = 0;
 };
 
 }  // namespace detail
@@ -103,6 +105,12 @@ class checkpoint_context {
   [[nodiscard]] auto budget() const noexcept -> std::size_t { return services_.budget(); }
   /// Whether stop() was called: a policy that waits or retries gives up soon after.
   [[nodiscard]] auto stopping() const noexcept -> bool { return services_.stopping(); }
+  /**
+   * The session's time, which `due()` and `tick()` are measured against: the steady clock in a
+   * pipeline, the simulated time under replicant::testing::explore, where a deadline computed
+   * from it fires when the schedule lets time pass (and the same way on every replay).
+   */
+  [[nodiscard]] auto now() const noexcept -> std::chrono::steady_clock::time_point { return services_.now(); }
 
   /**
    * Calls the sink through @p call: an exception it throws becomes the error `errc::sink_failed`

@@ -94,7 +94,7 @@ struct sink_owned_batches {
 
     /// Adds @p t to the batch; hands the batch over when it is full.
     auto deliver(checkpoint_context<Sink>& ctx, transaction&& t) -> result<void> {
-      if (batch_.empty()) due_ = std::chrono::steady_clock::now() + settings_.max_delay;
+      if (batch_.empty()) due_ = ctx.now() + settings_.max_delay;
       bytes_ += t.byte_size();
       batch_.push_back(std::move(t));
       // Half the resident budget, in bytes held or in WAL spanned: the pipeline can go on reading

@@ -21,6 +21,7 @@
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/pipeline/detail/session_clock.hpp>
 #include <replicant/pipeline/options.hpp>
 #include <replicant/pipeline/server_stream.hpp>
 #include <replicant/pipeline/sink_for.hpp>
@@ -306,7 +307,7 @@ class pipeline {
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
   auto interrupt_overdue_store_write() noexcept -> void;
-  // The incremental snapshot's hooks (impl/pipeline_backfill.hpp).
+  // The incremental snapshot's hooks (impl/incremental_snapshot.hpp).
   auto prepare_incremental(session& s) -> result<void>;
   auto start_incremental() -> void;
   auto end_incremental() noexcept -> void;
@@ -357,6 +358,7 @@ class pipeline {
   bool never_connected_ = false;  // the last run() was stopped while no connect had ever succeeded
   std::exception_ptr sink_exception_;
   detail::incremental_state incremental_;  // the incremental snapshot, when asked for
+  detail::session_clock clock_;  // the sessions' timers and their policy's time (simulated under the simulator)
 };
 
 }  // namespace replicant

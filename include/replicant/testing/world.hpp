@@ -13,6 +13,7 @@
 #include <replicant/testing/pgoutput_writer.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -32,15 +33,19 @@ enum class event_kind : std::uint8_t {
   streamed,           ///< a transaction streamed in two blocks around the next entry, then committed
   streamed_abort,     ///< the same, aborted: nothing of it is delivered
   streamed_subabort,  ///< streamed and committed, with one subtransaction's rows aborted
+  pause,              ///< time passes with nothing sent (@ref pause_length): a batch's deadline, a status update
 };
 
 /// The number of event kinds (for enumerating them).
-inline constexpr std::size_t event_kinds = 7;
+inline constexpr std::size_t event_kinds = 8;
+
+/// How long a @ref event_kind::pause lasts, in the simulated time: past a one-second batch deadline.
+inline constexpr std::chrono::milliseconds pause_length{2000};
 
 /// The name of an event kind, for a schedule's printout.
 [[nodiscard]] constexpr auto to_string(event_kind k) noexcept -> const char* {
-  constexpr const char* names[] = {"transaction", "empty_transaction", "message",          "heartbeat",
-                                   "streamed",    "streamed_abort",    "streamed_subabort"};
+  constexpr const char* names[] = {"transaction",    "empty_transaction", "message",          "heartbeat",
+                                   "streamed",       "streamed_abort",    "streamed_subabort", "pause"};
   return names[static_cast<std::size_t>(k)];
 }
 
@@ -75,14 +80,15 @@ inline constexpr const char* secret_value = "s3cr3t-simulated-row-value";
  * position decoding starts at, a non-transactional message when its record does (so acknowledging
  * a commit's end, or a message's end, skips it). A streamed transaction's blocks are sent again
  * whole when its commit or abort is. Each session describes the table (a Relation message) before
- * its first change, and again after the table changed.
+ * its first change, and again after the table changed. A pause is a message with no payload: no
+ * WAL, only time passing where it stands.
  */
 class wal {
  public:
   /// One pgoutput message and the entry it belongs to.
   struct message {
     std::size_t entry = 0;     ///< the index of its entry in the world
-    pgoutput::bytes payload;   ///< the message as pgoutput sends it
+    pgoutput::bytes payload;   ///< the message as pgoutput sends it (empty: a pause)
     lsn at{};                  ///< the position of the frame it travels in (a commit's: its end)
   };
 
@@ -193,10 +199,15 @@ class wal {
     return pgoutput::relation(xid, table_oid, "public", "items", 'd', attrs);
   }
 
-  // A transaction, an empty one or a message, sent whole at its commit.
+  // A transaction, an empty one or a message, sent whole at its commit; or a pause.
   auto whole(std::size_t i) -> void {
     const auto& e = world_.events[i];
     auto& en = entries_[i];
+    if (e.kind == event_kind::pause) {
+      en.decision = lsn{next_};
+      emit({i, {}});
+      return;
+    }
     if (e.kind == event_kind::message || e.kind == event_kind::heartbeat) {
       en.decision = take();
       const std::string prefix = e.kind == event_kind::heartbeat ? "replicant.heartbeat" : "app";
@@ -293,7 +304,9 @@ template <class Rng>
   for (const auto& e : w.events) {
     out += "  ";
     out += to_string(e.kind);
-    out += " rows=" + std::to_string(e.rows);
+    const bool has_rows = e.kind != event_kind::pause && e.kind != event_kind::message && e.kind != event_kind::heartbeat &&
+                          e.kind != event_kind::empty_transaction;
+    if (has_rows) out += " rows=" + std::to_string(e.rows);
     if (e.with_message) out += " +message";
     if (e.widens_table) out += " +widens_table";
     out += '\n';

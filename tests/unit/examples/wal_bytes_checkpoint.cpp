@@ -118,6 +118,9 @@ struct fake_engine final : replicant::detail::delivery_services {
   [[nodiscard]] auto slot() const noexcept -> const replicant::slot_name& override { return name; }
   [[nodiscard]] auto budget() const noexcept -> std::size_t override { return 1U << 20U; }
   [[nodiscard]] auto events() const noexcept -> replicant::telemetry::dispatcher* override { return nullptr; }
+  [[nodiscard]] auto now() const noexcept -> std::chrono::steady_clock::time_point override {
+    return std::chrono::steady_clock::now();
+  }
 };
 
 // A policy's delivery driven as the pipeline drives it, over transactions of one row each.

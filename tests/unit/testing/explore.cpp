@@ -290,6 +290,29 @@ struct eager_batches : replicant::sink_owned_batches {
   };
 };
 
+// At the batch's deadline, reports the batch durable before handing it to the sink. Only time
+// passing (a pause in the simulated time) reaches the bug: a full batch is handed over right.
+struct hasty_deadline : replicant::sink_owned_batches {
+  template <class Sink>
+  class delivery : public replicant::sink_owned_batches::delivery<Sink> {
+    using base = replicant::sink_owned_batches::delivery<Sink>;
+
+   public:
+    using base::base;
+    auto deliver(replicant::checkpoint_context<Sink>& ctx, transaction&& t) -> result<void> {
+      last_ = {t.commit_lsn(), t.end_lsn()};
+      return base::deliver(ctx, std::move(t));
+    }
+    auto tick(replicant::checkpoint_context<Sink>& ctx, std::chrono::steady_clock::time_point now) -> result<void> {
+      if (const auto due = base::due(); due && now >= *due) ctx.persisted(last_.first, last_.second);  // the bug
+      return base::tick(ctx, now);
+    }
+
+   private:
+    std::pair<lsn, lsn> last_{};
+  };
+};
+
 // Holds a batch but tells the engine it holds nothing: the engine then moves the acknowledged
 // position on a message (or an empty transaction) past the batch, as it did, for a deferred
 // sink, before the simulator found it.
@@ -302,8 +325,9 @@ struct hiding_batches : replicant::sink_owned_batches {
   };
 };
 
+// Batches of @p n, or whatever a pause (longer than the deadline) leaves waiting.
 auto batches(std::size_t n) -> replicant::sink_owned_batches {
-  return replicant::sink_owned_batches{.max_transactions = n, .max_delay = std::chrono::hours(1)};
+  return replicant::sink_owned_batches{.max_transactions = n, .max_delay = std::chrono::seconds(1)};
 }
 
 }  // namespace
@@ -360,7 +384,7 @@ BOOST_AUTO_TEST_CASE(lib_owned_batched_keeps_at_least_once_within_one_batch) {
   const auto e = explore_with<policy, replicant::no_spill, plain_sink>(
       [](ledger& l, sim& s) {
         return policy{.store = ledger_store{&l, &s},
-                      .batch = replicant::checkpoint_batching{.max_transactions = 3, .max_delay = std::chrono::hours(1)},
+                      .batch = replicant::checkpoint_batching{.max_transactions = 3, .max_delay = std::chrono::seconds(1)},
                       .max_retries = 0};
       },
       replicant::no_spill{}, options(rt::guarantee::at_least_once, 3));
@@ -392,6 +416,15 @@ BOOST_AUTO_TEST_CASE(the_engine_advancing_on_a_message_while_a_policy_holds) {
       [](ledger&, sim&) { return hiding_batches{batches(3)}; }, replicant::no_spill{}, small());
   BOOST_TEST_MESSAGE(e.failure);
   BOOST_TEST(!e);
+}
+
+BOOST_AUTO_TEST_CASE(a_policy_that_reports_at_its_deadline_before_the_sink_has_the_batch) {
+  const auto e = explore_with<hasty_deadline, replicant::no_spill, batch_ledger_sink>(
+      [](ledger&, sim&) { return hasty_deadline{batches(3)}; }, replicant::no_spill{}, small());
+  BOOST_TEST_MESSAGE(e.failure);
+  BOOST_TEST(!e);
+  // The deadline passed in the simulated time: the shrunk schedule keeps the pause that did it.
+  BOOST_TEST(e.failure.find("pause") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_sink_that_skips_one_transaction_too_many) {

@@ -187,6 +187,7 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
   [[nodiscard]] auto slot() const noexcept -> const slot_name& override { return *p.slot_name_; }
   [[nodiscard]] auto budget() const noexcept -> std::size_t override { return p.options_.max_inflight_bytes; }
   [[nodiscard]] auto events() const noexcept -> telemetry::dispatcher* override { return p.events_; }
+  [[nodiscard]] auto now() const noexcept -> std::chrono::steady_clock::time_point override { return p.clock_.now(); }
 };
 
 template <class D, class C, class S, class Sink>

@@ -91,7 +91,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
 
   session_loop(pipeline& owner, session& ses, applier& app, Stream& st)
       : p(owner), s(ses), a(app), stream(st), received(lsn{owner.durable_.load()}) {
-    const auto now = clock::now();
+    const auto now = p.clock_.now();
     next_publication_check = now + p.options_.publication_check_interval;
     next_heartbeat = now + p.options_.heartbeat_interval;
     next_recheck = now;
@@ -112,13 +112,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
   bool reply_now = true;  // report our position at once
   bool maybe_buffered = false;
   bool pinged = false;
-  clock::time_point next_status = clock::now();
-  clock::time_point last_heard = clock::now();
+  clock::time_point next_status = p.clock_.now();
+  clock::time_point last_heard = p.clock_.now();
   clock::time_point next_publication_check;
   clock::time_point next_heartbeat;
   clock::time_point next_recheck;
-  clock::time_point next_sent_check = clock::now();
-  clock::time_point next_lag_check = clock::now();
+  clock::time_point next_sent_check = p.clock_.now();
+  clock::time_point next_lag_check = p.clock_.now();
   // A data frame received, with its header read once (the payload views the frame's buffer, which
   // moving the frame does not move).
   struct received_frame {
@@ -161,7 +161,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     reply_now = false;
     // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
     // gone, or the network in between is; halfway there it is asked for a reply.
-    if (p.options_.receive_timeout.count() > 0 && clock::now() - last_heard > p.options_.receive_timeout) {
+    if (p.options_.receive_timeout.count() > 0 && p.clock_.now() - last_heard > p.options_.receive_timeout) {
       s.error = make_error_code(errc::connection_failed);  // reconnect
       return false;
     }
@@ -200,7 +200,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
 
   // Everything the session does on time rather than on input.
   auto timers() -> void {
-    const auto now = clock::now();
+    const auto now = p.clock_.now();
     if (const auto due = a.due(); due && now >= *due) {
       static_cast<void>(a.tick(now));
       if (a.failed) return;
@@ -210,28 +210,28 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (p.options_.publication_check_interval.count() > 0 && D::capabilities.publications &&
         now >= next_publication_check) {
       check_publications();
-      next_publication_check = clock::now() + p.options_.publication_check_interval;
+      next_publication_check = p.clock_.now() + p.options_.publication_check_interval;
       if (ended()) return;
     }
     if constexpr (detail::has_recheck<D>) {
       const auto every = p.decoder_.recheck_interval();
       if (every.count() > 0 && now >= next_recheck) {
         // When it cannot run now, it is tried again at the next interval.
-        next_recheck = clock::now() + every;
+        next_recheck = p.clock_.now() + every;
         static_cast<void>(recheck_decoder());
         if (ended()) return;
       }
     }
     if (p.options_.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
       p.heartbeat();
-      next_heartbeat = clock::now() + p.options_.heartbeat_interval;
+      next_heartbeat = p.clock_.now() + p.options_.heartbeat_interval;
     }
     if (may_idle_advance && now >= next_sent_check) {
       if (const auto sent = p.walsender_sent(s.walsender_pid)) server_sent = *sent;
-      next_sent_check = clock::now() + p.options_.status_interval;
+      next_sent_check = p.clock_.now() + p.options_.status_interval;
     }
     if (p.options_.max_wal_lag > 0 && now >= next_lag_check && check_lag()) {
-      next_lag_check = clock::now() + std::min<std::chrono::milliseconds>(p.options_.status_interval,
+      next_lag_check = p.clock_.now() + std::min<std::chrono::milliseconds>(p.options_.status_interval,
                                                                           std::chrono::seconds(1));
     }
   }
@@ -322,7 +322,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
 
   // How long to wait for input: until the next status update or timer, at most 100 ms.
   [[nodiscard]] auto wait_time() const -> std::chrono::milliseconds {
-    const auto now = clock::now();
+    const auto now = p.clock_.now();
     auto until = std::min(next_status, now + std::chrono::milliseconds(100));
     if (const auto due = a.due()) until = std::min(until, *due);
     auto timeout = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
@@ -337,7 +337,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // so that TCP holds the walsender back (the lag bound, check_lag, says how long). Silence is
   // ours then.
   auto overloaded() -> bool {
-    last_heard = clock::now();
+    last_heard = p.clock_.now();
     pinged = false;
     if (detail::poll_readable(p.wake_fd_, wait_time())) detail::drain_eventfd(p.wake_fd_);
     return true;
@@ -353,7 +353,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       const std::scoped_lock lock{guard_state.stream_mutex};
       got = stream.receive(
           [&](typename Stream::frame_type&& f) {
-            last_heard = clock::now();
+            last_heard = p.clock_.now();
             pinged = false;
             if (!take(std::move(f))) bad_frame = true;
           },
@@ -421,7 +421,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     frames.clear();
     // The time spent applying was ours, not the server's silence.
-    last_heard = std::max(last_heard, clock::now());
+    last_heard = std::max(last_heard, p.clock_.now());
   }
 
   // Decodes one frame's payload and delivers whatever it completes.
@@ -496,8 +496,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
                                                               telemetry::keys::kind = telemetry::kind::idle);
     }
     const bool watch = p.options_.receive_timeout.count() > 0;
-    const bool ping = watch && !pinged && clock::now() - last_heard > p.options_.receive_timeout / 2;
-    if (!force && !ping && flush == reported && clock::now() < next_status) return {};
+    const bool ping = watch && !pinged && p.clock_.now() - last_heard > p.options_.receive_timeout / 2;
+    if (!force && !ping && flush == reported && p.clock_.now() < next_status) return {};
     const auto u = detail::status_update(received, flush, ping);
     {
       const std::scoped_lock lock{guard_state.stream_mutex};
@@ -506,7 +506,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     pinged = pinged || ping;
     reported = flush;
-    next_status = clock::now() + p.options_.status_interval;
+    next_status = p.clock_.now() + p.options_.status_interval;
     // The end position acknowledged: every transaction at or before it was delivered.
     if (const auto& end_at = p.options_.end_lsn; end_at && flush >= *end_at && !p.stopping_.load()) p.reach_end();
     return {};

@@ -10,6 +10,7 @@
 
 #include <replicant/pipeline.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -21,8 +22,10 @@ class engine_run {
   using session = typename Pipeline::session;
 
  public:
-  explicit engine_run(Pipeline& p) : p_(p) {
+  // Over @p p, whose sessions run on the simulated time @p now.
+  engine_run(Pipeline& p, const std::chrono::steady_clock::time_point& now) : p_(p) {
     p_.slot_name_ = slot_name::make(p_.options_.slot).value();
+    p_.clock_.simulate(&now);
     session_ = std::make_unique<session>(p_);
   }
 

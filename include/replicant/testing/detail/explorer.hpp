@@ -15,6 +15,7 @@
 #include <replicant/testing/world.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -171,6 +172,7 @@ class explorer {
     rng_.seed(plan.seed);
     live_ = std::make_unique<State>();
     slot_ = lsn{};
+    now_ = std::chrono::steady_clock::time_point{std::chrono::hours(1)};
     steps_ = 0;
     calls_ = 0;
     crashes_ = 0;
@@ -229,13 +231,14 @@ class explorer {
                         .streaming = o_.streaming,
                         .messages = replicant::detail::has_handle_message<Sink>};
     pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
-    engine_run<pipeline_type> r{p};
+    engine_run<pipeline_type> r{p, now_};
     if (!r.resume()) return halted(r);
     run_ = &r;
     // The session from where the server starts: the greater of the engine's request and the slot.
     sim_stream stream{sim_stream::frames_of(wal_->session_from(std::max(slot_, r.requested_start()))),
                       {.before_frame = [this, &r] { return before_frame(r); },
-                       .drained = [this, &p] { return drained(p); }}};
+                       .drained = [this, &p] { return drained(p); }},
+                      now_};
     stream_ = &stream;
     r.stream_session(stream, protocol());
     run_ = nullptr;
@@ -420,6 +423,7 @@ class explorer {
   std::unique_ptr<State> live_;
   std::unique_ptr<State> survivor_;  // what a crash left, until the incarnation's sink is gone
   lsn slot_{};  // the slot's confirmed position: what survives any crash on the server's side
+  std::chrono::steady_clock::time_point now_{};  // the simulated time, which goes on across crashes
   std::uint64_t steps_ = 0;
   std::uint64_t calls_ = 0;
   std::uint64_t crashes_ = 0;

@@ -7,6 +7,8 @@
 // it hands the session loop one frame per receive (XLogData around each pgoutput message, and
 // keepalives between them, some asking for a reply), records the position of every status update
 // the engine sends, and ends the session when the simulator says so (a crash, or the WAL drained).
+// It keeps the simulated time too: each frame takes a millisecond, and a pause holds the next frame
+// back while the session loop's waits time out, each moving the time on by what it waited.
 
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
@@ -49,7 +51,11 @@ class sim_stream {
     std::function<bool()> drained;       // every frame was handed: the simulator stops the pipeline
   };
 
-  sim_stream(std::vector<pgoutput::bytes> frames, hooks h) : frames_(std::move(frames)), hooks_(std::move(h)) {}
+  using time_point = std::chrono::steady_clock::time_point;
+
+  // Over @p frames (an empty one is a pause), moving the time in @p now on.
+  sim_stream(std::vector<pgoutput::bytes> frames, hooks h, time_point& now)
+      : frames_(std::move(frames)), hooks_(std::move(h)), now_(now) {}
 
   template <class OnFrame>
   [[nodiscard]] auto receive(OnFrame&& on_frame, std::size_t max_bytes) -> result<std::size_t> {
@@ -64,13 +70,14 @@ class sim_stream {
       }
       return std::size_t{0};
     }
-    if (max_bytes == 0) return std::size_t{0};
+    if (max_bytes == 0 || pausing()) return std::size_t{0};
     if (!hooks_.before_frame()) {
       dead_ = true;
       return fail(errc::connection_failed);
     }
     auto& f = frames_[next_++];
     const auto n = f.size();
+    now_ += std::chrono::milliseconds(1);
     on_frame(frame_type{std::move(f)});
     return n;
   }
@@ -89,27 +96,35 @@ class sim_stream {
     return {};
   }
 
-  [[nodiscard]] auto wait(int /*wake_fd*/, std::chrono::milliseconds /*timeout*/) -> result<pq::wait_outcome> {
+  [[nodiscard]] auto wait(int /*wake_fd*/, std::chrono::milliseconds timeout) -> result<pq::wait_outcome> {
     if (dead_) return fail(errc::connection_failed);
+    if (pausing()) {
+      const auto waited = std::max(timeout, std::chrono::milliseconds(1));
+      now_ += waited;
+      paused_ += waited;
+      if (paused_ < pause_length) return pq::wait_outcome::timed_out;
+      paused_ = {};
+      ++next_;
+    }
     return drained_ ? pq::wait_outcome::woken : pq::wait_outcome::readable;
   }
 
-  [[nodiscard]] auto input_waiting() noexcept -> bool { return next_ < frames_.size(); }
+  [[nodiscard]] auto input_waiting() noexcept -> bool { return next_ < frames_.size() && !pausing(); }
   // The highest flush position a status update reported.
   [[nodiscard]] auto reported() const noexcept -> lsn { return lsn{reported_.load()}; }
   [[nodiscard]] auto finish() -> result<void> { return {}; }
   [[nodiscard]] auto backend_pid() const noexcept -> int { return 0; }
   [[nodiscard]] auto last_sqlstate() const -> std::string { return {}; }
 
-  // The frames of a session: each message in XLogData at its position, and a keepalive after
-  // every third, asking for a reply every other time.
+  // The frames of a session: each message in XLogData at its position (a pause as an empty
+  // frame), and a keepalive after every third, asking for a reply every other time.
   [[nodiscard]] static auto frames_of(const std::vector<wal::message>& session) -> std::vector<pgoutput::bytes> {
     std::vector<pgoutput::bytes> out;
     lsn sent{};
     bool ask = false;
     for (std::size_t i = 0; i < session.size(); ++i) {
       const auto& m = session[i];
-      out.push_back(pgoutput::xlog(m.at, 0, m.payload));
+      out.push_back(m.payload.empty() ? pgoutput::bytes{} : pgoutput::xlog(m.at, 0, m.payload));
       sent = std::max(sent, m.at);
       if (i % 3 == 2) {
         out.push_back(pgoutput::keepalive(sent, 0, ask));
@@ -120,8 +135,13 @@ class sim_stream {
   }
 
  private:
+  // The next frame is a pause: nothing to read until it has lasted its length.
+  [[nodiscard]] auto pausing() const noexcept -> bool { return next_ < frames_.size() && frames_[next_].empty(); }
+
   std::vector<pgoutput::bytes> frames_;
   hooks hooks_;
+  time_point& now_;
+  std::chrono::milliseconds paused_{};
   std::size_t next_ = 0;
   bool drained_ = false;
   bool dead_ = false;
