@@ -21,8 +21,10 @@
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/pipeline/detail/pq_server.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
 #include <replicant/pipeline/options.hpp>
+#include <replicant/pipeline/server_session.hpp>
 #include <replicant/pipeline/server_stream.hpp>
 #include <replicant/pipeline/sink_for.hpp>
 #include <replicant/pq/connection.hpp>
@@ -279,6 +281,15 @@ class pipeline {
 
   auto run_loop() -> void;
   auto connect(session& s) -> result<pq::replication_stream>;
+  template <server_session Server>
+  auto connect_on(session& s, Server& server) -> result<typename Server::stream_type>;
+  template <server_session Server>
+  auto check_server_side(session& s, Server& server) -> result<void>;
+  template <server_session Server>
+  auto create_slot(session& s, Server& server, bool take_snapshot) -> result<void>;
+  template <server_session Server>
+  auto start_streaming(session& s, Server& server) -> result<typename Server::stream_type>;
+  auto stop_for(halt h) -> unexpected<std::error_code>;
   template <server_stream Stream>
   auto stream(session& s, Stream&& stream) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
@@ -298,7 +309,6 @@ class pipeline {
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
   auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;
-  auto publications_exist(pq::connection& conn) -> result<bool>;
   auto publications_still_exist() -> bool;
   auto open_probe() -> bool;
   auto heartbeat() -> void;

@@ -33,7 +33,7 @@ enum class event_kind : std::uint8_t {
   streamed,           ///< a transaction streamed in two blocks around the next entry, then committed
   streamed_abort,     ///< the same, aborted: nothing of it is delivered
   streamed_subabort,  ///< streamed and committed, with one subtransaction's rows aborted
-  pause,              ///< time passes with nothing sent (@ref pause_length): a batch's deadline, a status update
+  pause,              ///< time passes with nothing sent (`pause_length`): a batch's deadline, a status update
 };
 
 /// The number of event kinds (for enumerating them).
@@ -124,6 +124,11 @@ class wal {
     return out;
   }
 
+  /// Where the world's WAL begins: a slot created here is sent all of it.
+  [[nodiscard]] static constexpr auto first() noexcept -> lsn { return lsn{wal_start}; }
+  /// Where it ends: the server's flush position once the world has committed.
+  [[nodiscard]] auto last() const noexcept -> lsn { return lsn{next_}; }
+
   /// The end of each delivered transaction's commit record, by commit LSN (what acknowledging it means).
   [[nodiscard]] auto end_of(lsn commit) const -> lsn {
     for (const auto& e : entries_) {
@@ -134,6 +139,7 @@ class wal {
 
  private:
   static constexpr std::uint32_t table_oid = 16384;
+  static constexpr std::uint64_t wal_start = 0x1000000;
   static constexpr std::uint64_t record = 0x40;  // every record's size: positions only need order
 
   struct entry {
@@ -280,7 +286,7 @@ class wal {
   world world_;
   std::vector<entry> entries_;
   std::vector<unit> units_;
-  std::uint64_t next_ = 0x1000000;
+  std::uint64_t next_ = wal_start;
 };
 
 /// A random world of up to @p max_events entries, from @p rng.

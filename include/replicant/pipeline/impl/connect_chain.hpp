@@ -7,7 +7,6 @@
 // replication connection to START_REPLICATION, each step value-free on failure. A transient failure
 // returns its error (the caller reconnects); a decision to stop for good sets the pipeline's halt.
 
-#include <replicant/pipeline/detail/slot_state.hpp>
 #include <replicant/pipeline/impl/pipeline.hpp>
 
 #include <algorithm>
@@ -36,23 +35,6 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::adopt_halt(session& s) -> bool {
   if (s.failed) halt_with(std::move(*std::exchange(s.failed, std::nullopt)));
   return halt_.has_value();
-}
-
-// Whether every requested publication exists, asked on @p conn (a walsender or an ordinary session).
-template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::publications_exist(pq::connection& conn) -> result<bool> {
-  std::string pubs;
-  const plugin_settings asked = plugin();
-  for (const auto& p : asked.publications) {
-    if (!pubs.empty()) pubs += ", ";
-    pubs += quote_literal(p).value();
-  }
-  auto found = conn.exec("SELECT count(DISTINCT pubname) FROM pg_publication WHERE pubname IN (" + pubs + ")");
-  if (!found) return unexpected(found.error());
-  std::vector<std::string_view> names(asked.publications.begin(), asked.publications.end());
-  std::sort(names.begin(), names.end());
-  const auto distinct = static_cast<std::int64_t>(std::unique(names.begin(), names.end()) - names.begin());
-  return detail::read_int(found->get(0, 0)).value_or(-1) == distinct;
 }
 
 // The snapshot start mode: reads every published table as of @p exported into the sink, then
@@ -135,8 +117,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
   }
 }
 
-// The connect chain: each step value-free on failure. A transient failure returns its error code
-// (the caller reconnects); a decision to stop for good sets halt_.
+// The connect chain on a new replication connection (libpq's model of server_session).
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stream> {
   pq::connect_options copts;
@@ -145,157 +126,96 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   copts.command_cancel_fd = stop_fd_;
   auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts, &s.refusal);
   if (!opened) return unexpected(opened.error());
-  pq::connection conn = std::move(*opened);
+  detail::pq_server server{std::move(*opened)};
+  return connect_on(s, server);
+}
+
+// Stops for good: halts with @p h, and returns the error that says so.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::stop_for(halt h) -> unexpected<std::error_code> {
+  halt_with(std::move(h));
+  return fail(errc::halted);
+}
+
+// The connect chain: each step value-free on failure. A transient failure returns its error code
+// (the caller reconnects); a decision to stop for good sets halt_.
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<typename Server::stream_type> {
+  // The server refused a command (its SQLSTATE kept), or answered what it never answers.
   const auto server_failed = [&](std::error_code ec) {
-    s.sqlstate = conn.last_error().sqlstate;
+    if (ec != errc::protocol_violation) s.sqlstate = std::string{server.last_sqlstate()};
     return unexpected(ec);
+  };
+  const auto stop_with = [&](halt_reason why, std::error_code cause = {}) {
+    return stop_for(detail::to_halt(why, cause));
   };
 
   // IDENTIFY_SYSTEM on the replication connection itself: the identity the sink may check.
-  auto ident = conn.exec("IDENTIFY_SYSTEM");
-  if (!ident) return server_failed(ident.error());
-  if (ident->rows() != 1 || ident->columns() < 4) return fail(errc::protocol_violation);
-  session_identity identity;
-  identity.system_identifier = std::string{ident->get(0, 0)};
-  identity.timeline = detail::read_int(ident->get(0, 1)).value_or(0);
-  identity.xlogpos = parse_lsn(ident->get(0, 2)).value_or(lsn{});
-  identity.database = std::string{ident->get(0, 3)};
+  auto identity = server.identify();
+  if (!identity) return server_failed(identity.error());
   if constexpr (detail::has_handle_session_identity<Sink>) {
     const session_context ctx{options_.slot, plugin().publications};
-    if (auto verdict = call_user([&] { return sink_.handle_session_identity(identity, ctx); }); !verdict) {
+    if (auto verdict = call_user([&] { return sink_.handle_session_identity(*identity, ctx); }); !verdict) {
       emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
                                                                         halt_reason::session_identity_rejected);
-      halt_with(detail::to_halt(halt_reason::session_identity_rejected, verdict.error()));
-      return fail(errc::halted);
+      return stop_with(halt_reason::session_identity_rejected, verdict.error());
     }
   }
 
   // Server version: pgoutput protocol 3 needs 15; 4 needs 16. Every decoder needs 15 (pgoutput
   // itself exists from 10, and a server older than that has no pgoutput at all).
-  s.server_version = static_cast<std::uint32_t>(conn.server_version());
-  if (s.server_version < 150000) {
-    halt_with(detail::to_halt(halt_reason::decoder_unsupported_on_server, make_error_code(errc::unsupported_server)));
-    return fail(errc::halted);
-  }
-  if (options_.failover && s.server_version < 170000) {
-    halt_with(detail::to_halt(halt_reason::failover_unsupported, make_error_code(errc::unsupported_server)));
-    return fail(errc::halted);
-  }
-  if (plugin().origin && s.server_version < 160000) {
-    halt_with(detail::to_halt(halt_reason::origin_unsupported, make_error_code(errc::unsupported_server)));
-    return fail(errc::halted);
-  }
+  s.server_version = server.server_version();
+  const auto too_old = make_error_code(errc::unsupported_server);
+  if (s.server_version < 150000) return stop_with(halt_reason::decoder_unsupported_on_server, too_old);
+  if (options_.failover && s.server_version < 170000) return stop_with(halt_reason::failover_unsupported, too_old);
+  if (plugin().origin && s.server_version < 160000) return stop_with(halt_reason::origin_unsupported, too_old);
   if (options_.failover && plugin().two_phase && s.server_version < 180000) {
     // PostgreSQL 17 creates such a slot, but its slot sync leaves two_phase_at behind: after a
     // failover a transaction prepared before that point could be skipped. 18 syncs it.
-    halt_with(detail::to_halt(halt_reason::two_phase_failover_conflict, make_error_code(errc::unsupported_server)));
-    return fail(errc::halted);
+    return stop_with(halt_reason::two_phase_failover_conflict, too_old);
   }
 
   // Recovery check, then the slot's state with the columns this version has.
-  auto recovery = conn.exec("SELECT pg_is_in_recovery(), current_setting('hot_standby_feedback')");
+  auto recovery = server.recovery();
   if (!recovery) return server_failed(recovery.error());
-  if (recovery->rows() != 1 || recovery->columns() != 2) return fail(errc::protocol_violation);
-  const bool in_recovery = recovery->get(0, 0) == "t";
-  s.standby = in_recovery;
-  const auto slot_literal = quote_literal(options_.slot).value();
-  std::string slot_query = "SELECT confirmed_flush_lsn, wal_status, restart_lsn";
-  if (s.server_version >= 160000) slot_query += ", conflicting";
-  if (s.server_version >= 170000) slot_query += ", invalidation_reason, synced, failover";
-  slot_query += " FROM pg_replication_slots WHERE slot_name = " + slot_literal + " AND slot_type = 'logical'";
-  auto slot_row = conn.exec(slot_query);
-  if (!slot_row) return server_failed(slot_row.error());
-  const bool slot_exists = slot_row->rows() == 1;
-  std::optional<lsn> confirmed_flush;
+  s.standby = recovery->in_recovery;
+  auto found = server.find_slot(options_.slot);
+  if (!found) return server_failed(found.error());
+  const std::optional<slot_facts> slot = std::move(*found);
+  const bool slot_exists = slot && slot->logical;
   if (slot_exists) {
-    detail::slot_invalidation_columns columns{.wal_status = slot_row->get_optional(0, 1),
-                                              .restart_lsn = slot_row->get_optional(0, 2)};
-    if (s.server_version >= 160000) columns.conflicting = slot_row->get_optional(0, 3);
-    if (s.server_version >= 170000) {
-      columns.invalidation_reason = slot_row->get_optional(0, 4);
-      if (in_recovery && slot_row->get(0, 5) == "t") {
-        halt_with(detail::to_halt(halt_reason::slot_synced_unpromoted));
-        return fail(errc::halted);
-      }
-    }
+    if (recovery->in_recovery && slot->synced) return stop_with(halt_reason::slot_synced_unpromoted);
     // Also how a slot invalidated while it streamed is found: the server ends its walsender before
     // marking it, and this is the reconnect's first look at it.
-    if (const auto invalidation = detail::slot_invalidation_of(columns)) {
+    if (slot->invalidation) {
       halt h = detail::to_halt(halt_reason::slot_invalidated);
-      h.invalidation = *invalidation;
-      halt_with(std::move(h));
-      return fail(errc::halted);
+      h.invalidation = *slot->invalidation;
+      return stop_for(std::move(h));
     }
-    if (auto at = parse_lsn(slot_row->get(0, 0))) confirmed_flush = *at;
   }
-  if (in_recovery) {
+  if (recovery->in_recovery) {
     // Logical decoding on a standby arrived in PostgreSQL 16. It needs the standby to tell the
     // primary which catalog rows its slots still read: without that feedback the primary's vacuum
     // removes them and the server invalidates the slot (rows_removed), which costs a resync.
-    if (s.server_version < 160000) {
-      halt_with(detail::to_halt(halt_reason::standby_unsupported, make_error_code(errc::unsupported_server)));
-      return fail(errc::halted);
-    }
-    if (recovery->get(0, 1) != "on") {
-      halt_with(detail::to_halt(halt_reason::standby_feedback_off));
-      return fail(errc::halted);
-    }
+    if (s.server_version < 160000) return stop_with(halt_reason::standby_unsupported, too_old);
+    if (!recovery->hot_standby_feedback) return stop_with(halt_reason::standby_feedback_off);
   }
   // Failover asked (17+, the version step saw to that): the slot must be a failover slot, or be
   // created as one here, which a standby cannot do. A slot that is one without being asked is
   // fine: a promoted standby's synced slot is, whatever the pipeline now says.
-  if (options_.failover && (slot_exists ? slot_row->get(0, 6) != "t" : in_recovery)) {
-    halt_with(detail::to_halt(halt_reason::slot_not_failover));
-    return fail(errc::halted);
+  if (options_.failover && (slot_exists ? !slot->failover : recovery->in_recovery)) {
+    return stop_with(halt_reason::slot_not_failover);
   }
-
   // A slot made for another output plugin (say, pgoutput's, before the decoder was changed) would
   // refuse this decoder's options at START on every retry; a physical slot of the name (no plugin
   // at all) cannot be created over nor decoded from.
-  {
-    auto plugin = conn.exec("SELECT plugin FROM pg_catalog.pg_replication_slots WHERE slot_name = " + slot_literal);
-    if (!plugin) return server_failed(plugin.error());
-    if (plugin->rows() == 1 && (plugin->is_null(0, 0) || plugin->get(0, 0) != D::plugin_name)) {
-      halt_with(detail::to_halt(halt_reason::slot_plugin_mismatch));
-      return fail(errc::halted);
-    }
+  if (slot && slot->plugin != std::optional<std::string>{std::string{D::plugin_name}}) {
+    return stop_with(halt_reason::slot_plugin_mismatch);
   }
 
-  // Every requested publication must exist: a missing one would silently narrow the stream.
-  if constexpr (D::capabilities.publications) {
-    auto found = publications_exist(conn);
-    if (!found) return server_failed(found.error());
-    if (!*found) {
-      halt_with(detail::to_halt(halt_reason::publication_missing));
-      return fail(errc::halted);
-    }
-    // What they publish now: the periodic check compares against it, since a table removed from a
-    // publication (or a new row filter, a column list) vanishes from the stream without a word. A
-    // reconnect compares with what the first session began with, and halts as the check would.
-    if (options_.publication_check_interval.count() > 0) {
-      if (s.publications) {
-        auto changed = detail::check_publication_definitions(conn, plugin().publications, *s.publications);
-        if (!changed) return server_failed(changed.error());
-        if (*changed) {
-          halt_with(std::move(**changed));
-          return fail(errc::halted);
-        }
-      } else {
-        auto defined = detail::read_publication_definitions(conn, plugin().publications);
-        if (!defined) return server_failed(defined.error());
-        s.publications = std::move(*defined);
-      }
-    }
-  }
-  // A decoder that describes its tables from the catalog reads it now, and checks its own table
-  // set (wal2json: every table exists and has a key; pglogical: the sets and the node exist).
-  if constexpr (D::capabilities.catalog) {
-    auto prepared = decoder_.prepare(detail::decoder_query(conn));
-    if (!prepared) return server_failed(prepared.error());
-    if (*prepared) {
-      halt_with(std::move(**prepared));
-      return fail(errc::halted);
-    }
+  if (auto checked = check_server_side(s, server); !checked) {
+    return checked.error() == errc::halted ? unexpected(checked.error()) : server_failed(checked.error());
   }
 
   // The checkpoint (the sink's or the store's), then the start-mode guard.
@@ -309,106 +229,130 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   // of the slot but within the WAL is ordinary: a slot whose last acknowledgement was lost in a
   // crash. Streaming starts at the checkpoint, and whatever the server sends at or below it is
   // skipped.)
-  if (checkpoint_ && identity.xlogpos.is_valid() && *checkpoint_ > identity.xlogpos) {
+  if (checkpoint_ && identity->xlogpos.is_valid() && *checkpoint_ > identity->xlogpos) {
     halt h = detail::to_halt(halt_reason::checkpoint_ahead_of_server);
     h.at = *checkpoint_;
-    halt_with(std::move(h));
-    return fail(errc::halted);
+    return stop_for(std::move(h));
   }
   if (checkpoint_) resumed_from_.store(checkpoint_->value());
-  if (!checkpoint_ && start_as<start::resume_only>() != nullptr) {
-    halt_with(detail::to_halt(halt_reason::go_forward_required));
-    return fail(errc::halted);
-  }
+  if (!checkpoint_ && start_as<start::resume_only>() != nullptr) return stop_with(halt_reason::go_forward_required);
   // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
   // interrupted snapshot leaves behind, and its exported snapshot is gone.
   const bool take_snapshot = !checkpoint_ && start_as<start::point_in_time_snapshot>() != nullptr;
-  if (take_snapshot && slot_exists) {
-    halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
-    return fail(errc::halted);
-  }
+  if (take_snapshot && slot_exists) return stop_with(halt_reason::snapshot_incomplete);
 
-  // Create the slot if absent (persistent: an error on this connection would drop a temporary one).
-  // After the guard, so that a refused start leaves nothing behind.
-  const auto slot_ident = quote_identifier(options_.slot).value();
-  if (!slot_exists && !options_.create_slot) {
-    halt_with(detail::to_halt(halt_reason::slot_missing));
-    return fail(errc::halted);
-  }
-  if (!slot_exists && options_.failover && checkpoint_) {
-    // A failover slot that should be here is not: most likely a promoted standby that had not
-    // synced it. A new one would begin at the present, after a gap nobody would see.
-    halt_with(detail::to_halt(halt_reason::failover_slot_missing));
-    return fail(errc::halted);
-  }
-  if (!slot_exists && checkpoint_ && !detail::has_handle_slot_origin<Sink>) {
-    // The same for any slot: the checkpoint belongs to a slot that is gone (dropped, or this is
-    // another server or slot name). A sink that judges origins is asked instead, below.
-    halt_with(detail::to_halt(halt_reason::slot_dropped));
-    return fail(errc::halted);
-  }
   if (!slot_exists) {
-    std::string create = "CREATE_REPLICATION_SLOT " + slot_ident + " LOGICAL " + std::string{D::plugin_name} +
-                         " (SNAPSHOT '" + (take_snapshot ? "export" : "nothing") + "'";
-    if (options_.failover) create += ", FAILOVER";
-    if (plugin().two_phase) create += ", TWO_PHASE";
-    create += ")";
-    auto created = conn.exec(create);
-    if (!created) {
-      if (detail::plugin_missing(conn.last_error().sqlstate)) {
-        halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, created.error());
-        h.sqlstate = conn.last_error().sqlstate;
-        halt_with(std::move(h));
-        return fail(errc::halted);
-      }
-      if (conn.last_error().sqlstate != "42710") return server_failed(created.error());
-      // Created concurrently by someone else: it exists now, which is what we wanted.
-    } else {
-      s.slot_created = true;
-      if (auto at = parse_lsn(created->get(0, 1))) s.origin = *at;
-      if (take_snapshot) {
-        // Nothing may run on this connection before the snapshot is read: it would end the export.
-        const exported_snapshot exported{std::string{created->get(0, 2)}, s.origin.value_or(lsn{})};
-        if (!read_snapshot(s, exported)) return fail(halt_ ? errc::halted : errc::cancelled);
-      }
-    }
+    if (auto created = create_slot(s, server, take_snapshot); !created) return unexpected(created.error());
   }
   if (take_snapshot && !checkpoint_) {
     // Someone else created the slot in the meantime: no snapshot of ours to read.
-    halt_with(detail::to_halt(halt_reason::snapshot_incomplete));
-    return fail(errc::halted);
+    return stop_with(halt_reason::snapshot_incomplete);
   }
 
   if constexpr (detail::has_handle_slot_origin<Sink>) {
     if (!s.slot_created) {
-      if (!confirmed_flush) {
-        halt_with(detail::to_halt(halt_reason::slot_origin_unavailable));
-        return fail(errc::halted);
-      }
-      s.origin = std::max(*confirmed_flush, checkpoint_.value_or(lsn{}));
+      if (!slot || !slot->confirmed_flush) return stop_with(halt_reason::slot_origin_unavailable);
+      s.origin = std::max(*slot->confirmed_flush, checkpoint_.value_or(lsn{}));
     }
-    if (!s.origin || !s.origin->is_valid()) {
-      halt_with(detail::to_halt(halt_reason::slot_origin_unavailable));
-      return fail(errc::halted);
-    }
+    if (!s.origin || !s.origin->is_valid()) return stop_with(halt_reason::slot_origin_unavailable);
     const slot_origin_context ctx{options_.slot, !s.slot_created};
     if (auto verdict = call_user([&] { return sink_.handle_slot_origin(*s.origin, ctx); }); !verdict) {
-      halt_with(detail::to_halt(halt_reason::slot_origin_rejected, verdict.error()));
-      return fail(errc::halted);
+      return stop_with(halt_reason::slot_origin_rejected, verdict.error());
     }
   }
 
   // The incremental snapshot: its progress, its reader, and its arming before anything streams.
   if (auto backfill = prepare_incremental(s); !backfill) return unexpected(backfill.error());
+  return start_streaming(s, server);
+}
 
-  // START_REPLICATION with what the decoder asks of this server (pgoutput: the highest protocol the
-  // server speaks, or the one asked for).
+// What the publications and the decoder's catalog say before anything streams: every requested
+// publication exists (a missing one would silently narrow the stream), what they publish (the
+// periodic check's baseline, or, on a reconnect, the check itself), and the decoder's own table
+// set. errc::halted once it halted; another error is the server's.
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::check_server_side(session& s, Server& server) -> result<void> {
+  if constexpr (D::capabilities.publications) {
+    auto found = server.publications_exist(plugin().publications);
+    if (!found) return unexpected(found.error());
+    if (!*found) return stop_for(detail::to_halt(halt_reason::publication_missing));
+    // A table removed from a publication (or a new row filter, a column list) vanishes from the
+    // stream without a word. A reconnect compares with what the first session began with, and
+    // halts as the periodic check would.
+    if (options_.publication_check_interval.count() > 0) {
+      if (s.publications) {
+        auto changed = server.check_publication_shapes(plugin().publications, *s.publications);
+        if (!changed) return unexpected(changed.error());
+        if (*changed) return stop_for(std::move(**changed));
+      } else {
+        auto defined = server.publication_shapes(plugin().publications);
+        if (!defined) return unexpected(defined.error());
+        s.publications = std::move(*defined);
+      }
+    }
+  }
+  // A decoder that describes its tables from the catalog reads it now, and checks its own table
+  // set (wal2json: every table exists and has a key; pglogical: the sets and the node exist).
+  if constexpr (D::capabilities.catalog) {
+    auto prepared = decoder_.prepare(detail::decoder_query(server.sql()));
+    if (!prepared) return unexpected(prepared.error());
+    if (*prepared) return stop_for(std::move(**prepared));
+  }
+  return {};
+}
+
+// Creates the slot (persistent: an error on this connection would drop a temporary one), after the
+// start-mode guard, so that a refused start leaves nothing behind; and reads the snapshot it
+// exports when the start mode asks for one.
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::create_slot(session& s, Server& server, bool take_snapshot) -> result<void> {
+  if (!options_.create_slot) return stop_for(detail::to_halt(halt_reason::slot_missing));
+  if (options_.failover && checkpoint_) {
+    // A failover slot that should be here is not: most likely a promoted standby that had not
+    // synced it. A new one would begin at the present, after a gap nobody would see.
+    return stop_for(detail::to_halt(halt_reason::failover_slot_missing));
+  }
+  if (checkpoint_ && !detail::has_handle_slot_origin<Sink>) {
+    // The same for any slot: the checkpoint belongs to a slot that is gone (dropped, or this is
+    // another server or slot name). A sink that judges origins is asked instead.
+    return stop_for(detail::to_halt(halt_reason::slot_dropped));
+  }
+  auto created = server.create_slot(slot_request{.name = options_.slot,
+                                                 .plugin = D::plugin_name,
+                                                 .export_snapshot = take_snapshot,
+                                                 .failover = options_.failover,
+                                                 .two_phase = plugin().two_phase});
+  if (!created) {
+    const std::string sqlstate{server.last_sqlstate()};
+    if (detail::plugin_missing(sqlstate)) {
+      halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, created.error());
+      h.sqlstate = sqlstate;
+      return stop_for(std::move(h));
+    }
+    if (sqlstate == "42710") return {};  // created concurrently by someone else: it exists now, as wanted
+    s.sqlstate = sqlstate;
+    return unexpected(created.error());
+  }
+  s.slot_created = true;
+  if (created->consistent_point.is_valid()) s.origin = created->consistent_point;
+  if (take_snapshot) {
+    // Nothing may run on this connection before the snapshot is read: it would end the export.
+    const exported_snapshot exported{std::move(created->snapshot_name), s.origin.value_or(lsn{})};
+    if (!read_snapshot(s, exported)) return fail(halt_ ? errc::halted : errc::cancelled);
+  }
+  return {};
+}
+
+// START_REPLICATION with what the decoder asks of this server (pgoutput: the highest protocol the
+// server speaks, or the one asked for).
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::start_streaming(session& s, Server& server) -> result<typename Server::stream_type> {
   const decoder_context ctx{s.server_version};
   auto request = decoder_.negotiate(ctx);
-  if (!request) {
-    halt_with(detail::to_halt(halt_reason::config_invalid, request.error()));
-    return fail(errc::halted);
-  }
+  if (!request) return stop_for(detail::to_halt(halt_reason::config_invalid, request.error()));
   s.protocol = request->protocol.version;
   s.streaming = request->protocol.streaming;
   // The incremental snapshot's watermarks are logical messages (only pgoutput serves that mode).
@@ -420,37 +364,32 @@ auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stre
   // PREPARE of a transaction still outstanding, whose changes would then never be sent again, so
   // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
   const lsn start_at = plugin().two_phase ? lsn{} : checkpoint_.value_or(lsn{});
-  const auto start_command = [&](const std::string& plugin_options) {
-    return "START_REPLICATION SLOT " + slot_ident + " LOGICAL " + to_string(start_at) + " (" + plugin_options + ")";
-  };
   decoder_.begin_session(ctx);
   const pq::stream_options stream_options{.receive_low_water_bytes =
                                               static_cast<int>(options_.receive_low_water_bytes)};
-  auto started = pq::replication_stream::start(std::move(conn), start_command(request->options), stream_options);
-  if (!started) {
-    // A failed start leaves conn as it was. A plugin that cannot be loaded will not load on retry.
-    if (detail::plugin_missing(conn.last_error().sqlstate)) {
-      halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, started.error());
-      h.sqlstate = conn.last_error().sqlstate;
-      halt_with(std::move(h));
-      return fail(errc::halted);
-    }
-    if (request->fallback_options && started.error() == errc::server_error) {
-      // The probe: the same START without the options some builds of the plugin do not know. If
-      // that one starts, the plugin refused what was asked for, and a retry would be refused too.
-      const std::string sqlstate = conn.last_error().sqlstate;
-      auto probe = pq::replication_stream::start(std::move(conn), start_command(*request->fallback_options));
-      if (probe) {
-        static_cast<void>(probe->finish());  // nothing was acknowledged: the slot stays where it was
-        halt h = detail::to_halt(halt_reason::decoder_option_unsupported, started.error());
-        h.sqlstate = sqlstate;
-        halt_with(std::move(h));
-        return fail(errc::halted);
-      }
-    }
-    return server_failed(started.error());
+  auto started = std::move(server).start(stream_request{options_.slot, start_at, request->options}, stream_options);
+  if (started) return started;
+  // A failed start leaves the connection as it was. A plugin that cannot be loaded will not load
+  // on retry.
+  const std::string sqlstate{server.last_sqlstate()};
+  if (detail::plugin_missing(sqlstate)) {
+    halt h = detail::to_halt(halt_reason::decoder_unsupported_on_server, started.error());
+    h.sqlstate = sqlstate;
+    return stop_for(std::move(h));
   }
-  return started;
+  if (request->fallback_options && started.error() == errc::server_error) {
+    // The probe: the same START without the options some builds of the plugin do not know. If
+    // that one starts, the plugin refused what was asked for, and a retry would be refused too.
+    auto probe = std::move(server).start(stream_request{options_.slot, start_at, *request->fallback_options}, {});
+    if (probe) {
+      static_cast<void>(probe->finish());  // nothing was acknowledged: the slot stays where it was
+      halt h = detail::to_halt(halt_reason::decoder_option_unsupported, started.error());
+      h.sqlstate = sqlstate;
+      return stop_for(std::move(h));
+    }
+  }
+  s.sqlstate = std::string{server.last_sqlstate()};
+  return unexpected(started.error());
 }
 
 }  // namespace replicant

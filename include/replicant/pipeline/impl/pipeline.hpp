@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <deque>
 #include <string_view>
 #include <utility>
@@ -45,13 +44,6 @@ struct pipeline_session {
   // publication check on); the periodic check adds what was added since.
   std::optional<publication_definitions> publications;
 };
-
-inline auto read_int(std::string_view text) noexcept -> std::optional<std::int64_t> {
-  std::int64_t v = 0;
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec != std::errc{} || r.ptr != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 
 inline auto poll_readable(int fd, std::chrono::milliseconds timeout) noexcept -> bool {
   pollfd p{fd, POLLIN, 0};

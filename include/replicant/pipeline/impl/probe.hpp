@@ -97,7 +97,7 @@ auto pipeline<D, C, S, Sink>::server_wal_position() -> std::optional<lsn> {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::publications_still_exist() -> bool {
   if (!open_probe()) return true;
-  auto found = publications_exist(*probe_);
+  auto found = detail::publications_exist(*probe_, plugin().publications);
   if (!found) {
     probe_.reset();
     return true;

@@ -3,9 +3,9 @@
 #ifndef REPLICANT_TESTING_DETAIL_ENGINE_RUN_HPP
 #define REPLICANT_TESTING_DETAIL_ENGINE_RUN_HPP
 
-// One connection of a real pipeline, driven in-process by the simulator: the connect chain's
-// checkpoint step, then a whole streaming session (the session loop, the keepalive guard, the
-// applier, the checkpoint policy's delivery, the spill policy, the sink) over a simulated stream.
+// One connection of a real pipeline, driven in-process by the simulator: the whole connect chain
+// against a simulated server, then a whole streaming session (the session loop, the keepalive
+// guard, the applier, the checkpoint policy's delivery, the spill policy, the sink) over its stream.
 // The pipeline befriends this class; nothing else reaches inside.
 
 #include <replicant/pipeline.hpp>
@@ -29,25 +29,18 @@ class engine_run {
     session_ = std::make_unique<session>(p_);
   }
 
-  // The connect chain's checkpoint step; false when it halted.
-  auto resume() -> bool {
-    auto checkpoint = p_.read_checkpoint(*session_);
-    if (!checkpoint) return false;
-    p_.checkpoint_ = *checkpoint;
-    if (p_.checkpoint_) p_.resumed_from_.store(p_.checkpoint_->value());
-    return true;
+  // The connect chain against @p server (a model of server_session): the stream it started, or
+  // the error it failed with (after a halt, which halt_of() then holds).
+  template <server_session Server>
+  auto connect(Server& server) -> result<typename Server::stream_type> {
+    return p_.connect_on(*session_, server);
   }
-
-  // Where the engine asks the server to start (START_REPLICATION's position).
-  [[nodiscard]] auto requested_start() const noexcept -> lsn { return p_.checkpoint_.value_or(lsn{}); }
 
   // A whole streaming session over @p stream (a model of server_stream), as the pipeline runs one
   // after its connect chain: the session loop, the keepalive guard, the applier, the end. The
-  // stream stays the caller's, to read afterwards.
+  // stream stays the caller's.
   template <server_stream Stream>
-  auto stream_session(Stream& stream, pgoutput_protocol protocol) -> void {
-    session_->protocol = protocol.version;
-    session_->streaming = protocol.streaming;
+  auto stream_session(Stream& stream) -> void {
     static_cast<void>(p_.stream(*session_, std::move(stream)));  // binds: nothing is moved
   }
 

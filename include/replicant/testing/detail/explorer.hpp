@@ -9,7 +9,7 @@
 
 #include <replicant/pipeline.hpp>
 #include <replicant/testing/detail/engine_run.hpp>
-#include <replicant/testing/detail/sim_stream.hpp>
+#include <replicant/testing/detail/sim_server.hpp>
 #include <replicant/testing/simulation.hpp>
 #include <replicant/testing/subject.hpp>
 #include <replicant/testing/world.hpp>
@@ -171,7 +171,7 @@ class explorer {
     plan_ = &plan;
     rng_.seed(plan.seed);
     live_ = std::make_unique<State>();
-    slot_ = lsn{};
+    slot_ = sim_slot{};
     now_ = std::chrono::steady_clock::time_point{std::chrono::hours(1)};
     steps_ = 0;
     calls_ = 0;
@@ -232,22 +232,23 @@ class explorer {
                         .messages = replicant::detail::has_handle_message<Sink>};
     pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
     engine_run<pipeline_type> r{p, now_};
-    if (!r.resume()) return halted(r);
-    run_ = &r;
-    // The session from where the server starts: the greater of the engine's request and the slot.
-    sim_stream stream{sim_stream::frames_of(wal_->session_from(std::max(slot_, r.requested_start()))),
+    sim_server server{*wal_, slot_,
                       {.before_frame = [this, &r] { return before_frame(r); },
                        .drained = [this, &p] { return drained(p); }},
                       now_};
-    stream_ = &stream;
-    r.stream_session(stream, protocol());
-    run_ = nullptr;
-    stream_ = nullptr;
+    run_ = &r;
+    server_ = &server;
+    auto stream = r.connect(server);
     if (crashed_) return crash_end();
-    check_acknowledged(stream.reported());
+    if (!stream) return halted(r);
+    r.stream_session(*stream);
+    if (crashed_) return crash_end();
+    run_ = nullptr;
+    server_ = nullptr;
+    check_acknowledged(server.reported());
     if (r.halted()) return halted(r);
     check_acknowledged(r.durable());
-    slot_ = std::max({slot_, r.durable(), stream.reported()});
+    slot_.confirmed = std::max({slot_.confirmed, r.durable(), server.reported()});
     return ending::completed;
   }
 
@@ -266,11 +267,6 @@ class explorer {
     if (crashed_) return false;
     p.stop();
     return true;
-  }
-
-  [[nodiscard]] auto protocol() const noexcept -> pgoutput_protocol {
-    return o_.streaming ? pgoutput_protocol{.version = 2, .streaming = pgoutput_streaming::on}
-                        : pgoutput_protocol{.version = 1};
   }
 
   // A crash point: the process dies here when the plan says so.
@@ -296,14 +292,17 @@ class explorer {
     // The slot holds what the engine reported; or, the last report lost, what it held before. A
     // report may carry any durable position (the keepalive guard sends one whenever a call is
     // slow), so a kept report is taken to be the latest durable one.
-    if (stream_ != nullptr) check_acknowledged(stream_->reported());
-    if (!lost && run_ != nullptr) slot_ = std::max({slot_, run_->durable(), stream_ != nullptr ? stream_->reported() : lsn{}});
-    check_acknowledged(slot_, *survived);
+    if (server_ != nullptr) check_acknowledged(server_->reported());
+    if (!lost && run_ != nullptr) {
+      slot_.confirmed = std::max({slot_.confirmed, run_->durable(), server_ != nullptr ? server_->reported() : lsn{}});
+    }
+    check_acknowledged(slot_.confirmed, *survived);
     survivor_ = std::move(survived);
   }
 
   auto crash_end() -> ending {
     run_ = nullptr;
+    server_ = nullptr;
     return ending::crashed;
   }
 
@@ -319,6 +318,7 @@ class explorer {
   // lives on: writes in flight land, the slot holds what was reported.
   auto halted(engine_run<pipeline_type>& r) -> ending {
     run_ = nullptr;
+    server_ = nullptr;
     if (crashed_) return ending::crashed;
     ++halts_;
     const auto& h = r.halt_of();
@@ -331,7 +331,7 @@ class explorer {
     }
     for (auto& l : landings_) l.write(*live_);
     landings_.clear();
-    slot_ = std::max(slot_, r.durable());
+    slot_.confirmed = std::max(slot_.confirmed, r.durable());
     return ending::halted;
   }
 
@@ -422,7 +422,7 @@ class explorer {
   std::mt19937_64 rng_;
   std::unique_ptr<State> live_;
   std::unique_ptr<State> survivor_;  // what a crash left, until the incarnation's sink is gone
-  lsn slot_{};  // the slot's confirmed position: what survives any crash on the server's side
+  sim_slot slot_{};  // the slot: what survives any crash on the server's side
   std::chrono::steady_clock::time_point now_{};  // the simulated time, which goes on across crashes
   std::uint64_t steps_ = 0;
   std::uint64_t calls_ = 0;
@@ -432,7 +432,7 @@ class explorer {
   bool faulted_ = false;
   std::vector<landing> landings_;
   engine_run<pipeline_type>* run_ = nullptr;
-  sim_stream* stream_ = nullptr;
+  sim_server* server_ = nullptr;
   std::optional<std::string> broken_;
 };
 

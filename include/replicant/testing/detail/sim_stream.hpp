@@ -53,9 +53,10 @@ class sim_stream {
 
   using time_point = std::chrono::steady_clock::time_point;
 
-  // Over @p frames (an empty one is a pause), moving the time in @p now on.
-  sim_stream(std::vector<pgoutput::bytes> frames, hooks h, time_point& now)
-      : frames_(std::move(frames)), hooks_(std::move(h)), now_(now) {}
+  // Over @p frames (an empty one is a pause), moving the time in @p now on, and recording in
+  // @p reported the highest flush position a status update reports.
+  sim_stream(std::vector<pgoutput::bytes> frames, hooks h, time_point& now, std::atomic<std::uint64_t>& reported)
+      : frames_(std::move(frames)), hooks_(std::move(h)), now_(&now), reported_(&reported) {}
 
   template <class OnFrame>
   [[nodiscard]] auto receive(OnFrame&& on_frame, std::size_t max_bytes) -> result<std::size_t> {
@@ -77,7 +78,7 @@ class sim_stream {
     }
     auto& f = frames_[next_++];
     const auto n = f.size();
-    now_ += std::chrono::milliseconds(1);
+    *now_ += std::chrono::milliseconds(1);
     on_frame(frame_type{std::move(f)});
     return n;
   }
@@ -89,8 +90,8 @@ class sim_stream {
       std::uint64_t flush = 0;
       for (std::size_t i = 9; i < 17; ++i) flush = (flush << 8U) | static_cast<std::uint8_t>(payload[i]);
       // The keepalive guard sends from its own thread (under the session's stream mutex).
-      auto seen = reported_.load();
-      while (seen < flush && !reported_.compare_exchange_weak(seen, flush)) {
+      auto seen = reported_->load();
+      while (seen < flush && !reported_->compare_exchange_weak(seen, flush)) {
       }
     }
     return {};
@@ -100,7 +101,7 @@ class sim_stream {
     if (dead_) return fail(errc::connection_failed);
     if (pausing()) {
       const auto waited = std::max(timeout, std::chrono::milliseconds(1));
-      now_ += waited;
+      *now_ += waited;
       paused_ += waited;
       if (paused_ < pause_length) return pq::wait_outcome::timed_out;
       paused_ = {};
@@ -110,8 +111,6 @@ class sim_stream {
   }
 
   [[nodiscard]] auto input_waiting() noexcept -> bool { return next_ < frames_.size() && !pausing(); }
-  // The highest flush position a status update reported.
-  [[nodiscard]] auto reported() const noexcept -> lsn { return lsn{reported_.load()}; }
   [[nodiscard]] auto finish() -> result<void> { return {}; }
   [[nodiscard]] auto backend_pid() const noexcept -> int { return 0; }
   [[nodiscard]] auto last_sqlstate() const -> std::string { return {}; }
@@ -140,12 +139,12 @@ class sim_stream {
 
   std::vector<pgoutput::bytes> frames_;
   hooks hooks_;
-  time_point& now_;
+  time_point* now_;
   std::chrono::milliseconds paused_{};
   std::size_t next_ = 0;
   bool drained_ = false;
   bool dead_ = false;
-  std::atomic<std::uint64_t> reported_{0};
+  std::atomic<std::uint64_t>* reported_;
 };
 
 static_assert(server_stream<sim_stream>);
