@@ -48,8 +48,9 @@ enum class jetstream_errc {
   /// The servers refused the credentials: the user and password, the token, the NKey or the
   /// credentials file. No retry mends that: the program stops at once.
   credentials_refused,
-  /// The TLS connection failed: a certificate that does not verify (either side's), or TLS
-  /// required by one side and not offered by the other. The program stops at once.
+  /// The TLS connection failed: a certificate that does not verify (either side's), a client
+  /// certificate the servers refuse or miss, or TLS required by one side and not offered by the
+  /// other. The program stops at once.
   tls_failed,
   /// A credentials or TLS file given to the program could not be used: unreadable, not in the
   /// format nats.c reads, or a key that does not match its certificate. The program stops at once.
@@ -93,8 +94,8 @@ class jetstream_category_impl final : public std::error_category {
       case jetstream_errc::credentials_refused:
         return "the NATS servers refused the credentials (user and password, token, NKey or credentials file)";
       case jetstream_errc::tls_failed:
-        return "the TLS connection to the NATS servers failed (a certificate that does not verify, or TLS on one "
-               "side only)";
+        return "the TLS connection to the NATS servers failed (a certificate that does not verify or is refused, or "
+               "TLS on one side only)";
       case jetstream_errc::security_files_unusable:
         return "a credentials or TLS file could not be used (unreadable, not the expected format, or a key that "
                "does not match its certificate)";

@@ -151,7 +151,11 @@ class jetstream_sink {
     natsOptions_Destroy(opts);
     if (s != NATS_OK) {
       // Refused credentials and failed TLS are final; anything else (no server answering) may pass.
-      const jetstream_errc e = classify(s, no_code, {}, false);
+      // Under TLS 1.3 a server checks the client's certificate only after the client has finished
+      // its handshake: a refused or missing certificate shows as the connection closing before the
+      // first PONG, which nats.c reports as a protocol error.
+      const jetstream_errc e = settings_.security.tls && s == NATS_PROTOCOL_ERROR ? jetstream_errc::tls_failed
+                                                                                  : classify(s, no_code, {}, false);
       const bool final = e == jetstream_errc::credentials_refused || e == jetstream_errc::tls_failed;
       return fail(final ? e : jetstream_errc::connect_failed);
     }
