@@ -45,6 +45,16 @@ enum class jetstream_errc {
   checkpoint_unreadable,
   /// Any other failure of the NATS client or the JetStream API.
   broker_error,
+  /// The servers refused the credentials: the user and password, the token, the NKey or the
+  /// credentials file. No retry mends that: the program stops at once.
+  credentials_refused,
+  /// The TLS connection failed: a certificate that does not verify (either side's), a client
+  /// certificate the servers refuse or miss, or TLS required by one side and not offered by the
+  /// other. The program stops at once.
+  tls_failed,
+  /// A credentials or TLS file given to the program could not be used: unreadable, not in the
+  /// format nats.c reads, or a key that does not match its certificate. The program stops at once.
+  security_files_unusable,
 };
 
 }  // namespace replicant::examples::jetstream
@@ -81,6 +91,14 @@ class jetstream_category_impl final : public std::error_category {
         return "the stream cannot keep a checkpoint (needs retention limits, discard new, and the prefix's subjects)";
       case jetstream_errc::checkpoint_unreadable: return "the stream's last messages were not written by this sink";
       case jetstream_errc::broker_error: return "the NATS client or the JetStream API failed";
+      case jetstream_errc::credentials_refused:
+        return "the NATS servers refused the credentials (user and password, token, NKey or credentials file)";
+      case jetstream_errc::tls_failed:
+        return "the TLS connection to the NATS servers failed (a certificate that does not verify or is refused, or "
+               "TLS on one side only)";
+      case jetstream_errc::security_files_unusable:
+        return "a credentials or TLS file could not be used (unreadable, not the expected format, or a key that "
+               "does not match its certificate)";
     }
     return "unknown jetstream error";
   }
@@ -130,8 +148,12 @@ class jetstream_category_impl final : public std::error_category {
     case JSNotEnabledForAccountErr: return jetstream_errc::stream_missing;
     default: break;
   }
-  if (denied || status == NATS_NOT_PERMITTED || status == NATS_CONNECTION_AUTH_FAILED)
-    return jetstream_errc::permission_denied;
+  if (status == NATS_CONNECTION_AUTH_FAILED) return jetstream_errc::credentials_refused;
+  if (status == NATS_SSL_ERROR || status == NATS_SECURE_CONNECTION_REQUIRED ||
+      status == NATS_SECURE_CONNECTION_WANTED) {
+    return jetstream_errc::tls_failed;
+  }
+  if (denied || status == NATS_NOT_PERMITTED) return jetstream_errc::permission_denied;
   switch (status) {
     case NATS_MAX_PAYLOAD: return jetstream_errc::message_too_large;
     case NATS_TIMEOUT:

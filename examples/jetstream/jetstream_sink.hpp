@@ -11,6 +11,7 @@
 
 #include "../tail/json.hpp"
 #include "jetstream_error.hpp"
+#include "security.hpp"
 #include "subjects.hpp"
 
 #include <replicant/checkpoint/deferred.hpp>
@@ -38,23 +39,6 @@
 namespace replicant::examples::jetstream {
 
 /**
- * Sets @p opts to the servers of @p urls, a comma-separated list (natsOptions_SetURL takes one URL,
- * with its credentials, as a whole). @return NATS_OK or nats.c's status. Never throws except
- * std::bad_alloc.
- */
-[[nodiscard]] inline auto set_servers(natsOptions* opts, std::string_view urls) -> natsStatus {
-  std::vector<std::string> list;
-  for (std::size_t start = 0; start <= urls.size();) {
-    const auto comma = std::min(urls.find(',', start), urls.size());
-    if (comma > start) list.emplace_back(urls.substr(start, comma - start));
-    start = comma + 1;
-  }
-  std::vector<const char*> pointers;
-  for (const auto& u : list) pointers.push_back(u.c_str());
-  return natsOptions_SetServers(opts, pointers.data(), static_cast<int>(pointers.size()));
-}
-
-/**
  * Where and how the sink publishes.
  *
  * @par Thread safety
@@ -63,6 +47,8 @@ namespace replicant::examples::jetstream {
 struct sink_settings {
   /// The NATS servers, comma-separated URLs (`nats://user:password@host:4222,...`). Never printed.
   std::string servers;
+  /// The credentials and TLS settings besides the URLs' (set_connection()).
+  nats_security security;
   /// The stream, which must exist (see create_stream()).
   std::string stream;
   /// The subject prefix (valid_prefix()): changes go to `<prefix>.<schema>.<table>`, markers to
@@ -146,13 +132,17 @@ class jetstream_sink {
   /**
    * Connects to the servers and sets up the JetStream context. The client reconnects by itself
    * after that, for as long as the sink lives.
-   * @return nothing, or the fault (connect_failed, permission_denied).
+   * @return nothing, or the fault: connect_failed (which may pass), or credentials_refused,
+   * tls_failed or security_files_unusable (which no retry mends).
    */
   [[nodiscard]] auto connect() -> result<void> {
     natsOptions* opts = nullptr;
-    natsStatus s = natsOptions_Create(&opts);
-    if (s == NATS_OK) s = set_servers(opts, settings_.servers);
-    if (s == NATS_OK) s = natsOptions_SetName(opts, "replicant-jetstream");
+    if (natsOptions_Create(&opts) != NATS_OK) return fail(jetstream_errc::broker_error);
+    if (const auto bad = set_connection(opts, settings_.servers, settings_.security)) {
+      natsOptions_Destroy(opts);
+      return fail(*bad);
+    }
+    natsStatus s = natsOptions_SetName(opts, "replicant-jetstream");
     if (s == NATS_OK) s = natsOptions_SetMaxReconnect(opts, -1);
     if (s == NATS_OK) s = natsOptions_SetReconnectWait(opts, 100);
     if (s == NATS_OK) s = natsOptions_SetTimeout(opts, 2000);
@@ -160,8 +150,14 @@ class jetstream_sink {
     if (s == NATS_OK) s = natsConnection_Connect(&nc_, opts);
     natsOptions_Destroy(opts);
     if (s != NATS_OK) {
-      return fail(s == NATS_CONNECTION_AUTH_FAILED ? jetstream_errc::permission_denied
-                                                   : jetstream_errc::connect_failed);
+      // Refused credentials and failed TLS are final; anything else (no server answering) may pass.
+      // Under TLS 1.3 a server checks the client's certificate only after the client has finished
+      // its handshake: a refused or missing certificate shows as the connection closing before the
+      // first PONG, which nats.c reports as a protocol error.
+      const jetstream_errc e = settings_.security.tls && s == NATS_PROTOCOL_ERROR ? jetstream_errc::tls_failed
+                                                                                  : classify(s, no_code, {}, false);
+      const bool final = e == jetstream_errc::credentials_refused || e == jetstream_errc::tls_failed;
+      return fail(final ? e : jetstream_errc::connect_failed);
     }
     jsOptions jo;
     jsOptions_Init(&jo);

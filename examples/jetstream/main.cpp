@@ -75,14 +75,17 @@ class outage_clock {
   std::optional<std::chrono::steady_clock::time_point> since_;
 };
 
-// One attempt at creating the stream @p cfg; @p code gets JetStream's error code, if any.
-auto add_stream(const options& o, jsStreamConfig& cfg, jsErrCode& code) -> natsStatus {
+// One attempt at creating the stream @p cfg; @p code gets JetStream's error code, if any, and
+// @p unusable a credentials or TLS file that could not be used.
+auto add_stream(const options& o, jsStreamConfig& cfg, jsErrCode& code, std::optional<jetstream_errc>& unusable)
+    -> natsStatus {
   natsConnection* nc = nullptr;
   jsCtx* js = nullptr;
   jsStreamInfo* info = nullptr;
   natsOptions* opts = nullptr;
   natsStatus s = natsOptions_Create(&opts);
-  if (s == NATS_OK) s = set_servers(opts, o.nats);
+  if (s == NATS_OK) unusable = set_connection(opts, o.nats, o.security);
+  if (unusable) s = NATS_ERR;
   if (s == NATS_OK) s = natsConnection_Connect(&nc, opts);
   natsOptions_Destroy(opts);
   if (s == NATS_OK) s = natsConnection_JetStream(&js, nc, nullptr);
@@ -121,12 +124,13 @@ auto create_stream(const options& o) -> int {
   outage_clock outage{o.max_outage};
   for (auto delay = 100ms;; delay = std::min<std::chrono::milliseconds>(delay * 2, 2s)) {
     jsErrCode code = static_cast<jsErrCode>(0);
-    const natsStatus s = add_stream(o, cfg, code);
+    std::optional<jetstream_errc> unusable;
+    const natsStatus s = add_stream(o, cfg, code, unusable);
     if (s == NATS_OK) {
       say("created the stream");
       return exit_ok;
     }
-    const jetstream_errc e = classify(s, code, {}, false);
+    const jetstream_errc e = unusable.value_or(classify(s, code, {}, false));
     const std::string why =
         describe(make_error_code(e)) + (code != 0 ? "; JetStream error " + std::to_string(code) : std::string{});
     if (!creation_may_pass(e, code) || stop_signal::requested()) {
@@ -147,6 +151,7 @@ auto create_stream(const options& o) -> int {
 // --max-outage-s; any progress starts the count again.
 auto stream(const options& o) -> int {
   jetstream_sink sink{sink_settings{.servers = o.nats,
+                                    .security = o.security,
                                     .stream = o.stream,
                                     .prefix = o.prefix,
                                     .ack_wait = o.ack_wait,

@@ -8,6 +8,7 @@
 /// may carry a password, `--dsn` too.
 
 #include "../common/cli.hpp"
+#include "security.hpp"
 #include "subjects.hpp"
 
 #include <chrono>
@@ -35,6 +36,8 @@ struct options {
   std::uint32_t max_inflight_mib = 64;
   /// The NATS servers (never printed).
   std::string nats;
+  /// Credentials and TLS besides the URLs'.
+  nats_security security;
   /// The stream.
   std::string stream;
   /// The subject prefix.
@@ -104,8 +107,9 @@ struct arguments {
              "without a checkpoint in the stream, start at the slot's acknowledged position");
     cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
     const std::string broker = "Broker";
-    cli.text("--nats", nats, "URLS", "",
-             "comma-separated NATS server URLs, e.g.\nnats://user:password@host:4222 (never printed)")
+    cli.text(
+           "--nats", nats, "URLS", "",
+           "comma-separated NATS server URLs, e.g.\nnats://user:password@host:4222 or tls://host:4222 (never printed)")
         .required()
         .group(broker);
     cli.text("--stream", stream, "NAME", "", "the JetStream stream; it must exist (see --create-stream)")
@@ -135,6 +139,8 @@ struct arguments {
         .group(setup);
     cli.text("--max-bytes", max_bytes, "N", "none", "with --create-stream: the stream's byte limit").group(setup);
   }
+  // After the broker's and the setting-up options in --help: how to reach a secured cluster.
+  security_arguments security{cli};
   arguments(const arguments&) = delete;
   auto operator=(const arguments&) -> arguments& = delete;
 };
@@ -168,6 +174,7 @@ struct arguments {
   o.max_inflight_mib = *mib;
   if (a.nats.empty()) return refusal{"--nats needs one or more server URLs"};
   o.nats = a.nats;
+  if (auto bad = a.security.check(o.security)) return *bad;
   if (!valid_stream_name(a.stream)) return refusal{"--stream is 1 to 64 characters of A-Z, a-z, 0-9, _ and -"};
   o.stream = a.stream;
   if (!valid_prefix(a.prefix)) {

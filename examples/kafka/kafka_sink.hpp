@@ -11,6 +11,7 @@
 
 #include "../tail/json.hpp"
 #include "kafka_error.hpp"
+#include "properties.hpp"
 
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
@@ -31,6 +32,7 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace replicant::examples::kafka {
 
@@ -62,6 +64,10 @@ struct sink_settings {
   std::chrono::milliseconds request_timeout{10000};
   /// `transaction.timeout.ms`: how long the broker keeps a transaction open before aborting it.
   std::chrono::milliseconds transaction_timeout{60000};
+  /// The user's librdkafka properties (security, SASL, SSL, tuning), set on the producer and on
+  /// the checkpoint reader before the sink's own (check_properties() refuses the names the sink
+  /// sets). Their values are never printed.
+  std::vector<property> properties;
 };
 
 /**
@@ -133,6 +139,7 @@ class kafka_sink {
     checkpoint_.reset();
     char errstr[512];
     rd_kafka_conf_t* conf = base_config();
+    if (conf == nullptr) return fail(kafka_errc::client_failed, RD_KAFKA_RESP_ERR__INVALID_ARG);
     bool ok = set(conf, "transactional.id", settings_.transactional_id, errstr) &&
               set(conf, "enable.idempotence", "true", errstr) &&
               set(conf, "transaction.timeout.ms", std::to_string(settings_.transaction_timeout.count()), errstr) &&
@@ -246,12 +253,18 @@ class kafka_sink {
     return rd_kafka_conf_set(conf, name, value.c_str(), errstr, sizeof errstr) == RD_KAFKA_CONF_OK;
   }
 
-  // What producer and checkpoint reader share: the brokers, no log output.
+  // What producer and checkpoint reader share: the brokers, the user's properties, no log output
+  // (librdkafka's lines name brokers, and with `debug` set they could quote a configuration).
+  // Nothing when librdkafka refuses one of them (check_properties() has ruled that out at start).
   [[nodiscard]] auto base_config() const -> rd_kafka_conf_t* {
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char errstr[512];
-    static_cast<void>(set(conf, "bootstrap.servers", settings_.brokers, errstr));
-    static_cast<void>(set(conf, "client.id", "replicant-kafka", errstr));
+    bool ok = set(conf, "client.id", "replicant-kafka", errstr) && set_properties(conf, settings_.properties) == nullptr &&
+              set(conf, "bootstrap.servers", settings_.brokers, errstr);
+    if (!ok) {
+      rd_kafka_conf_destroy(conf);
+      return nullptr;
+    }
     rd_kafka_conf_set_log_cb(conf, &kafka_sink::quiet);
     return conf;
   }
@@ -337,6 +350,7 @@ class kafka_sink {
   [[nodiscard]] auto read_checkpoint() -> result<std::optional<lsn>> {
     char errstr[512];
     rd_kafka_conf_t* conf = base_config();
+    if (conf == nullptr) return fail(kafka_errc::client_failed, RD_KAFKA_RESP_ERR__INVALID_ARG);
     const bool ok = set(conf, "group.id", "replicant-kafka-checkpoint-" + settings_.checkpoint_key, errstr) &&
                     set(conf, "isolation.level", "read_committed", errstr) &&
                     set(conf, "enable.auto.commit", "false", errstr) &&

@@ -67,7 +67,8 @@ auto stream(const options& o) -> int {
                                 .checkpoint_key = o.slot.slot,
                                 .transactional_id = o.transactional_id,
                                 .request_timeout = o.request_timeout,
-                                .transaction_timeout = o.transaction_timeout}};
+                                .transaction_timeout = o.transaction_timeout,
+                                .properties = o.properties}};
   std::optional<std::chrono::steady_clock::time_point> outage_since;
   auto outage_over = [&] {
     const auto now = std::chrono::steady_clock::now();

@@ -8,13 +8,17 @@
 /// and `--dsn` may carry credentials.
 
 #include "../common/cli.hpp"
+#include "properties.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace replicant::examples::kafka {
 
@@ -45,6 +49,9 @@ struct options {
   std::chrono::milliseconds transaction_timeout{60000};
   /// How long the cluster may stay unavailable; 1 s to 1 day.
   std::chrono::seconds max_outage{60};
+  /// librdkafka properties for the producer and the checkpoint reader: the properties file's,
+  /// then `-X`'s, in order (a later one wins). Values never printed.
+  std::vector<property> properties;
   /// Print the usage text and exit.
   bool help = false;
 };
@@ -82,6 +89,8 @@ struct arguments {
   std::string request_timeout_ms = "10000";
   std::string transaction_timeout_ms = "60000";
   std::string max_outage_s = "60";
+  std::vector<std::string> properties;
+  std::string properties_file;
 
   arguments() {
     cli.flag("--go-forward-only", go_forward_only,
@@ -113,10 +122,34 @@ struct arguments {
              "how long the cluster may stay unavailable (no answer, no leader, no\ncoordinator) before the program "
              "gives up with exit status 1")
         .group(broker);
+    const std::string client = "librdkafka properties (SASL, SSL, ...)";
+    cli.texts("-X,--property", properties, "NAME=VALUE", "none",
+              "a librdkafka property for the producer and the checkpoint reader,\ne.g. -X security.protocol=SASL_SSL "
+              "(repeatable; applied after\n--properties-file; values are never printed, but a command line\nis "
+              "visible to the machine's other users: keep secrets in the file)")
+        .group(client);
+    cli.text("--properties-file", properties_file, "FILE", "none",
+             "librdkafka properties, one NAME=VALUE a line; # starts a comment")
+        .group(client);
   }
   arguments(const arguments&) = delete;
   auto operator=(const arguments&) -> arguments& = delete;
 };
+
+// The properties of --properties-file, then of -X, checked by librdkafka, into @p into.
+[[nodiscard]] inline auto read_properties(const arguments& a, std::vector<property>& into) -> std::optional<refusal> {
+  if (a.cli.given("--properties-file")) {
+    auto from_file = read_properties_file(a.properties_file);
+    if (auto* bad = std::get_if<refusal>(&from_file)) return std::move(*bad);
+    into = std::get<std::vector<property>>(std::move(from_file));
+  }
+  for (std::size_t i = 0; i < a.properties.size(); ++i) {
+    auto parsed = parse_property(a.properties[i], "-X number " + std::to_string(i + 1));
+    if (auto* bad = std::get_if<refusal>(&parsed)) return std::move(*bad);
+    into.push_back(std::get<property>(std::move(parsed)));
+  }
+  return check_properties(into);
+}
 
 }  // namespace detail
 
@@ -166,6 +199,7 @@ struct arguments {
   const auto outage = parse_unsigned(a.max_outage_s, 1, 86'400);
   if (!outage) return refusal{"--max-outage-s needs a number of seconds from 1 to 86400"};
   o.max_outage = std::chrono::seconds{*outage};
+  if (auto bad = detail::read_properties(a, o.properties)) return *bad;
   if (o.topic == o.checkpoint_topic) return refusal{"--topic and --checkpoint-topic must differ"};
   if (o.transaction_timeout < o.request_timeout) {
     return refusal{"--transaction-timeout-ms must be at least --request-timeout-ms"};

@@ -14,6 +14,12 @@
 //   txlog     every writer transaction inserts its own id: the reader finds 1..N, each once, in order
 //   counters  an update adds 1 to v: per key, the reader finds v = 1, 2, 3 ... up to the source's value
 //   events    the inserts (txn, n): the reader finds the source's rows, each once, in (txn, n) order
+//   scratch   a second connection's inserts, deletes, 300-row and rolled-back transactions: replayed,
+//             the source's rows (support/source_writer.hpp's scratch_writer)
+//
+// Before the reader's rules, the stream itself is counted: no message id twice, every marker after
+// each of its transaction's changes once, no change without a marker; and the reader must then skip
+// no repeat and drop no partial transaction.
 //
 // The kill storm and the PostgreSQL crash run on every major. The broker's cases (suite
 // jetstream_broker: nodes, the cluster, the faults) do not depend on PostgreSQL's version and spend
@@ -22,7 +28,7 @@
 //
 // Sizes (environment; defaults in brackets, what CI runs; tools/soak runs 10,000 and 20):
 // REPLICANT_JETSTREAM_TRANSACTIONS [600] writer transactions of the kill storm (the other cases a
-// third each), REPLICANT_JETSTREAM_KILLS [6] SIGKILLs at least, REPLICANT_JETSTREAM_SEED [random]
+// third each; the second connection a quarter of the writer's), REPLICANT_JETSTREAM_KILLS [6] SIGKILLs at least, REPLICANT_JETSTREAM_SEED [random]
 // to replay.
 
 #include <boost/test/unit_test.hpp>
@@ -57,11 +63,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -115,6 +123,7 @@ using replicant::test::live_nats;
 using replicant::test::live_server;
 using replicant::test::nats_cluster;
 using replicant::test::pg_connection;
+using replicant::test::scratch_writer;
 using replicant::test::scaled;
 using replicant::test::sink_process;
 using replicant::test::source_writer;
@@ -168,10 +177,10 @@ struct stored_message {
 // A connection to the test's cluster: streams made and read, leaders found.
 class broker {
  public:
-  explicit broker(const std::string& urls) {
+  explicit broker(const nats_cluster& cluster) {
     natsOptions* opts = nullptr;
     BOOST_TEST_REQUIRE(natsOptions_Create(&opts) == NATS_OK);
-    BOOST_TEST_REQUIRE(replicant::test::set_nats_servers(opts, urls) == NATS_OK);
+    BOOST_TEST_REQUIRE(cluster.configure(opts) == NATS_OK);
     natsOptions_SetMaxReconnect(opts, -1);
     natsOptions_SetReconnectWait(opts, 100);
     const natsStatus s = natsConnection_Connect(&nc_, opts);
@@ -452,10 +461,47 @@ auto read_with_markers(const std::vector<stored_message>& stream, const std::str
   return r;
 }
 
+// What the stream itself holds, before any reader rule: the design says it never holds a message
+// twice (the sequence chain stores each message only right after its predecessor), and never a
+// marker before every change of its transaction.
+struct stream_counts {
+  std::uint64_t markers = 0;
+  std::uint64_t ids_twice = 0;       // a message id stored more than once
+  std::uint64_t incomplete = 0;      // a marker not preceded by its transaction's changes 0..n-1, each once
+  std::uint64_t without_marker = 0;  // changes of a transaction whose marker is not in the stream
+};
+
+auto count_stream(const std::vector<stored_message>& stream, const std::string& marker_subject) -> stream_counts {
+  stream_counts c;
+  std::set<std::string> ids;
+  std::map<std::uint64_t, std::set<std::uint64_t>> changes;  // commit -> indexes stored before its marker
+  std::set<std::uint64_t> marked;
+  for (const auto& m : stream) {
+    if (!ids.insert(m.id).second) ++c.ids_twice;
+    const auto colon = m.id.rfind(':');
+    if (colon == std::string::npos) continue;  // the reader counts it as a violation
+    const std::uint64_t commit = parse_lsn(std::string_view{m.id}.substr(0, colon));
+    const std::uint64_t index = std::stoull(m.id.substr(colon + 1));
+    if (m.subject != marker_subject) {
+      changes[commit].insert(index);
+      continue;
+    }
+    ++c.markers;
+    const auto& have = changes[commit];
+    if (have.size() != index || (index > 0 && *have.rbegin() != index - 1)) ++c.incomplete;
+    marked.insert(commit);
+  }
+  for (const auto& [commit, indexes] : changes) {
+    if (!marked.contains(commit)) c.without_marker += indexes.size();
+  }
+  return c;
+}
+
 // --- one case: a database, a slot, a stream --------------------------------------------------------
 
 struct jetstream_fixture {
-  explicit jetstream_fixture(std::string_view prefix_root = "cdc") : prefix(std::string{prefix_root} + "." + slot) {
+  explicit jetstream_fixture(std::string_view prefix_root = "cdc", nats_cluster& cluster = live_nats())
+      : nats(cluster), prefix(std::string{prefix_root} + "." + slot) {
     pg.create_database(database);
     pg.sql(replicant::test::cdc_schema_ddl("js_pub"), database);
   }
@@ -470,14 +516,14 @@ struct jetstream_fixture {
   auto operator=(const jetstream_fixture&) -> jetstream_fixture& = delete;
 
   replicant::test::pg_cluster& pg = live_server();
-  nats_cluster& nats = live_nats();
+  nats_cluster& nats;
   std::string database = pg.unique_name("js_db");
   std::string slot = pg.unique_name("js_slot");
   std::string stream = "S_" + slot;
   std::string prefix;
   std::string markers = prefix + ".commit";
   std::filesystem::path log = pg.directory() / (slot + ".log");
-  broker client{nats.urls()};
+  broker client{nats};
 
   // The program for this case, as user @p user, with @p extra options.
   [[nodiscard]] auto sink(const std::vector<std::string>& extra = {}, std::string_view user = "replicant") const
@@ -543,13 +589,18 @@ struct jetstream_fixture {
   }
 
   // Reads the stream with the markers and checks it against the source: every writer transaction
-  // (@p w) once and in order, every change once and in commit order per table.
+  // (@p w) once and in order, every change once and in commit order per table, and the second
+  // writer's rows (@p second, when the case ran one). The stream itself must hold every message
+  // once, every marker after all of its changes, and nothing unfinished; so the reader skips no
+  // repeat and drops no partial transaction, whatever the case killed.
   // With @p head_removed, the broker may have removed the oldest messages (nats-server before 2.10.5
   // does at a discard-new byte limit, docs/scale_out.md): the transactions counted must then be the
   // writer's last ones, from some id on, and nothing else may be missing.
-  void check(const source_writer& w, std::string_view scenario, int kills, bool head_removed = false) {
+  void check(const source_writer& w, std::string_view scenario, int kills, bool head_removed = false,
+             const scratch_writer* second = nullptr) {
     const auto all = client.read_all(stream, prefix);
     const auto r = read_with_markers(all, markers);
+    const auto stored = count_stream(all, markers);
     if (r.violations != 0) {
       client.dump(stream, 12);
       for (std::size_t i = 0; i < std::min<std::size_t>(all.size(), 12); ++i) {
@@ -570,9 +621,24 @@ struct jetstream_fixture {
               << " changes=" << changes.size() << " repeats skipped=" << r.repeats_skipped
               << " partial dropped=" << r.partial_dropped << " violations=" << r.violations
               << " removed by the broker=" << r.cut_at_head << " messages, " << first - 1 << " transactions"
-              << std::endl;
+              << "; stored: markers=" << stored.markers << " ids twice=" << stored.ids_twice
+              << " incomplete=" << stored.incomplete << " without a marker=" << stored.without_marker << std::endl;
+    if (second != nullptr) {
+      const auto [inserts, deletes] = replicant::test::check_scratch(changes, pg, database);
+      std::cout << "jetstream: second connection: committed=" << second->committed() << " (" << second->large()
+                << " of 300 rows) rolled back=" << second->rolled_back() << " inserts=" << inserts
+                << " deletes=" << deletes << std::endl;
+    }
     BOOST_TEST(r.violations == 0U);
     BOOST_TEST(wrong_subjects == 0U);
+    BOOST_TEST(stored.ids_twice == 0U);
+    BOOST_TEST(r.repeats_skipped == 0U);
+    BOOST_TEST(r.unfinished_at_end == 0U);
+    if (head_removed) return;  // the cut transaction at the head is incomplete, and has no marker before
+    BOOST_TEST(stored.markers == r.transactions.size());
+    BOOST_TEST(stored.incomplete == 0U);
+    BOOST_TEST(stored.without_marker == 0U);
+    BOOST_TEST(r.partial_dropped == 0U);
   }
 };
 
@@ -593,7 +659,16 @@ auto leader_of(jetstream_fixture& f) -> int {
 
 BOOST_AUTO_TEST_SUITE(jetstream)
 
-// SIGKILL at random moments while a writer commits as fast as it can: no loss, no duplicate.
+// The program's last line says it published nothing: a run with nothing to do.
+auto published_nothing(const std::string& output) -> bool {
+  constexpr std::string_view idle = "replicant-jetstream: stopped; 0 transactions published,";
+  const auto last = output.rfind("replicant-jetstream: stopped; ");
+  return last != std::string::npos && output.compare(last, idle.size(), idle) == 0;
+}
+
+// SIGKILL at random moments while two connections commit as fast as they can (the second one's
+// deletes, rollbacks and transactions of 300 rows among them): no loss, no duplicate, in the stream
+// itself as for the reader. Then a restart with nothing to do publishes nothing.
 BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
   const auto seed = seed_from_environment();
   jetstream_fixture f;
@@ -603,13 +678,15 @@ BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed, std::string{secret}};
+  scratch_writer s{f.pg.dsn(f.database), seed + 1};
   background_writer writer{storm_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
+  background_writer second{storm_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
   std::mt19937_64 rng{seed ^ 0x9e3779b97f4a7c15ULL};
   int kills = 0;
   int unexpected_exits = 0;
   std::uint64_t mid_stream = 0;
   std::uint64_t last_seen = 0;
-  while (kills < storm_kills() || writer.writing()) {
+  while (kills < storm_kills() || writer.writing() || second.writing()) {
     // Stretched where the build is slow, so that the program still gets to publish between kills.
     std::this_thread::sleep_for(std::chrono::milliseconds{std::uniform_int_distribution<int>{50, 500}(rng)} *
                                 replicant::test::time_scale());
@@ -623,11 +700,19 @@ BOOST_AUTO_TEST_CASE(random_kills_lose_and_repeat_nothing) {
     m.start();
   }
   BOOST_TEST_REQUIRE(writer.join());
+  BOOST_TEST_REQUIRE(second.join());
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.stop() == 0);
   BOOST_TEST(unexpected_exits == 0);
   BOOST_TEST(mid_stream >= 1U, "no kill came after the program had published anything");
-  f.check(w, "random SIGKILLs", kills);
+  f.check(w, "random SIGKILLs", kills, false, &s);
+  // Nothing new in the source: a restart reads its checkpoint, streams, and adds nothing.
+  const auto end = f.client.last_sequence(f.stream);
+  start_streaming(f, m);
+  std::this_thread::sleep_for(1s);
+  BOOST_TEST(m.stop() == 0);
+  BOOST_TEST((f.client.last_sequence(f.stream) == end));
+  BOOST_TEST(published_nothing(m.output()), "what the program printed:\n" << m.output());
   BOOST_TEST(m.output().find(secret) == std::string::npos);
 }
 
@@ -638,15 +723,18 @@ BOOST_AUTO_TEST_CASE(a_postgres_crash_under_load) {
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  scratch_writer s{f.pg.dsn(f.database), seed_from_environment()};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
+  background_writer second{case_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
   f.pg.crash();
   f.pg.start();
   BOOST_TEST_REQUIRE(writer.join());
+  BOOST_TEST_REQUIRE(second.join());
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.running());
   BOOST_TEST(m.stop() == 0);
-  f.check(w, "a PostgreSQL crash", 0);
+  f.check(w, "a PostgreSQL crash", 0, false, &s);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -655,14 +743,17 @@ BOOST_AUTO_TEST_SUITE(jetstream_broker,
                        *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_JETSTREAM_ALL_CASES"}))
 
 // One NATS node killed and started again mid-stream, then the stream's leader killed: the program
-// rides over both (a leader election at most halts it briefly, and it resumes from the stream).
+// rides over both (a leader election at most halts it briefly, and it resumes from the stream). The
+// program is SIGKILLed too while the election runs, and again while the old leader rejoins.
 BOOST_AUTO_TEST_CASE(a_node_and_the_leader_killed_mid_stream) {
   jetstream_fixture f;
   f.client.create_stream(f.stream, f.prefix);
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  scratch_writer s{f.pg.dsn(f.database), seed_from_environment()};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
+  background_writer second{case_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
   const auto third = case_transactions() / 3;
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= third; }, scaled(60s)));
   const int follower = (leader_of(f) + 1) % nats_cluster::size;
@@ -672,31 +763,43 @@ BOOST_AUTO_TEST_CASE(a_node_and_the_leader_killed_mid_stream) {
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= 2 * third; }, scaled(60s)));
   const int leader = leader_of(f);
   f.nats.kill(leader);
+  m.kill();  // while the stream has no leader: the restarted program meets the election
+  m.start();
   BOOST_TEST_REQUIRE(wait_until([&] { return f.client.leader(f.stream).value_or(leader) != leader; }, scaled(60s)));
   f.nats.start(leader);
+  std::this_thread::sleep_for(300ms);
+  m.kill();  // while the old leader catches up
+  m.start();
   BOOST_TEST_REQUIRE(writer.join());
+  BOOST_TEST_REQUIRE(second.join());
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.running());
   BOOST_TEST(m.stop() == 0);
-  f.check(w, "a node and the leader killed", 0);
+  f.check(w, "a node and the leader killed, the program killed during both", 2, false, &s);
 }
 
-// Every node killed at once and started again, under load.
-BOOST_AUTO_TEST_CASE(the_whole_cluster_restarted) {
+// Every node killed at once, under load, and started again 10 s later: the program rides over the
+// outage (shorter than --max-outage-s) and loses and repeats nothing.
+BOOST_AUTO_TEST_CASE(the_whole_cluster_down_for_10_s) {
   jetstream_fixture f;
   f.client.create_stream(f.stream, f.prefix);
   auto m = f.sink();
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  scratch_writer s{f.pg.dsn(f.database), seed_from_environment()};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
+  background_writer second{case_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
   BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
-  f.nats.restart_all(true);
+  for (int i = 0; i < nats_cluster::size; ++i) f.nats.kill(i);
+  std::this_thread::sleep_for(10s);
+  for (int i = 0; i < nats_cluster::size; ++i) f.nats.start(i);
   BOOST_TEST_REQUIRE(f.nats.wait_ready(scaled(60s)));
   BOOST_TEST_REQUIRE(writer.join());
+  BOOST_TEST_REQUIRE(second.join());
   BOOST_TEST(f.catch_up(w, 120s));
   BOOST_TEST(m.running());
   BOOST_TEST(m.stop() == 0);
-  f.check(w, "the whole cluster restarted", 0);
+  f.check(w, "the whole cluster down for 10 s", 0, false, &s);
 }
 
 // --- broker faults: each halts value-free, acknowledging nothing past it -----------------------------
@@ -817,6 +920,119 @@ BOOST_AUTO_TEST_CASE(create_stream_fails_at_once_on_a_conflicting_stream) {
   BOOST_TEST(p.wait_exit(60s) == 1);
   BOOST_TEST(p.output().find("creating the stream failed: ") != std::string::npos);
   BOOST_TEST(p.output().find("JetStream error 10058") != std::string::npos);
+}
+
+// --- a secured cluster: TLS only, and NKeys or a token instead of passwords -------------------------
+
+// @p a followed by @p b.
+auto joined(std::vector<std::string> a, const std::vector<std::string>& b) -> std::vector<std::string> {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The first line of file @p path: a secret the program is given by its file's name.
+auto file_secret(const std::filesystem::path& path) -> std::string {
+  std::ifstream in{path};
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// The client URLs of @p c with the nats:// scheme, which does not ask for TLS (tls:// does).
+auto plain_urls(const nats_cluster& c) -> std::string {
+  std::string urls = c.urls();
+  for (auto at = urls.find("tls://"); at != std::string::npos; at = urls.find("tls://", at)) {
+    urls.replace(at, 6, "nats://");
+  }
+  return urls;
+}
+
+// A setting of the program that a secured cluster refuses, and the sentence the program must stop
+// with at once.
+struct refused_setting {
+  std::string what;
+  std::vector<std::string> options;
+  std::string says;
+};
+
+// Runs the program of @p f with each of @p settings: each must end with exit status 1 well within
+// the default --max-outage-s (60 s: a refusal that no retry mends is not waited out), saying its
+// sentence, and never printing @p secrets.
+void check_refusals(jetstream_fixture& f, const std::vector<refused_setting>& settings,
+                    const std::vector<std::string>& secrets) {
+  for (const auto& r : settings) {
+    auto p = f.sink(r.options);
+    const auto began = std::chrono::steady_clock::now();
+    p.start();
+    BOOST_TEST(p.wait_exit(20s) == 1, r.what << ": what the program printed:\n" << p.output());
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
+    std::cout << "jetstream: " << r.what << ": stopped after " << took.count() << " s" << std::endl;
+    BOOST_TEST(p.output().find(r.says) != std::string::npos, r.what << ": what the program printed:\n" << p.output());
+    for (const auto& secret_text : secrets) BOOST_TEST(p.output().find(secret_text) == std::string::npos, r.what);
+  }
+}
+
+// A cluster that serves TLS only, asks for a client certificate, and knows one NKey user: the
+// program makes its stream and streams through it with --nats-ca, --nats-cert/--nats-key and
+// --nats-nkey/--nats-nkey-seed, and stops at once, saying why and printing no seed, when the NKey is
+// a stranger's, when it does not use TLS, when it trusts another authority, or when it presents no
+// client certificate.
+BOOST_AUTO_TEST_CASE(a_tls_cluster_with_nkey_users) {
+  nats_cluster secure{*replicant::test::nats_server_binary(),
+                      {.tls = true, .client_certificates = true, .auth = replicant::test::nats_auth::nkeys}};
+  jetstream_fixture f{"cdc", secure};
+  const auto& certs = *secure.tls();
+  const std::vector<std::string> ca{"--nats-ca", certs.root_certificate.string()};
+  const std::vector<std::string> client{"--nats-cert", certs.client_certificate.string(), "--nats-key",
+                                        certs.client_key.string()};
+  const std::vector<std::string> nkey{"--nats-nkey", secure.nkey().public_key, "--nats-nkey-seed",
+                                      secure.nkey().seed_file.string()};
+  auto maker = f.stream_maker(joined(joined(ca, client), nkey));
+  maker.start();
+  BOOST_TEST_REQUIRE(maker.wait_exit(60s) == 0, "what the program printed:\n" << maker.output());
+  auto m = f.sink(joined(joined(ca, client), nkey));
+  start_streaming(f, m);
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  write_transactions(w, 20);
+  BOOST_TEST(f.catch_up(w, 60s), "what the program printed:\n" << m.output());
+  BOOST_TEST(m.stop() == 0);
+  f.check(w, "TLS and an NKey", 0);
+  const std::vector<std::string> stranger{"--nats-nkey", secure.stranger().public_key, "--nats-nkey-seed",
+                                          secure.stranger().seed_file.string()};
+  const std::string tls_failed = "the TLS connection to the NATS servers failed";
+  check_refusals(f,
+                 {{"a stranger's NKey", joined(joined(ca, client), stranger), "the NATS servers refused the credentials"},
+                  {"no TLS", joined({"--nats", plain_urls(secure)}, nkey), tls_failed},
+                  {"another authority trusted",
+                   joined(joined({"--nats-ca", certs.other_root_certificate.string()}, client), nkey), tls_failed},
+                  {"no client certificate", joined(ca, nkey), tls_failed}},
+                 {file_secret(secure.nkey().seed_file), file_secret(secure.stranger().seed_file)});
+  BOOST_TEST(m.output().find(file_secret(secure.nkey().seed_file)) == std::string::npos);
+}
+
+// A cluster that serves TLS only (no client certificate asked for) and authenticates by token: the
+// program streams with --nats-ca and --nats-token-file, and stops at once on a wrong token,
+// printing neither.
+BOOST_AUTO_TEST_CASE(a_tls_cluster_with_a_token) {
+  nats_cluster secure{*replicant::test::nats_server_binary(),
+                      {.tls = true, .client_certificates = false, .auth = replicant::test::nats_auth::token}};
+  jetstream_fixture f{"cdc", secure};
+  const std::vector<std::string> ca{"--nats-ca", secure.tls()->root_certificate.string()};
+  auto maker = f.stream_maker(joined(ca, {"--nats-token-file", secure.token_file().string()}));
+  maker.start();
+  BOOST_TEST_REQUIRE(maker.wait_exit(60s) == 0, "what the program printed:\n" << maker.output());
+  auto m = f.sink(joined(ca, {"--nats-token-file", secure.token_file().string()}));
+  start_streaming(f, m);
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  write_transactions(w, 10);
+  BOOST_TEST(f.catch_up(w, 60s), "what the program printed:\n" << m.output());
+  BOOST_TEST(m.stop() == 0);
+  f.check(w, "TLS and a token", 0);
+  check_refusals(f,
+                 {{"a wrong token", joined(ca, {"--nats-token-file", secure.wrong_token_file().string()}),
+                   "the NATS servers refused the credentials"}},
+                 {file_secret(secure.token_file()), file_secret(secure.wrong_token_file())});
+  BOOST_TEST(m.output().find(file_secret(secure.token_file())) == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -52,6 +52,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -594,6 +595,51 @@ BOOST_AUTO_TEST_CASE(a_fenced_producer_halts) {
   BOOST_TEST(again.stop() == 0);
   static_cast<void>(f.check(w, "a fenced producer, then a new run", 0));
   BOOST_TEST(m.output().find(secret) == std::string::npos);
+}
+
+// librdkafka properties pass through (-X and --properties-file) to the producer and the checkpoint
+// reader, and no value of theirs is ever printed. The mock cluster has no SASL or SSL listener, so
+// the proof that they reach librdkafka is a protocol it cannot speak: with SASL asked for, the same
+// program that streamed before finds no broker it can use, and gives up after --max-outage-s. Two
+// passwords are planted (one in the file, one on the command line) with librdkafka's debug logging
+// on, and every output of every run is searched for them; the suite-wide audit searches again.
+BOOST_AUTO_TEST_CASE(librdkafka_properties_pass_through_and_are_never_printed) {
+  kafka_fixture f;
+  const std::string file_password = "s3cr3t-sasl-file-2929";
+  const std::string command_line_password = "s3cr3t-sasl-cli-3838";
+  const auto properties = f.pg.directory() / (f.slot + ".properties");
+  {
+    std::ofstream out{properties};
+    out << "# what a SASL cluster asks for\n\n  sasl.username = replicant\nsasl.password=" << file_password
+        << "\r\nclient.rack=r1\n";
+  }
+  const std::vector<std::string> secrets{"--properties-file", properties.string(), "-X", "debug=all", "-X",
+                                         "sasl.password=" + command_line_password};
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  auto m = f.sink(secrets);
+  start_streaming(f, m);
+  write_transactions(w, 10);
+  BOOST_TEST_REQUIRE(f.catch_up(w, 60s), "what the program printed:\n" << m.output());
+  BOOST_TEST(m.stop() == 0);
+  auto sasl = secrets;
+  sasl.insert(sasl.end(), {"-X", "security.protocol=SASL_PLAINTEXT", "--property", "sasl.mechanism=PLAIN",
+                           "--max-outage-s", "3", "--request-timeout-ms", "1500"});
+  auto refused = f.sink(sasl);
+  refused.start();
+  BOOST_TEST(refused.wait_exit(60s) == 1);
+  BOOST_TEST(refused.output().find("stayed unavailable for longer than --max-outage-s") != std::string::npos);
+  // A property librdkafka does not take is refused before anything connects, by where it was given.
+  auto unknown = f.sink({"-X", "sasl.pasword=" + command_line_password});
+  unknown.start();
+  BOOST_TEST(unknown.wait_exit(30s) == 2);
+  BOOST_TEST(unknown.output().find("-X number 1 is not a property librdkafka takes") != std::string::npos);
+  for (const auto* p : {&m, &refused, &unknown}) {
+    const auto out = p->output();
+    BOOST_TEST(out.find(file_password) == std::string::npos);
+    BOOST_TEST(out.find(command_line_password) == std::string::npos);
+    BOOST_TEST(out.find("replicant-kafka: ") != std::string::npos);  // it did say something
+  }
+  static_cast<void>(f.check(w, "librdkafka properties", 0));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

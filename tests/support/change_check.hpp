@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,8 @@ struct change_seen {
   std::string op;
   /// The record's integer columns.
   std::map<std::string, std::int64_t> numbers;
+  /// The old key's (or old row's) integer columns: a delete's.
+  std::map<std::string, std::int64_t> old_numbers;
 };
 
 /// The change in @p body (one JSON object of the sinks' format), or none when it is not one.
@@ -52,11 +55,12 @@ inline auto parse_change(std::string_view body, std::string subject, simdjson::d
   c.table = v;
   if (doc["op"].get(v) != simdjson::SUCCESS) return std::nullopt;
   c.op = v;
-  simdjson::dom::object record;
-  if (doc["record"].get(record) == simdjson::SUCCESS) {
-    for (auto [key, value] : record) {
+  for (auto [field, into] : {std::pair{"record", &c.numbers}, std::pair{"old", &c.old_numbers}}) {
+    simdjson::dom::object columns;
+    if (doc[field].get(columns) != simdjson::SUCCESS) continue;
+    for (auto [key, value] : columns) {
       std::int64_t n = 0;
-      if (value.get(n) == simdjson::SUCCESS) c.numbers.emplace(std::string{key}, n);
+      if (value.get(n) == simdjson::SUCCESS) into->emplace(std::string{key}, n);
     }
   }
   return c;
@@ -111,6 +115,42 @@ inline auto check_against_source(const std::vector<const change_seen*>& changes,
   BOOST_TEST(std::is_sorted(odd.begin(), odd.end()));
   BOOST_TEST(out_of_order == 0U);
   return first;
+}
+
+/**
+ * Replays the `scratch` changes of @p changes (scratch_writer's), in the order a reader applied
+ * them, and checks them against the source table in @p database: every insert of a row not there
+ * yet, every delete of a row that is, no row of a rolled-back transaction (a negative id), and the
+ * rows left equal to the source's. @return the inserts and deletes replayed.
+ */
+inline auto check_scratch(const std::vector<const change_seen*>& changes, pg_cluster& pg, const std::string& database)
+    -> std::pair<std::uint64_t, std::uint64_t> {
+  std::set<std::int64_t> replayed;
+  std::uint64_t inserts = 0;
+  std::uint64_t deletes = 0;
+  std::uint64_t inserted_twice = 0;
+  std::uint64_t deleted_absent = 0;
+  std::uint64_t rolled_back = 0;
+  for (const change_seen* c : changes) {
+    if (c->table != "scratch") continue;
+    if (c->op == "insert") {
+      const auto id = c->numbers.at("id");
+      ++inserts;
+      if (id < 0) ++rolled_back;
+      if (!replayed.insert(id).second) ++inserted_twice;
+    } else if (c->op == "delete") {
+      ++deletes;
+      if (replayed.erase(c->old_numbers.at("id")) == 0) ++deleted_absent;
+    }
+  }
+  std::set<std::int64_t> source;
+  for (const auto& source_row : pg.sql("SELECT id FROM scratch", database)) source.insert(std::stoll(*source_row[0]));
+  BOOST_TEST(rolled_back == 0U);
+  BOOST_TEST(inserted_twice == 0U);
+  BOOST_TEST(deleted_absent == 0U);
+  BOOST_TEST(replayed.size() == source.size());
+  BOOST_TEST((replayed == source), "the replayed scratch rows differ from the source's");
+  return {inserts, deletes};
 }
 
 }  // namespace replicant::test

@@ -21,7 +21,14 @@
 ///
 /// Two accounts' worth of users share the global account: `replicant` may do anything, and
 /// `restricted` may not publish under the subject prefix `restricted.` (the permission fault).
+///
+/// A cluster made with nats_cluster_options serves TLS only (certificates made for it with the
+/// `openssl` program, pg_cluster.hpp's make_tls_files(), optionally requiring a client certificate)
+/// and authenticates by NKey or by token instead of passwords: what a real deployment asks of
+/// replicant-jetstream. Its NKeys are made with `openssl` too (an Ed25519 key, written in the NKey
+/// encoding: base32 of a prefix, the key and a CRC-16).
 
+#include "support/pg_cluster.hpp"
 #include "support/required.hpp"
 
 #include <nats/nats.h>
@@ -36,6 +43,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +51,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -104,7 +113,106 @@ inline auto wait_for(const std::function<bool()>& cond, std::chrono::millisecond
   }
 }
 
+// NKeys' checksum: CRC-16/XMODEM (polynomial 0x1021, initial 0), stored little-endian.
+inline auto crc16(const std::vector<unsigned char>& bytes) -> std::uint16_t {
+  std::uint16_t crc = 0;
+  for (const unsigned char b : bytes) {
+    crc = static_cast<std::uint16_t>(crc ^ (b << 8U));
+    for (int i = 0; i < 8; ++i) {
+      crc = static_cast<std::uint16_t>((crc & 0x8000U) != 0 ? (crc << 1U) ^ 0x1021U : crc << 1U);
+    }
+  }
+  return crc;
+}
+
+// @p raw with its checksum, in RFC 4648 base32 without padding: an NKey's text.
+inline auto nkey_text(std::vector<unsigned char> raw) -> std::string {
+  const auto crc = crc16(raw);
+  raw.push_back(static_cast<unsigned char>(crc & 0xFFU));
+  raw.push_back(static_cast<unsigned char>(crc >> 8U));
+  constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (const unsigned char b : raw) {
+    buffer = (buffer << 8U) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(buffer >> static_cast<unsigned>(bits - 5)) & 31U];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += alphabet[(buffer << static_cast<unsigned>(5 - bits)) & 31U];
+  return out;
+}
+
+// The last @p n bytes of file @p path.
+inline auto file_tail(const std::filesystem::path& path, std::size_t n) -> std::vector<unsigned char> {
+  std::ifstream in{path, std::ios::binary};
+  const std::vector<unsigned char> all{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+  if (all.size() < n) throw std::runtime_error{"nats_cluster: " + path.string() + " is too short"};
+  return {all.end() - static_cast<std::ptrdiff_t>(n), all.end()};
+}
+
 }  // namespace nats_detail
+
+/// A NATS user's NKey: its public key (`U...`) and the file of its seed (`SU...`).
+struct nats_user_nkey {
+  /// The public key, as the server's configuration and `--nats-nkey` name it.
+  std::string public_key;
+  /// The file holding the seed (one line), as `--nats-nkey-seed` names it.
+  std::filesystem::path seed_file;
+};
+
+/**
+ * Makes a user NKey named @p name in @p dir with the `openssl` program: an Ed25519 key whose
+ * 32-byte seed and public key are written in the NKey encoding (the seed's prefix bytes say
+ * "seed" and "user", the public key's "user"). @throws std::runtime_error when openssl fails.
+ */
+[[nodiscard]] inline auto make_user_nkey(const std::filesystem::path& dir, const std::string& name) -> nats_user_nkey {
+  const auto key = dir / (name + ".der");
+  const auto pub = dir / (name + ".pub.der");
+  const std::string command = "openssl genpkey -algorithm ed25519 -outform DER -out '" + key.string() +
+                              "' && openssl pkey -inform DER -in '" + key.string() + "' -pubout -outform DER -out '" +
+                              pub.string() + "'";
+  if (std::system(command.c_str()) != 0) throw std::runtime_error{"nats_cluster: openssl could not make an NKey"};
+  // The DER forms end in the raw 32 bytes: PKCS#8's private key, and the public key's bit string.
+  constexpr unsigned char seed_prefix = 18U << 3U;
+  constexpr unsigned char user_prefix = 20U << 3U;
+  std::vector<unsigned char> seed{static_cast<unsigned char>(seed_prefix | (user_prefix >> 5U)),
+                                  static_cast<unsigned char>((user_prefix & 31U) << 3U)};
+  const auto raw_seed = nats_detail::file_tail(key, 32);
+  seed.insert(seed.end(), raw_seed.begin(), raw_seed.end());
+  std::vector<unsigned char> public_key{user_prefix};
+  const auto raw_public = nats_detail::file_tail(pub, 32);
+  public_key.insert(public_key.end(), raw_public.begin(), raw_public.end());
+  nats_user_nkey out{nats_detail::nkey_text(std::move(public_key)), dir / (name + ".nk")};
+  std::ofstream{out.seed_file} << nats_detail::nkey_text(std::move(seed)) << "\n";
+  std::filesystem::remove(key);
+  std::filesystem::remove(pub);
+  return out;
+}
+
+/// How a nats_cluster's clients prove who they are.
+enum class nats_auth {
+  /// Users `replicant` and `restricted`, each with its name for a password, in the URLs.
+  passwords,
+  /// One NKey user (nats_cluster::nkey()); another NKey (nats_cluster::stranger()) is not one.
+  nkeys,
+  /// A token (nats_cluster::token_file()); another (nats_cluster::wrong_token_file()) is not it.
+  token,
+};
+
+/// What a nats_cluster asks of its clients.
+struct nats_cluster_options {
+  /// TLS only (nats_cluster::tls()): a client that does not speak TLS, or that trusts another
+  /// authority, is refused.
+  bool tls = false;
+  /// With tls: a client must present a certificate signed by the cluster's authority.
+  bool client_certificates = false;
+  /// How clients authenticate.
+  nats_auth auth = nats_auth::passwords;
+};
 
 /// Sets @p opts to the servers of @p urls, a comma-separated list (natsOptions_SetURL would take the
 /// list for one URL).
@@ -151,7 +259,8 @@ class nats_cluster {
 
   /// Writes the configurations and starts every node, then waits until JetStream has a meta
   /// leader. @throws std::runtime_error when the cluster does not come up.
-  explicit nats_cluster(std::filesystem::path binary) : binary_(std::move(binary)) {
+  explicit nats_cluster(std::filesystem::path binary, nats_cluster_options options = {})
+      : binary_(std::move(binary)), options_(options) {
     std::string tmpl = (std::filesystem::temp_directory_path() / "replicant-nats.XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error{"nats_cluster: mkdtemp failed"};
     dir_ = tmpl;
@@ -159,6 +268,7 @@ class nats_cluster {
       nodes_[static_cast<std::size_t>(i)].client_port = nats_detail::free_port();
       nodes_[static_cast<std::size_t>(i)].route_port = nats_detail::free_port();
     }
+    make_secrets();
     for (int i = 0; i < size; ++i) write_config(i);
     for (int i = 0; i < size; ++i) start(i);
     if (!wait_ready(std::chrono::seconds(60))) throw std::runtime_error{"nats_cluster: JetStream did not come up"};
@@ -187,10 +297,41 @@ class nats_cluster {
     return out;
   }
 
-  /// The client URL of node @p i for user @p user.
+  /// The client URL of node @p i for user @p user; for a cluster that authenticates otherwise
+  /// than by password, without credentials (`tls://` when it serves TLS).
   [[nodiscard]] auto url(int i, std::string_view user = "replicant") const -> std::string {
-    return "nats://" + std::string{user} + ":" + std::string{user} +
-           "@127.0.0.1:" + std::to_string(node(i).client_port);
+    const std::string address = "127.0.0.1:" + std::to_string(node(i).client_port);
+    if (options_.auth != nats_auth::passwords) return (options_.tls ? "tls://" : "nats://") + address;
+    return "nats://" + std::string{user} + ":" + std::string{user} + "@" + address;
+  }
+
+  /// The certificates of a TLS cluster (the server's, a client's, two authorities), or none.
+  [[nodiscard]] auto tls() const -> const std::optional<tls_files>& { return tls_; }
+  /// The NKey user of an nkeys cluster.
+  [[nodiscard]] auto nkey() const -> const nats_user_nkey& { return nkey_; }
+  /// An NKey of an nkeys cluster that is no user of it.
+  [[nodiscard]] auto stranger() const -> const nats_user_nkey& { return stranger_; }
+  /// The file of a token cluster's token.
+  [[nodiscard]] auto token_file() const -> std::filesystem::path { return dir_ / "token"; }
+  /// A file holding a token that is not the cluster's.
+  [[nodiscard]] auto wrong_token_file() const -> std::filesystem::path { return dir_ / "wrong-token"; }
+
+  /**
+   * Sets @p opts for the harness's own connections to this cluster: the servers, and for a
+   * secured cluster its authority, the client certificate and the cluster's credentials.
+   * @return NATS_OK or nats.c's status.
+   */
+  [[nodiscard]] auto configure(natsOptions* opts) const -> natsStatus {
+    natsStatus s = set_nats_servers(opts, urls());
+    if (s == NATS_OK && tls_) s = natsOptions_LoadCATrustedCertificates(opts, tls_->root_certificate.c_str());
+    if (s == NATS_OK && tls_) {
+      s = natsOptions_LoadCertificatesChain(opts, tls_->client_certificate.c_str(), tls_->client_key.c_str());
+    }
+    if (s == NATS_OK && options_.auth == nats_auth::nkeys) {
+      s = natsOptions_SetNKeyFromSeed(opts, nkey_.public_key.c_str(), nkey_.seed_file.c_str());
+    }
+    if (s == NATS_OK && options_.auth == nats_auth::token) s = natsOptions_SetToken(opts, token_.c_str());
+    return s;
   }
 
   /// Starts node @p i (no-op when it runs) and waits until it accepts clients.
@@ -269,7 +410,7 @@ class nats_cluster {
           natsConnection* nc = nullptr;
           jsCtx* js = nullptr;
           jsAccountInfo* ai = nullptr;
-          bool ok = natsOptions_Create(&opts) == NATS_OK && set_nats_servers(opts, urls()) == NATS_OK &&
+          bool ok = natsOptions_Create(&opts) == NATS_OK && configure(opts) == NATS_OK &&
                     natsOptions_SetTimeout(opts, 1000) == NATS_OK && natsConnection_Connect(&nc, opts) == NATS_OK &&
                     natsConnection_JetStream(&js, nc, nullptr) == NATS_OK;
           jsOptions jo;
@@ -307,8 +448,41 @@ class nats_cluster {
     n.pid = 0;
   }
 
+  // The certificates, NKeys and tokens the options ask for.
+  void make_secrets() {
+    if (options_.tls) tls_ = make_tls_files(dir_ / "tls");
+    if (options_.auth == nats_auth::nkeys) {
+      nkey_ = make_user_nkey(dir_, "user");
+      stranger_ = make_user_nkey(dir_, "stranger");
+    }
+    if (options_.auth == nats_auth::token) {
+      token_ = "t0ken-" + std::to_string(::getpid()) + "-" + std::to_string(nodes_[0].client_port);
+      std::ofstream{token_file()} << token_ << "\n";
+      std::ofstream{wrong_token_file()} << token_ << "-not\n";
+    }
+  }
+
+  // The client side's TLS and authorization blocks of a node's configuration.
+  [[nodiscard]] auto client_security() const -> std::string {
+    std::string out;
+    if (tls_) {
+      out += "tls {\n  cert_file: \"" + tls_->server_certificate.string() + "\"\n  key_file: \"" +
+             tls_->server_key.string() + "\"\n  ca_file: \"" + tls_->root_certificate.string() +
+             "\"\n  verify: " + (options_.client_certificates ? "true" : "false") + "\n  timeout: 5\n}\n";
+    }
+    switch (options_.auth) {
+      case nats_auth::passwords:
+        return out + "authorization {\n  users: [\n    {user: \"replicant\", password: \"replicant\"}\n" +
+               "    {user: \"restricted\", password: \"restricted\", permissions: {publish: {deny: " +
+               "[\"restricted.>\"]}}}\n  ]\n}\n";
+      case nats_auth::nkeys: return out + "authorization {\n  users: [ {nkey: " + nkey_.public_key + "} ]\n}\n";
+      case nats_auth::token: return out + "authorization {\n  token: \"" + token_ + "\"\n}\n";
+    }
+    return out;
+  }
+
   // One node's configuration: loopback only, its store in the directory, routes to all three
-  // (a route to itself is ignored), the two users.
+  // (a route to itself is ignored), the clients' TLS and users.
   void write_config(int i) {
     std::string routes;
     for (int j = 0; j < size; ++j) {
@@ -322,15 +496,18 @@ class nats_cluster {
          << "\"\n  max_memory_store: 67108864\n  max_file_store: 4294967296\n}\n"
          << "cluster {\n  name: replicant\n  host: 127.0.0.1\n  port: " << node(i).route_port << "\n  routes: ["
          << routes << "]\n}\n"
-         << "authorization {\n  users: [\n    {user: \"replicant\", password: \"replicant\"}\n"
-         << "    {user: \"restricted\", password: \"restricted\", permissions: {publish: {deny: [\"restricted.>\"]}}}\n"
-         << "  ]\n}\n";
+         << client_security();
     if (!conf) throw std::runtime_error{"nats_cluster: could not write a configuration"};
   }
 
   std::filesystem::path binary_;
+  nats_cluster_options options_;
   std::filesystem::path dir_;
   std::array<node_state, size> nodes_{};
+  std::optional<tls_files> tls_;
+  nats_user_nkey nkey_;
+  nats_user_nkey stranger_;
+  std::string token_;
 };
 
 /**

@@ -467,7 +467,53 @@ extendedKeyUsage = serverAuth
 subjectAltName = DNS:localhost, IP:127.0.0.1
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
+
+[test_client]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = clientAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
 )";
+
+// Makes the certificates of tls_files in @p dir (which exists) with the openssl program, run as
+// @p as, so that the keys are that account's. Elliptic-curve keys (P-256): made in milliseconds,
+// and read by the OpenSSL 1.1 of the provisioned 16-18 builds as by Debian's OpenSSL 3.
+auto write_tls_files(const fs::path& dir, const credentials& as) -> tls_files {
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  write_text(dir / "openssl.cnf", openssl_config, as);
+  const auto openssl = find_openssl().string();
+  const auto step = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), openssl);
+    run({std::move(args), dir / "openssl.log", dir, as}, 60'000);
+  };
+  const std::vector<std::string> new_key = {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
+  const auto with_key = [&](std::vector<std::string> args) {
+    args.insert(args.end(), new_key.begin(), new_key.end());
+    return args;
+  };
+  // Self-signed authorities, valid for a week: longer than any run, and nothing outlives the run.
+  for (const std::string name : {"root", "other-root"}) {
+    step(with_key({"req", "-x509", "-new", "-config", "openssl.cnf", "-extensions", "test_ca", "-days", "7", "-subj",
+                   "/CN=replicant " + name + " test authority", "-keyout", name + ".key", "-out", name + ".crt"}));
+  }
+  // The server's certificate and a client's, both signed by the first authority.
+  for (const std::string name : {"server", "client"}) {
+    step(with_key({"req", "-new", "-config", "openssl.cnf", "-subj",
+                   name == "server" ? "/CN=localhost" : "/CN=replicant", "-keyout", name + ".key", "-out",
+                   name + ".csr"}));
+    step({"x509", "-req", "-in", name + ".csr", "-CA", "root.crt", "-CAkey", "root.key", "-set_serial",
+          name == "server" ? "2" : "3", "-days", "7", "-extfile", "openssl.cnf", "-extensions", "test_" + name, "-out",
+          name + ".crt"});
+  }
+  // PostgreSQL refuses a key file that its group or others may read; openssl makes them 0600
+  // already, which this makes certain.
+  for (const char* key : {"root.key", "other-root.key", "server.key", "client.key"}) {
+    if (chmod((dir / key).c_str(), 0600) != 0) throw_errno(std::string{"could not chmod "} + key);
+  }
+  return tls_files{dir / "root.crt",   dir / "other-root.crt", dir / "server.crt",
+                   dir / "server.key", dir / "client.crt",     dir / "client.key"};
+}
 
 }  // namespace
 
@@ -736,41 +782,18 @@ void pg_cluster::create() {
 }
 
 // Makes the certificates of tls_files in <dir>/tls with the openssl program, run as the account the
-// server runs as, so that the key is that account's as PostgreSQL demands. Elliptic-curve keys
-// (P-256): made in milliseconds, and read by the OpenSSL 1.1 of the provisioned 16-18 builds as by
-// Debian's OpenSSL 3.
+// server runs as, so that the key is that account's as PostgreSQL demands.
 void pg_cluster::make_certificates() {
   const credentials as{drop_privileges_, uid_, gid_};
   const auto dir = dir_ / "tls";
   fs::create_directory(dir);
-  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
   give_to(dir, as);
-  write_text(dir / "openssl.cnf", openssl_config, as);
-  const auto openssl = find_openssl().string();
-  const auto step = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), openssl);
-    run({std::move(args), dir_ / "openssl.log", dir, as}, 60'000);
-  };
-  const std::vector<std::string> new_key = {"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
-  const auto with_key = [&](std::vector<std::string> args) {
-    args.insert(args.end(), new_key.begin(), new_key.end());
-    return args;
-  };
-  // Self-signed authorities, valid for a week: longer than any run, and nothing outlives the run.
-  for (const std::string name : {"root", "other-root"}) {
-    step(with_key({"req", "-x509", "-new", "-config", "openssl.cnf", "-extensions", "test_ca", "-days", "7", "-subj",
-                   "/CN=replicant " + name + " test authority", "-keyout", name + ".key", "-out", name + ".crt"}));
-  }
-  step(with_key({"req", "-new", "-config", "openssl.cnf", "-subj", "/CN=localhost", "-keyout", "server.key", "-out",
-                 "server.csr"}));
-  step({"x509", "-req", "-in", "server.csr", "-CA", "root.crt", "-CAkey", "root.key", "-set_serial", "2", "-days", "7",
-        "-extfile", "openssl.cnf", "-extensions", "test_server", "-out", "server.crt"});
-  // PostgreSQL refuses a key file that its group or others may read; openssl makes them 0600
-  // already, which this makes certain.
-  for (const char* key : {"root.key", "other-root.key", "server.key"}) {
-    if (chmod((dir / key).c_str(), 0600) != 0) throw_errno(std::string{"could not chmod "} + key);
-  }
-  tls_ = tls_files{dir / "root.crt", dir / "other-root.crt", dir / "server.crt", dir / "server.key"};
+  tls_ = write_tls_files(dir, as);
+}
+
+auto make_tls_files(const std::filesystem::path& dir) -> tls_files {
+  fs::create_directories(dir);
+  return write_tls_files(dir, credentials{});
 }
 
 // A fresh cluster directory under the temporary root, locked for as long as this object lives.

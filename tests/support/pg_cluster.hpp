@@ -230,7 +230,18 @@ struct tls_files {
   std::filesystem::path server_certificate;
   /// The server's private key (`ssl_key_file`).
   std::filesystem::path server_key;
+  /// A client certificate (`CN=replicant`, for TLS clients only), signed by the first authority.
+  std::filesystem::path client_certificate;
+  /// Its private key.
+  std::filesystem::path client_key;
 };
+
+/**
+ * Makes a set of tls_files in @p dir (created if need be) with the `openssl` program, as this
+ * process's account: for a server of another kind that a test runs over TLS (support/nats_cluster.hpp).
+ * @throws std::runtime_error when openssl is missing or fails.
+ */
+[[nodiscard]] auto make_tls_files(const std::filesystem::path& dir) -> tls_files;
 
 /**
  * How pg_cluster::make_standby() sets up a physical standby.

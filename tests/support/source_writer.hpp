@@ -12,6 +12,8 @@
 ///   txlog     every writer transaction inserts its own id: the reader finds 1..N, each once, in order
 ///   counters  an update adds 1 to v: per key, the reader finds v = 1, 2, 3 ... up to the source's value
 ///   events    the inserts (txn, n): the reader finds the source's rows, each once, in (txn, n) order
+///   scratch   a second connection's inserts and deletes (scratch_writer), some transactions of several
+///             hundred rows, some rolled back: replayed in the reader's order, the rows are the source's
 
 #include "support/pg_cluster.hpp"
 
@@ -19,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -26,6 +29,7 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace replicant::test {
 
@@ -36,8 +40,9 @@ CREATE TABLE txlog (id bigint PRIMARY KEY);
 CREATE TABLE counters (k int PRIMARY KEY, v bigint NOT NULL, note text);
 CREATE TABLE events (txn bigint NOT NULL, n int NOT NULL, body text, PRIMARY KEY (txn, n));
 CREATE TABLE "Odd.Name v2" (id bigint PRIMARY KEY, note text);
+CREATE TABLE scratch (id bigint PRIMARY KEY, note text);
 INSERT INTO counters SELECT g, 0, NULL FROM generate_series(1, 16) g;
-CREATE PUBLICATION )sql" + std::string{publication} + R"sql( FOR TABLE txlog, counters, events, "Odd.Name v2";
+CREATE PUBLICATION )sql" + std::string{publication} + R"sql( FOR TABLE txlog, counters, events, "Odd.Name v2", scratch;
 )sql";
 }
 
@@ -121,6 +126,91 @@ class source_writer {
   std::optional<pg_connection> conn_;
   std::uint64_t next_id_ = 1;
   std::atomic<std::uint64_t> committed_{0};
+};
+
+/**
+ * The second connection of a busy source: transactions on table `scratch` that interleave with
+ * source_writer's, so that a reader meets deletes, transactions of several hundred rows, and none
+ * of the rolled-back ones. Each step is one transaction: one in eight rolls back (its rows have
+ * negative ids, which a reader must never see), one in forty inserts 300 rows and deletes up to 100,
+ * the others insert 1 to 3 rows and delete up to 2. The source table is the truth a reader's replay
+ * is held against (check_scratch() in change_check.hpp), so a commit whose answer a server crash
+ * lost needs no bookkeeping here.
+ */
+class scratch_writer {
+ public:
+  /// A writer into database @p dsn (holding cdc_schema_ddl()'s tables), its choices drawn from @p seed.
+  scratch_writer(std::string dsn, std::uint64_t seed) : dsn_(std::move(dsn)), rng_(seed) {}
+
+  /// Runs one transaction. @return false if the server stayed away for a minute.
+  auto step() -> bool {
+    const int kind = pick(0, 39);
+    const std::size_t count = kind == 0 ? 300 : static_cast<std::size_t>(pick(1, 3));
+    const bool rollback = kind >= 35;  // one in eight
+    const std::int64_t first = rollback ? -next_id_ : next_id_;
+    std::string sql = "BEGIN;INSERT INTO scratch SELECT g, md5(g::text) FROM generate_series(" +
+                      std::to_string(first) + ", " + std::to_string(first + static_cast<std::int64_t>(count) - 1) +
+                      ") g;";
+    std::vector<std::int64_t> gone;
+    for (std::size_t n = kind == 0 ? 100 : static_cast<std::size_t>(pick(0, 2)); n > 0 && !live_.empty(); --n) {
+      const auto at = static_cast<std::size_t>(pick(0, static_cast<int>(live_.size()) - 1));
+      gone.push_back(live_[at]);
+      live_[at] = live_.back();
+      live_.pop_back();
+    }
+    for (const auto id : gone) sql += "DELETE FROM scratch WHERE id = " + std::to_string(id) + ";";
+    sql += rollback ? "ROLLBACK" : "COMMIT";
+    next_id_ += static_cast<std::int64_t>(count);
+    if (!run(sql)) return false;
+    if (rollback) {
+      live_.insert(live_.end(), gone.begin(), gone.end());
+      ++rolled_back_;
+      return true;
+    }
+    for (std::size_t i = 0; i < count; ++i) live_.push_back(first + static_cast<std::int64_t>(i));
+    ++committed_;
+    if (count >= 300) ++large_;
+    return true;
+  }
+
+  /// Transactions committed, of them with several hundred rows, and rolled back (for the log).
+  [[nodiscard]] auto committed() const -> std::uint64_t { return committed_.load(); }
+  [[nodiscard]] auto large() const -> std::uint64_t { return large_.load(); }
+  [[nodiscard]] auto rolled_back() const -> std::uint64_t { return rolled_back_.load(); }
+
+ private:
+  auto pick(int low, int high) -> int { return std::uniform_int_distribution<int>{low, high}(rng_); }
+
+  // Runs @p sql, reconnecting while the server is away; a transaction whose answer was lost is
+  // not run again (the source table says whether it committed).
+  auto run(const std::string& sql) -> bool {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+    while (std::chrono::steady_clock::now() < deadline) {
+      try {
+        if (!conn_ || PQstatus(conn_->native()) != CONNECTION_OK) conn_.emplace(dsn_);
+        auto r = conn_->try_exec(sql);
+        if (PQstatus(conn_->native()) == CONNECTION_OK) {
+          if (r.status() != PGRES_COMMAND_OK) static_cast<void>(conn_->try_exec("ROLLBACK"));
+          return true;
+        }
+        conn_.reset();
+        return true;
+      } catch (const replicant::test::pg_error&) {
+        conn_.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+      }
+    }
+    return false;
+  }
+
+  std::string dsn_;
+  std::mt19937_64 rng_;
+  std::optional<pg_connection> conn_;
+  std::int64_t next_id_ = 1;
+  std::vector<std::int64_t> live_;
+  std::atomic<std::uint64_t> committed_{0};
+  std::atomic<std::uint64_t> large_{0};
+  std::atomic<std::uint64_t> rolled_back_{0};
 };
 
 
