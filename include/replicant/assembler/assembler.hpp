@@ -145,6 +145,7 @@ class assembler {
     current_.reset();
     streams_.clear();
     prepared_.clear();
+    committed_prepares_.clear();
     decoder_.reset();
   }
 
@@ -235,15 +236,26 @@ class assembler {
     return !current_ && streams_.empty() && prepared_.empty() && !decoder_.in_stream();
   }
 
-  /// The earliest PREPARE among the prepared transactions held, if any. An acknowledgement must not
-  /// pass it: the server re-sends a prepared transaction's changes only if its PREPARE lies at or
-  /// after the acknowledged position, and would otherwise send only its COMMIT PREPARED.
+  /// The earliest PREPARE among the prepared transactions held, and among those committed since
+  /// whose commit is not yet known durable, if any. An acknowledgement must not pass it: the server
+  /// re-sends a prepared transaction's changes only if its PREPARE lies at or after the
+  /// acknowledged position, and would otherwise send only its COMMIT PREPARED, whose changes a
+  /// policy that still holds the transaction (or waits for its confirmation) would then lose.
   [[nodiscard]] auto oldest_prepare_lsn() const noexcept -> std::optional<lsn> {
     std::optional<lsn> oldest;
     for (const auto& [xid, p] : prepared_) {
       if (!oldest || p.prepare_lsn < *oldest) oldest = p.prepare_lsn;
     }
+    for (const auto& c : committed_prepares_) {
+      if (!oldest || c.prepare < *oldest) oldest = c.prepare;
+    }
     return oldest;
+  }
+
+  /// Every transaction committing at or before @p commit is durable: the prepared ones among them
+  /// no longer hold the acknowledgement back.
+  auto prepares_durable_through(lsn commit) noexcept -> void {
+    std::erase_if(committed_prepares_, [&](const committed_prepare& c) { return c.commit <= commit; });
   }
 
   /// Number of streamed transactions in progress.
@@ -444,6 +456,12 @@ class assembler {
   std::optional<open_txn> current_;
   std::unordered_map<transaction_id, open_txn> streams_;
   std::unordered_map<transaction_id, open_txn> prepared_;
+  // Prepared transactions committed, until their commit is known durable (oldest_prepare_lsn).
+  struct committed_prepare {
+    lsn commit;
+    lsn prepare;
+  };
+  std::vector<committed_prepare> committed_prepares_;
   std::optional<transaction> spare_;
   std::optional<spill_limits> spill_limits_;  // set by enable_spill()
   spill_opener open_part_;
@@ -611,6 +629,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
           if (it == prepared_.end()) return fail(errc::protocol_violation);
           open_txn o = std::move(it->second);
           prepared_.erase(it);
+          committed_prepares_.push_back({m.commit_lsn, o.prepare_lsn});
           return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
         } else if constexpr (std::is_same_v<M, rollback_prepared_message>) {
           if (auto it = prepared_.find(m.xid); it != prepared_.end()) {

@@ -30,8 +30,9 @@ enum class sink_fault : std::uint8_t {
  * its durable write: the simulator may crash the process there, and then restarts it on the
  * durable state as it was at that moment. It asks fault() once per call whether the call fails.
  * An asynchronous (deferred) sink hands its durable write and its confirmation to later(): the
- * simulator lands the write, then confirms, when its schedule says (late, out of order, or after a
- * crash without the confirmation).
+ * simulator lands the writes in the order they were handed (as a broker's pipelined writes land;
+ * a crash keeps the first few of those in flight), and confirms landed ones when its schedule
+ * says: late, in any order, or never, when a crash comes first.
  *
  * @tparam State the sink's durable state: what survives a crash (copied when one happens).
  *

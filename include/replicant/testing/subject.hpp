@@ -47,8 +47,11 @@ struct explore_options {
   /// Random schedules make sink calls fail (returning an error, throwing), as `simulation::fault`
   /// says; the pipeline must halt with a reason, and the restart must lose nothing.
   bool sink_faults = true;
-  /// Worlds include streamed transactions (the session streams, pgoutput protocol 2).
+  /// Worlds include streamed transactions (the session streams in-progress transactions).
   bool streaming = true;
+  /// Worlds include transactions prepared for two-phase commit, committed or rolled back later
+  /// (the pipeline decodes two-phase: `pgoutput_options::two_phase`, the slot created with it).
+  bool two_phase = false;
   /// The promise checked.
   guarantee promise = guarantee::exactly_once;
   /// With `at_least_once`: how many transactions one crash or halt may store again (a batch's size).

@@ -34,18 +34,30 @@ enum class event_kind : std::uint8_t {
   streamed_abort,     ///< the same, aborted: nothing of it is delivered
   streamed_subabort,  ///< streamed and committed, with one subtransaction's rows aborted
   pause,              ///< time passes with nothing sent (`pause_length`): a batch's deadline, a status update
+  prepared,           ///< prepared for two-phase commit, then COMMIT PREPARED after the next entry
+  prepared_rollback,  ///< the same, then ROLLBACK PREPARED: nothing of it is delivered
 };
 
 /// The number of event kinds (for enumerating them).
-inline constexpr std::size_t event_kinds = 8;
+inline constexpr std::size_t event_kinds = 10;
+
+/// Whether the session must stream in-progress transactions to be sent an entry of kind @p k.
+[[nodiscard]] constexpr auto needs_streaming(event_kind k) noexcept -> bool {
+  return k == event_kind::streamed || k == event_kind::streamed_abort || k == event_kind::streamed_subabort;
+}
+/// Whether the session must decode two-phase transactions to be sent an entry of kind @p k.
+[[nodiscard]] constexpr auto needs_two_phase(event_kind k) noexcept -> bool {
+  return k == event_kind::prepared || k == event_kind::prepared_rollback;
+}
 
 /// How long a @ref event_kind::pause lasts, in the simulated time: past a one-second batch deadline.
 inline constexpr std::chrono::milliseconds pause_length{2000};
 
 /// The name of an event kind, for a schedule's printout.
 [[nodiscard]] constexpr auto to_string(event_kind k) noexcept -> const char* {
-  constexpr const char* names[] = {"transaction",    "empty_transaction", "message",          "heartbeat",
-                                   "streamed",       "streamed_abort",    "streamed_subabort", "pause"};
+  constexpr const char* names[] = {"transaction",       "empty_transaction", "message",  "heartbeat",
+                                   "streamed",          "streamed_abort",    "streamed_subabort", "pause",
+                                   "prepared",          "prepared_rollback"};
   return names[static_cast<std::size_t>(k)];
 }
 
@@ -79,7 +91,11 @@ inline constexpr const char* secret_value = "s3cr3t-simulated-row-value";
  * Positions follow the server: a transaction is skipped when its commit record begins before the
  * position decoding starts at, a non-transactional message when its record does (so acknowledging
  * a commit's end, or a message's end, skips it). A streamed transaction's blocks are sent again
- * whole when its commit or abort is. Each session describes the table (a Relation message) before
+ * whole when its commit or abort is. A prepared transaction (BEGIN PREPARE, its changes, PREPARE)
+ * is sent when its PREPARE record begins at or after that position, and its COMMIT PREPARED or
+ * ROLLBACK PREPARED when that record does: a session that starts past the PREPARE is sent the end
+ * alone, which is why the engine never acknowledges past an outstanding PREPARE (the slot is
+ * created with two-phase on, so no PREPARE lies before `two_phase_at`). Each session describes the table (a Relation message) before
  * its first change, and again after the table changed. A pause is a message with no payload: no
  * WAL, only time passing where it stands.
  */
@@ -103,7 +119,7 @@ class wal {
     std::map<std::uint32_t, std::uint32_t> described;
     for (const auto& u : units_) {
       const auto& e = entries_[u.entry];
-      if (e.decision < start) continue;
+      if (u.decision.value_or(e.decision) < start) continue;
       auto& told = described[u.stream_xid.value_or(0)];
       if (u.first_change && told != e.shape) {
         out.push_back({u.entry, relation(e.shape, u.stream_xid), u.at});
@@ -156,6 +172,7 @@ class wal {
     bool first_change = false;  // describe the table before this one, if the session has not
     std::optional<std::uint32_t> stream_xid{};
     lsn at{};  // the frame's position: the WAL written so far, or a commit's end
+    std::optional<lsn> decision{};  // where the server decides on this part, when not the entry's
   };
 
   // Appends a unit at the position written so far.
@@ -180,6 +197,8 @@ class wal {
       entries_[i].shape = shape;
       if (is_streamed(e.kind)) {
         i = stream(i, shape);
+      } else if (needs_two_phase(e.kind)) {
+        i = prepare(i, shape);
       } else {
         whole(i);
         ++i;
@@ -187,9 +206,9 @@ class wal {
     }
   }
 
-  [[nodiscard]] static auto is_streamed(event_kind k) noexcept -> bool {
-    return k == event_kind::streamed || k == event_kind::streamed_abort || k == event_kind::streamed_subabort;
-  }
+  // An entry laid out around the next one (which is then laid out whole inside it).
+  [[nodiscard]] static auto is_streamed(event_kind k) noexcept -> bool { return needs_streaming(k); }
+  [[nodiscard]] static auto encloses(event_kind k) noexcept -> bool { return needs_streaming(k) || needs_two_phase(k); }
 
   auto xid_of(std::size_t i) const noexcept -> std::uint32_t { return 1000 + static_cast<std::uint32_t>(i) * 2; }
 
@@ -258,13 +277,7 @@ class wal {
       emit({i, pgoutput::stream_stop()});
     };
     block(true, 0, rows / 2, xid);
-    std::size_t next = i + 1;
-    if (next < world_.events.size() && !is_streamed(world_.events[next].kind)) {
-      // The table keeps its shape while a stream is open: a change of it waits for the stream's end.
-      entries_[next].shape = shape;
-      whole(next);
-      ++next;
-    }
+    const std::size_t next = enclose(i, shape);
     const bool sub = e.kind == event_kind::streamed_subabort;
     block(false, rows / 2, rows, sub ? subxid : xid);
     const lsn end_at = take();
@@ -283,23 +296,77 @@ class wal {
     return next;
   }
 
+  // The entry after @p i laid out whole inside it (unless it encloses others itself); the index of
+  // the entry after those. The table keeps its shape meanwhile: a change of it waits for the end.
+  auto enclose(std::size_t i, std::uint32_t shape) -> std::size_t {
+    const std::size_t next = i + 1;
+    if (next >= world_.events.size() || encloses(world_.events[next].kind)) return next;
+    entries_[next].shape = shape;
+    whole(next);
+    return next + 1;
+  }
+
+  // A transaction prepared for two-phase commit: BEGIN PREPARE, its rows, PREPARE, the next entry
+  // whole, then COMMIT PREPARED or ROLLBACK PREPARED. Returns the index of the entry after those.
+  auto prepare(std::size_t i, std::uint32_t shape) -> std::size_t {
+    const auto& e = world_.events[i];
+    auto& en = entries_[i];
+    const std::uint32_t xid = xid_of(i);
+    const std::string gid = "gid" + std::to_string(i);
+    const lsn begin_at = take();
+    std::vector<unit> body;
+    for (std::uint32_t r = 0; r < e.rows; ++r) {
+      static_cast<void>(take());
+      body.push_back({i, row(std::nullopt, shape, r), r == 0, std::nullopt, lsn{next_}});
+    }
+    const lsn prepared_at = take();
+    const lsn prepare_end{prepared_at.value() + record / 2};
+    units_.push_back({i, pgoutput::begin_prepare(prepared_at, prepare_end, 0, xid, gid), false, std::nullopt, begin_at});
+    for (auto& u : body) units_.push_back(std::move(u));
+    units_.push_back({i, pgoutput::prepare('P', prepared_at, prepare_end, 0, xid, gid), false, std::nullopt, prepare_end});
+    for (auto it = units_.end() - static_cast<std::ptrdiff_t>(e.rows + 2); it != units_.end(); ++it) it->decision = prepared_at;
+    const std::size_t next = enclose(i, shape);
+    en.commit = take();
+    en.end = lsn{en.commit.value() + record / 2};
+    en.decision = en.commit;
+    en.changes = e.rows;
+    en.delivered = e.kind == event_kind::prepared;
+    units_.push_back({i,
+                      en.delivered ? pgoutput::commit_prepared(en.commit, en.end, 0, xid, gid)
+                                   : pgoutput::rollback_prepared(prepare_end, en.end, 0, 0, xid, gid),
+                      false, std::nullopt, en.end});
+    return next;
+  }
+
   world world_;
   std::vector<entry> entries_;
   std::vector<unit> units_;
   std::uint64_t next_ = wal_start;
 };
 
-/// A random world of up to @p max_events entries, from @p rng.
+/// The event kinds a session sends: every one, but for the streamed kinds without @p streaming
+/// and the prepared kinds without @p two_phase.
+[[nodiscard]] inline auto kinds_sent(bool streaming, bool two_phase) -> std::vector<event_kind> {
+  std::vector<event_kind> out;
+  for (std::size_t k = 0; k < event_kinds; ++k) {
+    const auto kind = static_cast<event_kind>(k);
+    if ((streaming || !needs_streaming(kind)) && (two_phase || !needs_two_phase(kind))) out.push_back(kind);
+  }
+  return out;
+}
+
+/// A random world of up to @p max_events entries of the kinds @p kinds, from @p rng.
 template <class Rng>
-[[nodiscard]] auto random_world(Rng& rng, std::size_t max_events, std::uint32_t max_rows = 4) -> world {
+[[nodiscard]] auto random_world(Rng& rng, std::size_t max_events, const std::vector<event_kind>& kinds,
+                                std::uint32_t max_rows = 4) -> world {
   std::uniform_int_distribution<std::size_t> count{1, std::max<std::size_t>(1, max_events)};
-  std::uniform_int_distribution<std::size_t> kind{0, event_kinds - 1};
+  std::uniform_int_distribution<std::size_t> kind{0, kinds.size() - 1};
   std::uniform_int_distribution<std::uint32_t> rows{1, std::max<std::uint32_t>(1, max_rows)};
   std::bernoulli_distribution sometimes{0.2};
   world w;
   for (std::size_t n = count(rng); n > 0; --n) {
-    w.events.push_back({.kind = static_cast<event_kind>(kind(rng)), .rows = rows(rng), .with_message = sometimes(rng),
-                        .widens_table = sometimes(rng)});
+    w.events.push_back(
+        {.kind = kinds[kind(rng)], .rows = rows(rng), .with_message = sometimes(rng), .widens_table = sometimes(rng)});
   }
   return w;
 }
@@ -310,8 +377,8 @@ template <class Rng>
   for (const auto& e : w.events) {
     out += "  ";
     out += to_string(e.kind);
-    const bool has_rows = e.kind != event_kind::pause && e.kind != event_kind::message && e.kind != event_kind::heartbeat &&
-                          e.kind != event_kind::empty_transaction;
+    const bool has_rows = e.kind != event_kind::pause && e.kind != event_kind::message &&
+                          e.kind != event_kind::heartbeat && e.kind != event_kind::empty_transaction;
     if (has_rows) out += " rows=" + std::to_string(e.rows);
     if (e.with_message) out += " +message";
     if (e.widens_table) out += " +widens_table";

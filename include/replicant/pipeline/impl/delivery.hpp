@@ -182,8 +182,11 @@ struct pipeline<D, C, S, Sink>::applier {
 
   auto operator()(const empty_commit& e) -> result<void> {
     // Nothing published in it: a state mirror may move past it (unless transactions before it still
-    // wait for their checkpoint); an append log keeps its position.
-    if (detail::kind_of<Sink>() == sink_kind::state_mirror && !holding()) advance(e.end_lsn);
+    // wait for their checkpoint); an append log keeps its position. Nothing held, every prepared
+    // transaction committed up to it (this one too, if it was one) has nothing left to lose.
+    if (holding()) return {};
+    asm_.prepares_durable_through(e.end_lsn);
+    if (detail::kind_of<Sink>() == sink_kind::state_mirror) advance(e.end_lsn);
     return {};
   }
   auto operator()(const prepared_event& e) -> result<void> {

@@ -159,6 +159,7 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
       return;
     }
     if (!p.checkpoint_ || *p.checkpoint_ < commit) p.checkpoint_ = commit;
+    if (assembled != nullptr) assembled->prepares_durable_through(commit);
     advance(end);
     p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
   }

@@ -63,14 +63,15 @@ class explorer {
   using pipeline_type = pipeline<pgoutput_decoder, C, S, Sink>;
 
  public:
-  explorer(const subject<C, S, Sink, State>& what, const explore_options& options) : what_(what), o_(options) {}
+  explorer(const subject<C, S, Sink, State>& what, const explore_options& options)
+      : what_(what), o_(options), kinds_(kinds_sent(options.streaming, options.two_phase)) {}
 
   auto run() -> exploration {
     exploration found;
     for (std::size_t n = 1; n <= o_.exhaustive_events && found; ++n) exhaust(n, found);
     std::mt19937_64 rng{o_.seed};
     for (std::size_t i = 0; i < o_.random_schedules && found; ++i) {
-      const world w = allowed(random_world(rng, o_.max_events));
+      const world w = random_world(rng, o_.max_events, kinds_);
       const auto steps = count_steps(w);
       fault_plan plan;
       plan.seed = rng();
@@ -90,14 +91,13 @@ class explorer {
   }
 
  private:
-  // Every world of @p n entries, each crashed once at each of its steps, the acknowledgement kept
-  // and lost.
+  // Every world of @p n entries (of the kinds the session is sent), each crashed once at each of
+  // its steps, the acknowledgement kept and lost.
   auto exhaust(std::size_t n, exploration& found) -> void {
     std::vector<std::size_t> kinds(n, 0);
     for (;;) {
       world w;
-      for (auto k : kinds) w.events.push_back({.kind = static_cast<event_kind>(k), .rows = 2});
-      w = allowed(w);
+      for (auto k : kinds) w.events.push_back({.kind = kinds_[k], .rows = 2});
       const auto steps = count_steps(w);
       for (std::uint64_t at = 1; at <= steps && found; ++at) {
         for (const bool lost : {false, true}) {
@@ -107,22 +107,9 @@ class explorer {
         }
       }
       std::size_t i = 0;
-      while (i < n && ++kinds[i] == event_kinds) kinds[i++] = 0;
+      while (i < n && ++kinds[i] == kinds_.size()) kinds[i++] = 0;
       if (i == n) return;
     }
-  }
-
-  // Streamed entries become plain transactions when the session does not stream.
-  [[nodiscard]] auto allowed(world w) const -> world {
-    if (!o_.streaming) {
-      for (auto& e : w.events) {
-        if (e.kind == event_kind::streamed || e.kind == event_kind::streamed_abort ||
-            e.kind == event_kind::streamed_subabort) {
-          e.kind = event_kind::transaction;
-        }
-      }
-    }
-    return w;
   }
 
   // How many steps a run of @p w without faults has.
@@ -158,9 +145,12 @@ class explorer {
 
   // --- one run of a schedule -------------------------------------------------------------------
 
+  // An asynchronous sink's write in flight: it lands (in the order the writes were made, as a
+  // broker's pipelined writes do), then its confirmation arrives (in any order).
   struct landing {
     std::function<void(State&)> write;
     confirmation confirm;
+    bool landed = false;
   };
   enum class ending { completed, crashed, halted };
 
@@ -211,7 +201,7 @@ class explorer {
   auto incarnate() -> ending {
     simulation<State> sim{{.crash_point = [this] { step(); }, .fault = [this] { return fault(); },
                            .later = [this](std::function<void(State&)> write, confirmation c) {
-                             landings_.push_back({std::move(write), std::move(c)});
+                             landings_.push_back({std::move(write), std::move(c), false});
                            }}};
     auto sink = what_.sink(*live_, sim);
     telemetry::dispatcher events;
@@ -229,6 +219,7 @@ class explorer {
     po.max_wal_lag = 0;
     pgoutput_options pg{.publications = {"pub"},
                         .streaming = o_.streaming,
+                        .two_phase = o_.two_phase,
                         .messages = replicant::detail::has_handle_message<Sink>};
     pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
     engine_run<pipeline_type> r{p, now_};
@@ -263,7 +254,10 @@ class explorer {
 
   // The WAL is drained: every write in flight lands, then the pipeline stops cleanly.
   auto drained(pipeline_type& p) -> bool {
-    while (!landings_.empty() && !crashed_) land(0);
+    while (!landings_.empty() && !crashed_) {
+      if (!landings_.front().landed) land_next();
+      if (!crashed_) confirm(0);
+    }
     if (crashed_) return false;
     p.stop();
     return true;
@@ -282,8 +276,15 @@ class explorer {
     crashed_ = true;
     ++crashes_;
     auto survived = std::make_unique<State>(*live_);
+    // The writes in flight land in order: some first ones of them survive the crash.
+    std::size_t in_flight = 0;
+    for (const auto& l : landings_) in_flight += l.landed ? 0U : 1U;
+    std::size_t lands = rng_() % (in_flight + 1);
     for (auto& l : landings_) {
-      if ((rng_() & 1U) == 0) l.write(*survived);
+      if (!l.landed && lands > 0) {
+        l.write(*survived);
+        --lands;
+      }
     }
     landings_.clear();
     const auto nth = static_cast<std::size_t>(
@@ -329,27 +330,42 @@ class explorer {
     } else if (!faulted_) {
       broken_ = std::string{"halted without a fault to halt for: "} + std::string{to_string(h->reason)};
     }
-    for (auto& l : landings_) l.write(*live_);
+    for (auto& l : landings_) {
+      if (!l.landed) l.write(*live_);
+    }
     landings_.clear();
     slot_.confirmed = std::max(slot_.confirmed, r.durable());
     return ending::halted;
   }
 
-  // Some of an asynchronous sink's writes land: the oldest, or one at random.
+  // An asynchronous sink's writes move on: the next one lands, or a landed one is confirmed (one
+  // at random), or nothing happens yet.
   auto land_some() -> void {
     if (landings_.empty() || (rng_() % 3U) == 0) return;
-    const std::size_t i = (rng_() & 1U) == 0 ? 0 : rng_() % landings_.size();
-    land(i);
+    const bool any_landed = std::any_of(landings_.begin(), landings_.end(), [](const auto& l) { return l.landed; });
+    const bool all_landed = std::all_of(landings_.begin(), landings_.end(), [](const auto& l) { return l.landed; });
+    if (!all_landed && (!any_landed || (rng_() & 1U) == 0)) return land_next();
+    std::vector<std::size_t> landed;
+    for (std::size_t i = 0; i < landings_.size(); ++i) {
+      if (landings_[i].landed) landed.push_back(i);
+    }
+    confirm(landed[rng_() % landed.size()]);
   }
 
-  auto land(std::size_t i) -> void {
+  // The oldest write in flight lands (a crash point before and after).
+  auto land_next() -> void {
+    const auto next = std::find_if(landings_.begin(), landings_.end(), [](const auto& l) { return !l.landed; });
+    step();
+    if (crashed_) return;
+    next->write(*live_);
+    next->landed = true;
+    step();
+  }
+
+  // The confirmation of landed write @p i arrives.
+  auto confirm(std::size_t i) -> void {
     auto l = std::move(landings_[i]);
     landings_.erase(landings_.begin() + static_cast<std::ptrdiff_t>(i));
-    step();
-    if (crashed_) return;
-    l.write(*live_);
-    step();
-    if (crashed_) return;
     l.confirm.confirm();
   }
 
@@ -416,6 +432,7 @@ class explorer {
 
   const subject<C, S, Sink, State>& what_;
   explore_options o_;
+  std::vector<event_kind> kinds_;  // the kinds the session is sent
   std::optional<wal> wal_;
   std::vector<expected_transaction> expected_;
   const fault_plan* plan_ = nullptr;
