@@ -89,7 +89,9 @@ auto documented_defaults() -> std::map<std::string, std::string> {
       {"failover", flag(o.failover)},
       {"max_concurrent_txns", count(o.max_concurrent_txns)},
       {"max_inflight_bytes", bytes(o.max_inflight_bytes)},
+      {"max_inflight_lag", bytes(o.max_inflight_lag)},
       {"max_wal_lag", bytes(o.max_wal_lag)},
+      {"max_side_check_failures", count(o.max_side_check_failures)},
       {"receive_low_water_bytes", bytes(o.receive_low_water_bytes)},
       {"receive_max_delay", span(o.receive_max_delay)},
       {"publication_check_interval", span(o.publication_check_interval)},
@@ -164,7 +166,7 @@ BOOST_AUTO_TEST_CASE(every_pipeline_option_has_its_row_with_the_default_of_the_c
   const auto header = docs_support::read_repository_file("include/replicant/pipeline/options.hpp");
   const auto page = docs_support::read_repository_file("docs/pipeline.md");
   check_rows(header, "struct pipeline_options",
-             docs_support::section(page, "## Options (`replicant::pipeline_options`)"), documented_defaults(), 20U);
+             docs_support::section(page, "## Options (`replicant::pipeline_options`)"), documented_defaults(), 22U);
 }
 
 BOOST_AUTO_TEST_CASE(every_pgoutput_option_has_its_row_with_the_default_of_the_code) {

@@ -65,11 +65,13 @@ enum class halt_reason {
   /// a snapshot batch. Nothing from the failed delivery on was acknowledged.
   /// Action: fix the sink or the store it writes to, then restart; delivery resumes at the checkpoint.
   sink_failed = 1,
-  /// While the sink held the stream back, the server's WAL ran more than `max_wal_lag` past the
-  /// durable position: the sink cannot keep up with the write rate, and the slot holds ever more
-  /// WAL on the server.
-  /// Action: make the sink faster, use batch delivery, or raise `max_wal_lag` (0: pace without a
-  /// bound).
+  /// What the pipeline received and handed to the checkpoint policy ran more than
+  /// `max_inflight_lag` past the durable position (the reference's bound: a sink that stalls, or
+  /// confirms too slowly), or, while the sink held the stream back, the server's WAL ran more than
+  /// `max_wal_lag` past it and kept growing: the sink cannot keep up, and the slot holds ever more
+  /// WAL on the server. `halt::lag_bytes` is the lag.
+  /// Action: make the sink faster, use batch delivery, or raise the bound that was crossed
+  /// (`max_inflight_lag` or `max_wal_lag`; 0 turns either off).
   sink_too_slow,
   /// One transaction is larger than the resident memory budget and the spill policy is `no_spill`.
   /// Action: use `disk_spill`, raise `max_inflight_bytes`, or split the transaction at its source.
@@ -315,6 +317,16 @@ enum class halt_reason {
   /// says what happened, and what the operator does (see @ref replicant::own_halt_reason).
   /// Action: as the policy's reason says (`describe` and `operator_action(const halt&)` give it).
   policy_halted,
+  /// A check the pipeline makes beside the stream, on an ordinary connection of its own (the WAL
+  /// lag behind the server, `max_wal_lag`; the publications, `publication_check_interval`), could
+  /// not be made `max_side_check_failures` times in a row: that connection could not be opened, or
+  /// its query failed. Streaming on would leave a dropped or narrowed publication, or a slot
+  /// pinning ever more WAL, unseen. `halt::cause` is the last failure's error code.
+  /// Action: let the pipeline's role open an ordinary connection to the database besides its
+  /// replication connection (`pg_hba.conf`, the role's or the database's connection limit,
+  /// `max_connections`) and read the catalog; or turn the failing check off, or raise
+  /// `max_side_check_failures` (0: report failures, never halt).
+  side_check_failed,
 };
 
 /// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
@@ -372,6 +384,7 @@ inline constexpr std::array halt_reasons = {
     halt_reason::tls_unavailable,
     halt_reason::tls_verification_failed,
     halt_reason::policy_halted,
+    halt_reason::side_check_failed,
 };
 
 namespace detail {
@@ -382,7 +395,7 @@ constexpr auto halt_reasons_are_complete() noexcept -> bool {
   for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
     if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
   }
-  return halt_reasons.back() == halt_reason::policy_halted;
+  return halt_reasons.back() == halt_reason::side_check_failed;
 }
 static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
 
@@ -447,6 +460,7 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
     case halt_reason::tls_unavailable: return "tls_unavailable";
     case halt_reason::tls_verification_failed: return "tls_verification_failed";
     case halt_reason::policy_halted: return "policy_halted";
+    case halt_reason::side_check_failed: return "side_check_failed";
   }
   return "unknown";
 }
@@ -492,7 +506,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
   switch (reason) {
     case halt_reason::sink_failed: return "fix the sink or the store it writes to, then restart";
     case halt_reason::sink_too_slow:
-      return "make the sink faster, use batch delivery, or raise max_wal_lag (0 paces without a bound)";
+      return "make the sink faster, use batch delivery, or raise the bound crossed (max_inflight_lag or max_wal_lag)";
     case halt_reason::transaction_too_large:
       return "use disk_spill, raise max_inflight_bytes, or split the transaction at its source";
     case halt_reason::spill_exhausted: return "free disk space or raise max_spill_bytes, then restart";
@@ -561,6 +575,8 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::tls_verification_failed:
       return "give the client the CA that signed the server's certificate (sslrootcert) and a host name it carries";
     case halt_reason::policy_halted: return "do what the checkpoint policy's own reason says";
+    case halt_reason::side_check_failed:
+      return "let the role open an ordinary connection beside the stream (pg_hba.conf, connection limits), then restart";
   }
   return "consult docs/errors.md";
 }
@@ -626,6 +642,7 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
     case halt_reason::tls_unavailable: return "TLS is required and the server offers none";
     case halt_reason::tls_verification_failed: return "the server's TLS certificate did not verify";
     case halt_reason::policy_halted: return "the checkpoint policy halted for a reason of its own";
+    case halt_reason::side_check_failed: return "a check beside the stream kept failing on its own connection";
   }
   return "unknown halt reason";
 }

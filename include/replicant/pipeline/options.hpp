@@ -138,15 +138,46 @@ struct pipeline_options {
   /// the walsender, which waits, and status updates keep going, so `wal_sender_timeout` never fires.
   std::size_t max_inflight_bytes = 64U * 1024U * 1024U;
   /**
-   * The WAL-lag bound, in bytes: how far the server's WAL may run past the durable position while
-   * the sink holds the stream back (input waits unread between two transactions). Past it the
-   * pipeline halts fail-closed with `sink_too_slow` and the lag; at half of it, it emits
-   * `replicant.sink.lagging` (once each time the lag crosses half). Pacing keeps memory bounded,
-   * but a sink that is chronically slower than the server makes the slot hold ever more WAL on
-   * the server: this is the alarm for that. Checked every status interval, at most every second,
-   * on the pipeline's ordinary connection. 0: no bound.
+   * The in-flight lag bound, in bytes (the reference's `max_inflight_lag`): how far what the
+   * pipeline received on the stream and handed to the checkpoint policy may run past the durable
+   * position. Measured on the replication stream itself, after every read, with no second
+   * connection; crossing it halts fail-closed at once with `sink_too_slow`, the lag in
+   * `halt::lag_bytes` and in the `lag` and `lag_bytes` of `replicant.connection.disconnected`.
+   *
+   * It is what catches a sink that takes transactions and then stalls: a deferred-acknowledgement
+   * sink whose confirmations stop coming, a batch that is never handed over. A sink that keeps the
+   * session thread (a synchronous `handle_transaction`) holds the stream back instead, so what it
+   * has not made durable is at most the transaction in hand; `max_wal_lag` is the alarm for that.
+   * The transaction being assembled is the spill policy's to bound, not this; but one handed over
+   * counts whole, so under deferred acknowledgement with `disk_spill` keep the bound above the WAL
+   * of the largest transaction, and above half of `max_inflight_bytes` (a batch may span that
+   * much) when batching. 0: no bound.
+   */
+  std::size_t max_inflight_lag = 64U * 1024U * 1024U;
+  /**
+   * The WAL-lag bound behind the server, in bytes: how far the server's WAL may run past the
+   * durable position while the sink holds the stream back (input waits unread between two
+   * transactions). Unlike `max_inflight_lag`, this sees the backlog still on the server, which a
+   * sink slower than the server's write rate leaves there. Past it, and not shrinking for ten
+   * measurements in a row (a backlog being caught up on shrinks), the pipeline halts fail-closed
+   * with `sink_too_slow` and the lag; at half of it, it emits `replicant.sink.lagging` (once each
+   * time the lag crosses half). Checked every status interval, at most every second, on the
+   * pipeline's ordinary connection: a check that cannot be made there counts toward
+   * `max_side_check_failures`. 0: no bound.
    */
   std::size_t max_wal_lag = 64U * 1024U * 1024U;
+  /**
+   * How many times in a row a check made beside the stream on the pipeline's ordinary connection
+   * (the WAL lag behind the server, `max_wal_lag`; the publications, `publication_check_interval`)
+   * may fail before the pipeline halts `side_check_failed`. A check fails when that connection
+   * cannot be opened or its query fails; each failure emits `replicant.connection.side_check_failed`,
+   * and a success starts the count again (each check counts its own failures). Without the halt,
+   * a role that may not open a second connection would leave those checks blind for good, saying
+   * nothing. 5 rides out a connection refused during a server's restart or a failover (the stream
+   * reconnects too), and halts within a minute of the publication check going blind at its
+   * default interval. 0: never halt (the events still say each failure).
+   */
+  std::uint32_t max_side_check_failures = 5;
 
   /// On TCP, let the session thread sleep until this many bytes have arrived (`SO_RCVLOWAT`), so
   /// that one wakeup carries many messages and the walsender is not woken for each of them either.
@@ -156,9 +187,10 @@ struct pipeline_options {
   /// it can add to a quiet stream, and to the reply to a keepalive.
   std::chrono::milliseconds receive_max_delay = std::chrono::milliseconds(5);
 
-  /// How often, while streaming, the publications are checked to still exist (on an ordinary
-  /// connection of their own). PostgreSQL 18 skips a dropped publication with a warning rather than
-  /// ending the stream; this bounds how long such a drop goes unnoticed. 0 turns the check off.
+  /// How often, while streaming, the publications are checked to still exist and to send no less
+  /// (on an ordinary connection of their own). PostgreSQL 18 skips a dropped publication with a
+  /// warning rather than ending the stream; this bounds how long such a drop goes unnoticed. A check
+  /// that cannot be made counts toward `max_side_check_failures`. 0 turns the check off.
   std::chrono::milliseconds publication_check_interval = std::chrono::seconds(10);
 
   /// Run `heartbeat_statement` this often on an ordinary connection (0, the default: never). It

@@ -23,6 +23,7 @@
 #include <replicant/model/transaction.hpp>
 #include <replicant/pipeline/detail/pq_server.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
+#include <replicant/pipeline/detail/side_checks.hpp>
 #include <replicant/pipeline/options.hpp>
 #include <replicant/pipeline/server_session.hpp>
 #include <replicant/pipeline/server_stream.hpp>
@@ -309,11 +310,11 @@ class pipeline {
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
   auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;
-  auto publications_still_exist() -> bool;
-  auto open_probe() -> bool;
+  auto publications_still_exist() -> result<bool>;
+  auto open_probe() -> result<void>;
   auto heartbeat() -> void;
   auto walsender_sent(int pid) -> std::optional<lsn>;
-  auto server_wal_position() -> std::optional<lsn>;
+  auto server_wal_position() -> result<lsn>;
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
   auto interrupt_overdue_store_write() noexcept -> void;
@@ -354,6 +355,7 @@ class pipeline {
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
   std::optional<pq::connection> probe_;  // the session thread's own connection for checks and heartbeats
+  detail::side_checks side_checks_;      // the checks made on probe_: failures in a row, for this run()
   int stop_fd_ = -1;                     // readable once stop() was called; never drained
   int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a backfill reader)
   std::atomic<bool> stopping_{false};

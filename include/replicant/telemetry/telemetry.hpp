@@ -4,7 +4,7 @@
 #define REPLICANT_TELEMETRY_TELEMETRY_HPP
 
 /// @file
-/// Value-free telemetry: the compile-time catalog of replicant's thirty-three events, the allowlisted
+/// Value-free telemetry: the compile-time catalog of replicant's thirty-four events, the allowlisted
 /// keys they may carry, `telemetry::emit`, and the `telemetry::dispatcher` user handlers attach to.
 ///
 /// **Value-free by construction.** An event carries only allowlisted keys — `commit_lsn`,
@@ -87,6 +87,8 @@ enum class kind {
   batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
   stream_abort,            ///< `stream_aborted`: the server reported the transaction (or a subtransaction) aborted.
   widened,                 ///< schema change events: a column's type widened (`int4` to `int8`, a longer `varchar`, ...).
+  wal_lag,                 ///< `connection_side_check_failed`: the WAL-lag check behind the server (`max_wal_lag`).
+  publications,            ///< `connection_side_check_failed`: the publication check (`publication_check_interval`).
 };
 
 /// Every @ref kind, in declaration order.
@@ -94,7 +96,8 @@ inline constexpr std::array kinds = {
     kind::primary,      kind::standby,     kind::idle,         kind::additive,
     kind::destructive,  kind::wal_removed, kind::rows_removed, kind::wal_level_insufficient,
     kind::idle_timeout, kind::invalidated, kind::batch_full,   kind::batch_timer,
-    kind::batch_drain,  kind::stream_abort, kind::widened};
+    kind::batch_drain,  kind::stream_abort, kind::widened,      kind::wal_lag,
+    kind::publications};
 
 /// The stable snake_case name of @p k, e.g. `"idle"`. Never throws.
 [[nodiscard]] constexpr auto to_string(kind k) noexcept -> std::string_view {
@@ -114,6 +117,8 @@ inline constexpr std::array kinds = {
     case kind::batch_drain: return "batch_drain";
     case kind::stream_abort: return "stream_abort";
     case kind::widened: return "widened";
+    case kind::wal_lag: return "wal_lag";
+    case kind::publications: return "publications";
   }
   return "unknown";
 }
@@ -521,8 +526,8 @@ inline constexpr auto metadata_keys =
 inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t, keys::lag_t>;
 
 /**
- * The thirty-three events (the reference's thirty, the heartbeat, the lag warning and the command error
- * of each connect cycle). Each type names its event
+ * The thirty-four events (the reference's thirty, the heartbeat, the lag warning, the command error
+ * of each connect cycle and the failed side check). Each type names its event
  * (`name`) and lists the keys it may carry:
  * `measurements` and `metadata`, as Hana tuples of key tags. Every key is optional: an emitter
  * passes those that apply (for instance `reason` on `connection_disconnected` only for a halt).
@@ -596,6 +601,20 @@ struct connection_command_error_halt {
   static constexpr auto measurements = hana::tuple_t<>;
   static constexpr auto metadata =
       hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
+  /// @}
+};
+/// A check made beside the stream on the pipeline's ordinary connection could not be made: that
+/// connection could not be opened, or its query failed (`kind`: wal_lag or publications, which
+/// check; `error_class`: why). `attempt` counts the check's failures in a row, and at `max_retries`
+/// (`max_side_check_failures`; 0, never) the pipeline halts `side_check_failed`. A check that
+/// succeeds starts the count again. One event per failed check, so that a blind check is seen
+/// before the halt, and without a halt when the bound is 0.
+struct connection_side_check_failed {
+  /// The event's name (`event_record::name`) and the keys it may carry. @{
+  static constexpr std::string_view name = "replicant.connection.side_check_failed";
+  static constexpr auto measurements = hana::tuple_t<>;
+  static constexpr auto metadata =
+      hana::tuple_t<keys::kind_t, keys::error_class_t, keys::attempt_t, keys::max_retries_t>;
   /// @}
 };
 /// The heartbeat statement ran (`heartbeat_interval`); `commit_lsn` is the LSN it returned, if any.
@@ -826,7 +845,7 @@ struct stream_spill_exhausted {
 
 }  // namespace events
 
-/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-three).
+/// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-four).
 inline constexpr auto catalog = hana::tuple_t<
     events::connection_connected, events::connection_disconnected, events::connection_slot_active,
     events::connection_slot_invalidated, events::connection_session_identity_rejected,
@@ -838,7 +857,7 @@ inline constexpr auto catalog = hana::tuple_t<
     events::snapshot_table_completed, events::snapshot_chunk_completed, events::snapshot_chunk_retried,
     events::snapshot_completed, events::snapshot_failed, events::stream_committed, events::stream_aborted,
     events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat, events::sink_lagging,
-    events::connection_command_error>;
+    events::connection_command_error, events::connection_side_check_failed>;
 
 /// The names of all catalogued events, in catalog order.
 inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {

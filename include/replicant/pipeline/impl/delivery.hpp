@@ -8,6 +8,7 @@
 
 #include <replicant/pipeline/impl/pipeline.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -32,6 +33,11 @@ struct pipeline<D, C, S, Sink>::applier {
   checkpoint_context<Sink> ctx;
   std::optional<halt>& failed;       // the session's halt, once decided
   std::optional<lsn> last_commit{};  // of the transaction delivered last in this session
+  // The end of the last transaction handed to the checkpoint policy, and the commit of the first
+  // (what the durable position is measured from before anything was acknowledged): the stream's
+  // side of the in-flight lag (pipeline_options::max_inflight_lag).
+  lsn handed_over{};
+  lsn first_handed_over{};
   bool past_end = false;             // a transaction committed after options_.end_lsn arrived
 
   auto advance(lsn to) -> void { s.advance(to); }
@@ -107,6 +113,8 @@ struct pipeline<D, C, S, Sink>::applier {
     if (p.plugin().messages) {
       for (const auto& m : t.messages()) report(m);  // they ride the transaction
     }
+    if (!first_handed_over.is_valid()) first_handed_over = t.commit_lsn();
+    handed_over = std::max(handed_over, t.end_lsn());
     return checked(p.call_user([&] { return s.delivery.deliver(ctx, std::move(t)); }));
   }
 

@@ -312,6 +312,7 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
   halt_.reset();
   never_connected_ = false;
   sink_exception_ = nullptr;
+  side_checks_ = detail::side_checks{options_.max_side_check_failures};
   try {
     run_loop();
     probe_.reset();

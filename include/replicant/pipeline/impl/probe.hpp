@@ -16,19 +16,19 @@
 namespace replicant {
 
 // The session thread's ordinary connection for its periodic work (publication checks, heartbeats), opened
-// when first needed and again after a failure. False when it cannot be opened now.
+// when first needed and again after a failure. The error when it cannot be opened now.
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::open_probe() -> bool {
-  if (probe_) return true;
+auto pipeline<D, C, S, Sink>::open_probe() -> result<void> {
+  if (probe_) return {};
   pq::connect_options copts;
   copts.timeout = options_.connect_timeout;
   copts.cancel_fd = stop_fd_;
   copts.command_cancel_fd = stop_fd_;
   copts.command_timeout = std::min(options_.connect_timeout, std::chrono::milliseconds(std::chrono::seconds(10)));
   auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
-  if (!opened) return false;
+  if (!opened) return unexpected(opened.error());
   probe_.emplace(std::move(*opened));
-  return true;
+  return {};
 }
 
 // Runs the heartbeat statement; a failure is left to the next beat (the stream itself reports
@@ -75,34 +75,34 @@ auto pipeline<D, C, S, Sink>::walsender_sent(int pid) -> std::optional<lsn> {
 }
 
 // Where the server's WAL is now (its insert position; a standby's replay position), read on the
-// probe connection: how far a paced stream is behind. Nothing when it cannot be read now.
+// probe connection: how far a paced stream is behind. The error when it cannot be read now (no
+// probe, a failed query, an answer that is not one position: the check is not made either way).
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::server_wal_position() -> std::optional<lsn> {
-  if (!open_probe()) return std::nullopt;
+auto pipeline<D, C, S, Sink>::server_wal_position() -> result<lsn> {
+  if (auto opened = open_probe(); !opened) return unexpected(opened.error());
   auto found = probe_->exec(
       "SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END");
   if (!found) {
     probe_.reset();
-    return std::nullopt;
+    return unexpected(found.error());
   }
-  if (found->rows() != 1 || found->columns() != 1 || found->is_null(0, 0)) return std::nullopt;
+  if (found->rows() != 1 || found->columns() != 1 || found->is_null(0, 0)) return fail(errc::protocol_violation);
   auto at = parse_lsn(found->get(0, 0));
-  return at ? std::optional<lsn>{*at} : std::nullopt;
+  if (!at) return fail(errc::protocol_violation);
+  return *at;
 }
 
 // The periodic publication check while streaming, on an ordinary connection of its own (kept open
 // between checks). PostgreSQL 18 skips a dropped publication with a warning instead of ending the
-// stream, so without this a drop would silently narrow what the sink receives. Returns false only
-// when a publication is known to be missing; a failed check is left to the next one.
+// stream, so without this a drop would silently narrow what the sink receives. False when a
+// publication is known to be missing; the error when the check could not be made (no probe, a
+// failed query), which the session loop counts (pipeline_options::max_side_check_failures).
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::publications_still_exist() -> bool {
-  if (!open_probe()) return true;
+auto pipeline<D, C, S, Sink>::publications_still_exist() -> result<bool> {
+  if (auto opened = open_probe(); !opened) return unexpected(opened.error());
   auto found = detail::publications_exist(*probe_, plugin().publications);
-  if (!found) {
-    probe_.reset();
-    return true;
-  }
-  return *found;
+  if (!found) probe_.reset();
+  return found;
 }
 
 }  // namespace replicant

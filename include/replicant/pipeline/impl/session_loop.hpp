@@ -119,6 +119,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   clock::time_point next_recheck;
   clock::time_point next_sent_check = p.clock_.now();
   clock::time_point next_lag_check = p.clock_.now();
+  bool lag_due = false;  // the WAL-lag check waits for the end of the transaction being received
   // A data frame received, with its header read once (the payload views the frame's buffer, which
   // moving the frame does not move).
   struct received_frame {
@@ -181,6 +182,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     if (!receive(p.options_.max_inflight_bytes - held)) return false;
     apply_frames();
+    check_inflight_lag();
     return true;
   }
 
@@ -230,26 +232,58 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (const auto sent = p.walsender_sent(s.walsender_pid)) server_sent = *sent;
       next_sent_check = p.clock_.now() + p.options_.status_interval;
     }
-    if (p.options_.max_wal_lag > 0 && now >= next_lag_check && check_lag()) {
-      next_lag_check = p.clock_.now() + std::min<std::chrono::milliseconds>(p.options_.status_interval,
-                                                                          std::chrono::seconds(1));
-    }
+    if (p.options_.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
+    lag_between_transactions();
   }
 
-  // The WAL-lag bound (pipeline_options::max_wal_lag, judged by detail::wal_lag_watch). Measured
-  // only while the sink is what holds the stream back (input waits unread), so that an idle or
-  // filtered stream, which has nothing waiting, never trips it on a busy server; and only between
-  // transactions, because the WAL of one being assembled is the spill policy's to bound, not lag.
-  // False when it could not be measured now, in the middle of a transaction: it is tried again at
-  // the next turn. (A probe that failed waits for the next interval, as the other checks do.)
-  auto check_lag() -> bool {
+  // The WAL-lag check, once due, at the first moment between two transactions: now, or after the
+  // frame that completes the transaction being received (apply_frames), since a read that ends
+  // inside one (which, under a steady backlog, is most reads) would otherwise put it off again and
+  // again.
+  auto lag_between_transactions() -> void {
+    if (!lag_due || !a.asm_.idle()) return;
+    lag_due = false;
+    check_lag();
+    next_lag_check =
+        p.clock_.now() + std::min<std::chrono::milliseconds>(p.options_.status_interval, std::chrono::seconds(1));
+  }
+
+  // The in-flight lag bound (pipeline_options::max_inflight_lag, the reference's): what was handed
+  // to the checkpoint policy and is not durable yet, measured on the stream itself after every
+  // read, so that it needs no second connection and cannot fail open. Crossing it halts at once:
+  // a policy that holds that much (a confirmation that does not come) is what it is for. Measured
+  // from the first transaction of the session before anything is acknowledged, since a run that
+  // starts without a checkpoint has no durable position to measure from.
+  auto check_inflight_lag() -> void {
+    const auto bound = p.options_.max_inflight_lag;
+    if (bound == 0 || a.failed || !a.first_handed_over.is_valid()) return;
+    const lsn durable = std::max(p.durable_lsn(), a.first_handed_over);
+    if (a.handed_over <= durable) return;
+    const auto lag = distance(durable, a.handed_over);
+    if (static_cast<std::uint64_t>(lag) <= bound) return;
+    // A halt of the delivery's, not a slow stream's: what the policy holds is not waited for (a
+    // stalled confirmation would never come), and the durable position is still acknowledged.
+    halt h = detail::to_halt(halt_reason::sink_too_slow);
+    h.at = a.handed_over;
+    h.lag_bytes = lag;
+    a.failed = std::move(h);
+    end();
+  }
+
+  // The WAL-lag bound behind the server (pipeline_options::max_wal_lag, judged by
+  // detail::wal_lag_watch). Measured only while the sink is what holds the stream back (input
+  // waits unread), so that an idle or filtered stream, which has nothing waiting, never trips it on
+  // a busy server; and only between transactions (lag_between_transactions), because the WAL of
+  // one being assembled is the spill policy's to bound, not lag. A probe that failed is counted
+  // (side_check_failed) and waits for the next interval, as the other checks do.
+  auto check_lag() -> void {
     if (!stream.input_waiting()) {
       lag_watch.caught_up();
-      return true;
+      return;
     }
-    if (!a.asm_.idle()) return false;
     const auto at = p.server_wal_position();
-    if (!at) return true;
+    if (!at) return side_check_failed(detail::side_checks::check::wal_lag, at.error());
+    p.side_checks_.succeeded(detail::side_checks::check::wal_lag);
     const lsn durable{p.durable_.load()};
     const auto lag = distance(durable, *at);
     switch (lag_watch.measure(lag)) {
@@ -263,30 +297,50 @@ struct pipeline<D, C, S, Sink>::session_loop {
         end();
         break;
     }
-    return true;
+  }
+
+  // A check beside the stream could not be made (its connection refused, its query failed): said
+  // every time, and a run of them as long as max_side_check_failures halts, so that a blind check
+  // never passes for one that found nothing. A stop's cancellation is not a failure.
+  auto side_check_failed(detail::side_checks::check c, std::error_code ec) -> void {
+    if (ec == errc::cancelled || p.stopping_.load()) return;
+    const auto run = p.side_checks_.failed(c);
+    p.template emit<telemetry::events::connection_side_check_failed>(
+        telemetry::keys::kind =
+            c == detail::side_checks::check::wal_lag ? telemetry::kind::wal_lag : telemetry::kind::publications,
+        telemetry::keys::error_class = detail::error_class_of(ec), telemetry::keys::attempt = run,
+        telemetry::keys::max_retries = p.options_.max_side_check_failures);
+    if (p.side_checks_.exhausted(run)) a.failed = detail::to_halt(halt_reason::side_check_failed, ec);
   }
 
   // The periodic publication check (on its own connection). PostgreSQL 18 skips a dropped
   // publication with a warning instead of ending the stream, and a table removed from one (or a
-  // new row filter, a column list) vanishes from the stream without a word.
+  // new row filter, a column list) vanishes from the stream without a word. A check that cannot be
+  // made is counted, never taken for one that found nothing.
   auto check_publications() -> void {
-    if (!p.publications_still_exist()) {
+    const auto check = detail::side_checks::check::publications;
+    auto exist = p.publications_still_exist();
+    if (!exist) return side_check_failed(check, exist.error());
+    if (!*exist) {
       p.template emit<telemetry::events::connection_slot_invalidated>(
           telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_missing);
       a.failed = detail::to_halt(halt_reason::publication_missing);
       return;
     }
-    // Only on a probe connection that just answered: one that failed is left to the next check, so
-    // that a silent network costs one command timeout per check, not two.
-    if (!s.publications || !p.probe_) return;
-    auto changed = detail::check_publication_definitions(*p.probe_, p.plugin().publications, *s.publications);
-    if (!changed) {
-      p.probe_.reset();  // a failed check is left to the next one
-    } else if (*changed) {
-      p.template emit<telemetry::events::connection_slot_invalidated>(
-          telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_changed);
-      a.failed = std::move(**changed);
+    if (s.publications) {
+      auto changed = detail::check_publication_definitions(*p.probe_, p.plugin().publications, *s.publications);
+      if (!changed) {
+        p.probe_.reset();
+        return side_check_failed(check, changed.error());
+      }
+      if (*changed) {
+        p.template emit<telemetry::events::connection_slot_invalidated>(
+            telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_changed);
+        a.failed = std::move(**changed);
+        return;
+      }
     }
+    p.side_checks_.succeeded(check);
   }
 
   // The decoder's own check on the ordinary connection (wal2json: the catalog, for a dropped column
@@ -417,6 +471,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       } else {
         a.failed = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::decode_failure));
       }
+      if (!a.failed) lag_between_transactions();
       if (a.failed) end();
     }
     frames.clear();
