@@ -117,9 +117,10 @@ inline auto wait_for(const std::function<bool()>& cond, std::chrono::millisecond
 inline auto crc16(const std::vector<unsigned char>& bytes) -> std::uint16_t {
   std::uint16_t crc = 0;
   for (const unsigned char b : bytes) {
-    crc = static_cast<std::uint16_t>(crc ^ (b << 8U));
+    crc = static_cast<std::uint16_t>(crc ^ (static_cast<unsigned>(b) << 8U));
     for (int i = 0; i < 8; ++i) {
-      crc = static_cast<std::uint16_t>((crc & 0x8000U) != 0 ? (crc << 1U) ^ 0x1021U : crc << 1U);
+      const unsigned c = crc;
+      crc = static_cast<std::uint16_t>((c & 0x8000U) != 0 ? (c << 1U) ^ 0x1021U : c << 1U);
     }
   }
   return crc;
