@@ -7,10 +7,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include <concepts>
+#include <cstddef>
 #include <set>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 BOOST_AUTO_TEST_SUITE(halt_tests)
 
@@ -27,6 +31,28 @@ auto is_snake_case(std::string_view s) -> bool {
   }
   return true;
 }
+
+#if defined(__GNUC__) || defined(__clang__)
+// How the compiler spells the enumerator whose value is V (`sink_failed`), or "" when no
+// enumerator has that value. GCC and Clang name an enumerator template argument in
+// __PRETTY_FUNCTION__ (`V = replicant::halt_reason::sink_failed`) and print any other value as a
+// cast (`V = (replicant::halt_reason)55`).
+template <halt_reason V>
+constexpr auto spelling() -> std::string_view {
+  const std::string_view function = __PRETTY_FUNCTION__;
+  const std::string_view scope = "halt_reason::";
+  const auto at = function.rfind(scope);
+  if (at == std::string_view::npos) return {};
+  const auto rest = function.substr(at + scope.size());
+  return rest.substr(0, rest.find_first_of(";]"));
+}
+
+// The spellings of the values 1 to N + 1, N being the number of rows in the halt table.
+template <std::size_t... I>
+auto spellings(std::index_sequence<I...> /*values*/) -> std::vector<std::string_view> {
+  return {spelling<static_cast<halt_reason>(I + 1)>()...};
+}
+#endif
 
 }  // namespace
 
@@ -49,6 +75,20 @@ BOOST_AUTO_TEST_CASE(every_reason_has_a_distinct_stable_name) {
   BOOST_TEST(replicant::to_string(halt_reason::command_error_limit) == "command_error_limit");
   BOOST_TEST(replicant::to_string(halt_reason::invalid_start_lsn) == "invalid_start_lsn");
 }
+
+#if defined(__GNUC__) || defined(__clang__)
+// The names are strings in the halt table, beside the enum rather than derived from it, so the
+// compiler is asked for its own spelling of each enumerator: a row whose name is not its
+// enumerator's, or an enumerator appended without a row of its own, fails here.
+BOOST_AUTO_TEST_CASE(every_name_is_its_enumerators_spelling_and_every_enumerator_has_a_row) {
+  constexpr std::size_t rows = replicant::halt_reasons.size();
+  const auto spelled = spellings(std::make_index_sequence<rows + 1>{});
+  for (std::size_t i = 0; i < rows; ++i) {
+    BOOST_TEST(replicant::to_string(replicant::halt_reasons[i]) == spelled[i], "reason #" << i + 1);
+  }
+  BOOST_TEST(spelled[rows].empty(), spelled[rows] << " has no row in the halt table");
+}
+#endif
 
 BOOST_AUTO_TEST_CASE(covers_every_halt_and_rejection_of_the_reference) {
   // The behavioural reference's halts, start-time rejections and the halts of the design, by name.
@@ -140,6 +180,21 @@ BOOST_AUTO_TEST_CASE(every_reason_has_a_fixed_distinct_message) {
   BOOST_TEST(replicant::message(static_cast<halt_reason>(9999)) == "unknown halt reason");
 }
 
+BOOST_AUTO_TEST_CASE(a_value_that_names_no_reason_reads_as_unknown) {
+  for (const halt_reason r :
+       {halt_reason{}, static_cast<halt_reason>(-1), static_cast<halt_reason>(replicant::halt_reasons.size() + 1),
+        static_cast<halt_reason>(9999)}) {
+    BOOST_TEST_CONTEXT("value " << static_cast<int>(r)) {
+      BOOST_TEST(replicant::to_string(r) == "unknown");
+      BOOST_TEST(replicant::message(r) == "unknown halt reason");
+      BOOST_TEST(replicant::operator_action(r) == "consult docs/errors.md");
+      BOOST_TEST(!replicant::is_start_rejection(r));
+      BOOST_TEST(!replicant::detail::is_slot_refusal(r));
+      BOOST_TEST(!replicant::parse_halt_reason(replicant::to_string(r)).has_value());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(halt_or_carries_a_refusal_with_its_exact_reason) {
   const auto refuser = []() -> replicant::halt_or<int> {
     return replicant::refuse(halt_reason::config_invalid);
@@ -174,6 +229,32 @@ BOOST_AUTO_TEST_CASE(start_rejections_are_exactly_the_option_checks) {
   }
   // Detected at connect, when the server version is known: a halt, not a start-time rejection.
   BOOST_TEST(!replicant::is_start_rejection(halt_reason::failover_unsupported));
+}
+
+// The halts the engine reports as replicant.connection.slot_invalidated too (docs/telemetry.md):
+// the slot, its publications or the server's setup refuse the stream.
+BOOST_AUTO_TEST_CASE(slot_refusals_are_the_halts_reported_as_slot_invalidated) {
+  const std::set<halt_reason> refusals{halt_reason::slot_invalidated,
+                                       halt_reason::publication_missing,
+                                       halt_reason::publication_changed,
+                                       halt_reason::slot_missing,
+                                       halt_reason::slot_dropped,
+                                       halt_reason::slot_synced_unpromoted,
+                                       halt_reason::slot_not_failover,
+                                       halt_reason::failover_slot_missing,
+                                       halt_reason::failover_unsupported,
+                                       halt_reason::two_phase_failover_conflict,
+                                       halt_reason::standby_unsupported,
+                                       halt_reason::standby_feedback_off,
+                                       halt_reason::origin_unsupported,
+                                       halt_reason::decoder_option_unsupported,
+                                       halt_reason::decoder_table_missing,
+                                       halt_reason::checkpoint_ahead_of_server};
+  for (const halt_reason r : replicant::halt_reasons) {
+    BOOST_TEST(replicant::detail::is_slot_refusal(r) == (refusals.count(r) == 1), replicant::to_string(r));
+    // Found on a server, so never before anything connects.
+    BOOST_TEST(!(replicant::detail::is_slot_refusal(r) && replicant::is_start_rejection(r)), replicant::to_string(r));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

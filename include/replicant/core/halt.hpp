@@ -44,7 +44,7 @@ namespace replicant {
  * Every reason a pipeline halts, and every reason it refuses to start.
  *
  * Most enumerators are **halts**: found while connecting or streaming, after which the pipeline
- * stops, keeps its slot and acknowledges nothing further. The ten from `invalid_identifier` to
+ * stops, keeps its slot and acknowledges nothing further. The nine from `invalid_identifier` to
  * `invalid_start_lsn` are **start-time rejections**: found by validating the options before any
  * connection is made, so nothing started (see @ref is_start_rejection). Reasons added later are
  * appended after them, whatever their kind, so that every existing code keeps its value.
@@ -329,140 +329,260 @@ enum class halt_reason {
   side_check_failed,
 };
 
-/// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
-inline constexpr std::array halt_reasons = {
-    halt_reason::sink_failed,
-    halt_reason::sink_too_slow,
-    halt_reason::transaction_too_large,
-    halt_reason::spill_exhausted,
-    halt_reason::spill_io_failed,
-    halt_reason::slot_invalidated,
-    halt_reason::publication_missing,
-    halt_reason::slot_missing,
-    halt_reason::command_error_limit,
-    halt_reason::session_identity_rejected,
-    halt_reason::slot_origin_rejected,
-    halt_reason::slot_origin_unavailable,
-    halt_reason::slot_synced_unpromoted,
-    halt_reason::failover_unsupported,
-    halt_reason::two_phase_failover_conflict,
-    halt_reason::slot_not_failover,
-    halt_reason::failover_slot_missing,
-    halt_reason::standby_unsupported,
-    halt_reason::standby_feedback_off,
-    halt_reason::origin_unsupported,
-    halt_reason::checkpoint_store_failed,
-    halt_reason::schema_change_destructive,
-    halt_reason::schema_change_rejected,
-    halt_reason::snapshot_incomplete,
-    halt_reason::snapshot_failed,
-    halt_reason::snapshot_table_contended,
-    halt_reason::decode_failure,
-    halt_reason::decoder_protocol_unsupported,
-    halt_reason::decoder_lsn_missing,
-    halt_reason::decoder_option_unsupported,
-    halt_reason::decoder_unsupported_on_server,
-    halt_reason::decoder_table_missing,
-    halt_reason::table_keyless,
-    halt_reason::slot_plugin_mismatch,
-    halt_reason::invalid_identifier,
-    halt_reason::invalid_sink,
-    halt_reason::config_invalid,
-    halt_reason::go_forward_required,
-    halt_reason::snapshot_unsupported,
-    halt_reason::batch_unsupported,
-    halt_reason::messages_unsupported,
-    halt_reason::decoder_capability_unsupported,
-    halt_reason::invalid_start_lsn,
-    halt_reason::publication_changed,
-    halt_reason::checkpoint_ahead_of_server,
-    halt_reason::slot_dropped,
-    halt_reason::authentication_failed,
-    halt_reason::role_rejected,
-    halt_reason::host_rejected,
-    halt_reason::database_missing,
-    halt_reason::tls_unavailable,
-    halt_reason::tls_verification_failed,
-    halt_reason::policy_halted,
-    halt_reason::side_check_failed,
-};
-
 namespace detail {
 
-// The list above is complete exactly when it is 1, 2, ..., N and N is the last enumerator: a new
-// enumerator that is not added to it breaks this check (and the -Wswitch warnings below).
-constexpr auto halt_reasons_are_complete() noexcept -> bool {
-  for (std::size_t i = 0; i < halt_reasons.size(); ++i) {
-    if (static_cast<std::size_t>(halt_reasons[i]) != i + 1) return false;
+// What the library does with a reason besides describing it. Each reason is of exactly one kind:
+// what validating the options finds is never met on a server, and the reverse.
+enum class halt_kind : std::uint8_t {
+  // Met while connecting or streaming: the pipeline stops and keeps its slot.
+  halt,
+  // Met while connecting or streaming, about the slot, its publications or the server's setup: the
+  // engine reports it as `replicant.connection.slot_invalidated` too, besides the halt (with the
+  // invalidation class for `slot_invalidated`), so that one event carries every such refusal.
+  slot_refusal,
+  // Found by validating the options before anything connects (is_start_rejection).
+  start_rejection,
+};
+
+// Everything fixed about one halt reason: its row in the halt table.
+struct halt_entry {
+  halt_reason reason;        // the enumerator, so that the table can be held against the enum
+  std::string_view name;     // to_string: the enumerator's own spelling, stable (telemetry, alerts)
+  halt_kind kind;            // what the library does with it (is_start_rejection, is_slot_refusal)
+  std::string_view message;  // message: what happened, fixed and value-free
+  std::string_view action;   // operator_action: what the operator does, in one sentence
+};
+
+// The halt table: one row per reason, in the enum's order, so that a reason's row is at its value
+// minus one. Every function below reads it. A new reason is an enumerator appended to the enum
+// (with its doc comment) and its row appended here; the check below refuses a row out of place,
+// and tests/unit/halt.cpp an enumerator without its row or a name that is not its spelling.
+// Each row is laid out alike: the reason, its name and kind; its message; its action.
+// clang-format off
+inline constexpr auto halt_table = std::to_array<halt_entry>({
+    // --- halts: delivery
+    {halt_reason::sink_failed, "sink_failed", halt_kind::halt,
+     "the sink reported a failure",
+     "fix the sink or the store it writes to, then restart"},
+    {halt_reason::sink_too_slow, "sink_too_slow", halt_kind::halt,
+     "received WAL ran too far ahead of the durable checkpoint",
+     "make the sink faster, use batch delivery, or raise the bound crossed (max_inflight_lag or max_wal_lag)"},
+    {halt_reason::transaction_too_large, "transaction_too_large", halt_kind::halt,
+     "a transaction exceeds the resident memory budget",
+     "use disk_spill, raise max_inflight_bytes, or split the transaction at its source"},
+    {halt_reason::spill_exhausted, "spill_exhausted", halt_kind::halt,
+     "spilled transactions would exceed the disk budget",
+     "free disk space or raise max_spill_bytes, then restart"},
+    {halt_reason::spill_io_failed, "spill_io_failed", halt_kind::halt,
+     "writing or reading a spill file failed",
+     "check the spill directory and its file system, then restart"},
+
+    // --- halts: the slot and the connect chain
+    {halt_reason::slot_invalidated, "slot_invalidated", halt_kind::slot_refusal,
+     "the server invalidated the replication slot",
+     "recreate the slot and re-synchronise the sink; then remove the cause its invalidation class names"},
+    {halt_reason::publication_missing, "publication_missing", halt_kind::slot_refusal,
+     "a requested publication does not exist",
+     "create or restore the publication, or correct its name, then restart"},
+    {halt_reason::slot_missing, "slot_missing", halt_kind::slot_refusal,
+     "the slot does not exist and may not be created",
+     "create the slot, allow the pipeline to create it, or correct its name"},
+    {halt_reason::command_error_limit, "command_error_limit", halt_kind::halt,
+     "replication commands kept failing before streaming began",
+     "read the SQLSTATE; free a replication slot or stop the slot's other consumer, then restart"},
+    {halt_reason::session_identity_rejected, "session_identity_rejected", halt_kind::halt,
+     "the sink rejected the replication session's identity",
+     "connect to the intended server, or update the identity the sink accepts"},
+    {halt_reason::slot_origin_rejected, "slot_origin_rejected", halt_kind::halt,
+     "the sink rejected the slot's start position",
+     "reconcile the sink with the gap before the origin, then restart"},
+    {halt_reason::slot_origin_unavailable, "slot_origin_unavailable", halt_kind::halt,
+     "the slot's start position is missing or malformed",
+     "inspect the slot in pg_replication_slots; recreate it if damaged"},
+    {halt_reason::slot_synced_unpromoted, "slot_synced_unpromoted", halt_kind::slot_refusal,
+     "the slot is a synced copy on an unpromoted standby",
+     "promote the standby, or connect to the primary, then restart"},
+    {halt_reason::failover_unsupported, "failover_unsupported", halt_kind::slot_refusal,
+     "failover slots need PostgreSQL 17 or later",
+     "drop the failover option, or upgrade to PostgreSQL 17 or later"},
+    {halt_reason::two_phase_failover_conflict, "two_phase_failover_conflict", halt_kind::slot_refusal,
+     "this server version cannot keep a two-phase slot safe across a failover",
+     "drop failover or two-phase, or upgrade to PostgreSQL 18"},
+    {halt_reason::slot_not_failover, "slot_not_failover", halt_kind::slot_refusal,
+     "failover was requested but the slot is not a failover slot",
+     "make it a failover slot on the primary (ALTER_REPLICATION_SLOT), or drop the failover option"},
+    {halt_reason::failover_slot_missing, "failover_slot_missing", halt_kind::slot_refusal,
+     "the failover slot is missing although the sink has a checkpoint",
+     "point at the server that holds the slot, or re-synchronise the sink and clear its checkpoint"},
+    {halt_reason::standby_unsupported, "standby_unsupported", halt_kind::slot_refusal,
+     "logical decoding is not possible on this standby",
+     "connect to the primary, or upgrade the standby"},
+    {halt_reason::standby_feedback_off, "standby_feedback_off", halt_kind::slot_refusal,
+     "the standby does not send hot standby feedback",
+     "set hot_standby_feedback = on on the standby (with a physical slot), then restart"},
+    {halt_reason::origin_unsupported, "origin_unsupported", halt_kind::slot_refusal,
+     "origin filtering needs PostgreSQL 16 or later",
+     "drop the origin option, or upgrade to PostgreSQL 16 or later"},
+
+    // --- halts: checkpoint store, schema, snapshot
+    {halt_reason::checkpoint_store_failed, "checkpoint_store_failed", halt_kind::halt,
+     "the checkpoint store failed beyond its retry budget",
+     "restore the checkpoint store, correct its schema or configuration, then restart"},
+    {halt_reason::schema_change_destructive, "schema_change_destructive", halt_kind::halt,
+     "a destructive schema change reached a published table",
+     "adapt the sink to the new shape, or implement handle_schema_change, then restart"},
+    {halt_reason::schema_change_rejected, "schema_change_rejected", halt_kind::halt,
+     "the sink rejected a schema change",
+     "migrate the sink to the new shape, then restart"},
+    {halt_reason::snapshot_incomplete, "snapshot_incomplete", halt_kind::halt,
+     "an earlier snapshot was interrupted before it finished",
+     "clear the sink and take a fresh snapshot"},
+    {halt_reason::snapshot_failed, "snapshot_failed", halt_kind::halt,
+     "the snapshot reader failed",
+     "check connectivity to the source, then restart"},
+    {halt_reason::snapshot_table_contended, "snapshot_table_contended", halt_kind::halt,
+     "a table being backfilled stayed too busy to copy",
+     "backfill at a quieter time, or use smaller chunks"},
+
+    // --- halts: decoding
+    {halt_reason::decode_failure, "decode_failure", halt_kind::halt,
+     "the replication stream contained malformed data",
+     "check the server and its output plugin; report it with the LSN"},
+    {halt_reason::decoder_protocol_unsupported, "decoder_protocol_unsupported", halt_kind::halt,
+     "the output plugin speaks an unsupported protocol version",
+     "install a plugin build the decoder speaks, then restart"},
+    {halt_reason::decoder_lsn_missing, "decoder_lsn_missing", halt_kind::halt,
+     "a commit arrived without its LSN",
+     "check the output plugin build; ordinary data never causes this"},
+    {halt_reason::decoder_option_unsupported, "decoder_option_unsupported", halt_kind::slot_refusal,
+     "the output plugin refused a requested option",
+     "upgrade the output plugin, then restart"},
+    {halt_reason::decoder_unsupported_on_server, "decoder_unsupported_on_server", halt_kind::halt,
+     "the server cannot run the chosen decoder",
+     "choose another decoder, install the plugin, or upgrade the server"},
+    {halt_reason::decoder_table_missing, "decoder_table_missing", halt_kind::slot_refusal,
+     "a configured table does not exist on the server",
+     "create the table or correct the table list, then restart"},
+    {halt_reason::table_keyless, "table_keyless", halt_kind::halt,
+     "a configured table has no replica identity",
+     "add a primary key, set REPLICA IDENTITY FULL, or declare the table insert-only"},
+    {halt_reason::slot_plugin_mismatch, "slot_plugin_mismatch", halt_kind::halt,
+     "the slot was created for another output plugin",
+     "use the decoder the slot was made for, or a new slot"},
+
+    // --- start-time rejections: nothing started
+    {halt_reason::invalid_identifier, "invalid_identifier", halt_kind::start_rejection,
+     "a name in the options is not of an allowed shape",
+     "correct the name's shape"},
+    {halt_reason::invalid_sink, "invalid_sink", halt_kind::start_rejection,
+     "the sink cannot serve these options",
+     "implement the callback the options need, or change the options"},
+    {halt_reason::config_invalid, "config_invalid", halt_kind::start_rejection,
+     "the options are invalid",
+     "correct the options"},
+    {halt_reason::go_forward_required, "go_forward_required", halt_kind::start_rejection,
+     "no checkpoint exists and no start mode was chosen",
+     "choose a start mode: go-forward or a snapshot"},
+    {halt_reason::snapshot_unsupported, "snapshot_unsupported", halt_kind::start_rejection,
+     "a snapshot was requested but cannot be taken",
+     "implement the snapshot callbacks, or change the start mode"},
+    {halt_reason::batch_unsupported, "batch_unsupported", halt_kind::start_rejection,
+     "batch delivery is not possible with these options",
+     "use batch delivery or a library-owned checkpoint, not both"},
+    {halt_reason::messages_unsupported, "messages_unsupported", halt_kind::start_rejection,
+     "logical messages were requested but the sink cannot take them",
+     "implement handle_message, or do not request messages"},
+    {halt_reason::decoder_capability_unsupported, "decoder_capability_unsupported", halt_kind::start_rejection,
+     "the chosen decoder lacks a requested capability",
+     "choose a decoder that has the capability, or drop it"},
+    {halt_reason::invalid_start_lsn, "invalid_start_lsn", halt_kind::start_rejection,
+     "the requested start position is not a valid LSN",
+     "give a valid LSN, or none"},
+
+    // --- halts added later
+    {halt_reason::publication_changed, "publication_changed", halt_kind::slot_refusal,
+     "a publication was altered to send less while streaming",
+     "if the publication change was intended, restart; otherwise restore the publication, then restart"},
+    {halt_reason::checkpoint_ahead_of_server, "checkpoint_ahead_of_server", halt_kind::slot_refusal,
+     "the checkpoint lies past the end of the server's WAL",
+     "point at the server the checkpoint came from, or re-synchronise the sink and clear its checkpoint"},
+    {halt_reason::slot_dropped, "slot_dropped", halt_kind::slot_refusal,
+     "the slot does not exist although the sink has a checkpoint",
+     "point at the slot the checkpoint belongs to, or re-synchronise the sink and clear its checkpoint"},
+
+    // --- halts: connection faults a retry cannot fix
+    {halt_reason::authentication_failed, "authentication_failed", halt_kind::halt,
+     "the server refused the credentials",
+     "correct the password in the connection string or password file"},
+    {halt_reason::role_rejected, "role_rejected", halt_kind::halt,
+     "the server refused the role",
+     "correct the user name, or create the role with LOGIN and REPLICATION"},
+    {halt_reason::host_rejected, "host_rejected", halt_kind::halt,
+     "a pg_hba.conf rule rejects the connection",
+     "add a pg_hba.conf line for this connection, then reload the server"},
+    {halt_reason::database_missing, "database_missing", halt_kind::halt,
+     "the database does not exist",
+     "correct the database name, or create the database"},
+    {halt_reason::tls_unavailable, "tls_unavailable", halt_kind::halt,
+     "TLS is required and the server offers none",
+     "enable ssl on the server and reload it; never lower sslmode"},
+    {halt_reason::tls_verification_failed, "tls_verification_failed", halt_kind::halt,
+     "the server's TLS certificate did not verify",
+     "give the client the CA that signed the server's certificate (sslrootcert) and a host name it carries"},
+
+    // --- halts: a policy's own, the checks beside the stream
+    {halt_reason::policy_halted, "policy_halted", halt_kind::halt,
+     "the checkpoint policy halted for a reason of its own",
+     "do what the checkpoint policy's own reason says"},
+    {halt_reason::side_check_failed, "side_check_failed", halt_kind::halt,
+     "a check beside the stream kept failing on its own connection",
+     "let the role open an ordinary connection beside the stream (pg_hba.conf, connection limits), then restart"},
+});
+// clang-format on
+
+// The table is complete and in order exactly when its reasons are 1, 2, ..., N and N is the last
+// enumerator.
+constexpr auto halt_table_is_complete() noexcept -> bool {
+  for (std::size_t i = 0; i < halt_table.size(); ++i) {
+    if (static_cast<std::size_t>(halt_table[i].reason) != i + 1) return false;
   }
-  return halt_reasons.back() == halt_reason::side_check_failed;
+  return halt_table.back().reason == halt_reason::side_check_failed;
 }
-static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list every halt_reason in order");
+static_assert(halt_table_is_complete(), "replicant: halt_reasons must list every halt_reason in order");
+
+// The row of @p reason, or null for a value that names no reason (such as `halt_reason{}`).
+constexpr auto halt_entry_of(halt_reason reason) noexcept -> const halt_entry* {
+  const int value = static_cast<int>(reason);
+  if (value < 1 || value > static_cast<int>(halt_table.size())) return nullptr;
+  return &halt_table[static_cast<std::size_t>(value - 1)];
+}
+
+// Whether the engine reports a halt for @p reason as `replicant.connection.slot_invalidated` too.
+constexpr auto is_slot_refusal(halt_reason reason) noexcept -> bool {
+  const halt_entry* entry = halt_entry_of(reason);
+  return entry != nullptr && entry->kind == halt_kind::slot_refusal;
+}
+
+// The reasons column of the table.
+constexpr auto reasons_of_halt_table() noexcept -> std::array<halt_reason, halt_table.size()> {
+  std::array<halt_reason, halt_table.size()> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = halt_table[i].reason;
+  return out;
+}
 
 }  // namespace detail
 
+/// Every @ref replicant::halt_reason, in declaration order (for tables, docs and tests).
+inline constexpr std::array halt_reasons = detail::reasons_of_halt_table();
+
 /**
  * The stable snake_case name of @p reason, e.g. `"sink_too_slow"`: the telemetry `reason` and the
- * word in logs. Never changes for an existing enumerator. Never throws.
+ * word in logs. Never changes for an existing enumerator. `"unknown"` for a value that names no
+ * reason. Never throws.
  */
 [[nodiscard]] constexpr auto to_string(halt_reason reason) noexcept -> std::string_view {
-  switch (reason) {
-    case halt_reason::sink_failed: return "sink_failed";
-    case halt_reason::sink_too_slow: return "sink_too_slow";
-    case halt_reason::transaction_too_large: return "transaction_too_large";
-    case halt_reason::spill_exhausted: return "spill_exhausted";
-    case halt_reason::spill_io_failed: return "spill_io_failed";
-    case halt_reason::slot_invalidated: return "slot_invalidated";
-    case halt_reason::publication_missing: return "publication_missing";
-    case halt_reason::slot_missing: return "slot_missing";
-    case halt_reason::command_error_limit: return "command_error_limit";
-    case halt_reason::session_identity_rejected: return "session_identity_rejected";
-    case halt_reason::slot_origin_rejected: return "slot_origin_rejected";
-    case halt_reason::slot_origin_unavailable: return "slot_origin_unavailable";
-    case halt_reason::slot_synced_unpromoted: return "slot_synced_unpromoted";
-    case halt_reason::failover_unsupported: return "failover_unsupported";
-    case halt_reason::two_phase_failover_conflict: return "two_phase_failover_conflict";
-    case halt_reason::slot_not_failover: return "slot_not_failover";
-    case halt_reason::failover_slot_missing: return "failover_slot_missing";
-    case halt_reason::standby_unsupported: return "standby_unsupported";
-    case halt_reason::standby_feedback_off: return "standby_feedback_off";
-    case halt_reason::origin_unsupported: return "origin_unsupported";
-    case halt_reason::checkpoint_store_failed: return "checkpoint_store_failed";
-    case halt_reason::schema_change_destructive: return "schema_change_destructive";
-    case halt_reason::schema_change_rejected: return "schema_change_rejected";
-    case halt_reason::snapshot_incomplete: return "snapshot_incomplete";
-    case halt_reason::snapshot_failed: return "snapshot_failed";
-    case halt_reason::snapshot_table_contended: return "snapshot_table_contended";
-    case halt_reason::decode_failure: return "decode_failure";
-    case halt_reason::decoder_protocol_unsupported: return "decoder_protocol_unsupported";
-    case halt_reason::decoder_lsn_missing: return "decoder_lsn_missing";
-    case halt_reason::decoder_option_unsupported: return "decoder_option_unsupported";
-    case halt_reason::decoder_unsupported_on_server: return "decoder_unsupported_on_server";
-    case halt_reason::decoder_table_missing: return "decoder_table_missing";
-    case halt_reason::table_keyless: return "table_keyless";
-    case halt_reason::slot_plugin_mismatch: return "slot_plugin_mismatch";
-    case halt_reason::invalid_identifier: return "invalid_identifier";
-    case halt_reason::invalid_sink: return "invalid_sink";
-    case halt_reason::config_invalid: return "config_invalid";
-    case halt_reason::go_forward_required: return "go_forward_required";
-    case halt_reason::snapshot_unsupported: return "snapshot_unsupported";
-    case halt_reason::batch_unsupported: return "batch_unsupported";
-    case halt_reason::messages_unsupported: return "messages_unsupported";
-    case halt_reason::decoder_capability_unsupported: return "decoder_capability_unsupported";
-    case halt_reason::invalid_start_lsn: return "invalid_start_lsn";
-    case halt_reason::publication_changed: return "publication_changed";
-    case halt_reason::checkpoint_ahead_of_server: return "checkpoint_ahead_of_server";
-    case halt_reason::slot_dropped: return "slot_dropped";
-    case halt_reason::authentication_failed: return "authentication_failed";
-    case halt_reason::role_rejected: return "role_rejected";
-    case halt_reason::host_rejected: return "host_rejected";
-    case halt_reason::database_missing: return "database_missing";
-    case halt_reason::tls_unavailable: return "tls_unavailable";
-    case halt_reason::tls_verification_failed: return "tls_verification_failed";
-    case halt_reason::policy_halted: return "policy_halted";
-    case halt_reason::side_check_failed: return "side_check_failed";
-  }
-  return "unknown";
+  const detail::halt_entry* entry = detail::halt_entry_of(reason);
+  return entry != nullptr ? entry->name : "unknown";
 }
 
 /**
@@ -470,8 +590,8 @@ static_assert(halt_reasons_are_complete(), "replicant: halt_reasons must list ev
  * text that names none — for configuration such as alert rules. Never throws.
  */
 [[nodiscard]] constexpr auto parse_halt_reason(std::string_view name) noexcept -> std::optional<halt_reason> {
-  for (const halt_reason r : halt_reasons) {
-    if (to_string(r) == name) return r;
+  for (const detail::halt_entry& entry : detail::halt_table) {
+    if (entry.name == name) return entry.reason;
   }
   return std::nullopt;
 }
@@ -484,18 +604,8 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
  * started, so there is nothing to resume); false for halts of a pipeline that ran. Never throws.
  */
 [[nodiscard]] constexpr auto is_start_rejection(halt_reason reason) noexcept -> bool {
-  switch (reason) {
-    case halt_reason::invalid_identifier:
-    case halt_reason::invalid_sink:
-    case halt_reason::config_invalid:
-    case halt_reason::go_forward_required:
-    case halt_reason::snapshot_unsupported:
-    case halt_reason::batch_unsupported:
-    case halt_reason::messages_unsupported:
-    case halt_reason::decoder_capability_unsupported:
-    case halt_reason::invalid_start_lsn: return true;
-    default: return false;
-  }
+  const detail::halt_entry* entry = detail::halt_entry_of(reason);
+  return entry != nullptr && entry->kind == detail::halt_kind::start_rejection;
 }
 
 /**
@@ -503,82 +613,8 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
  * and docs/errors.md). Fixed text, never a value. Never throws.
  */
 [[nodiscard]] constexpr auto operator_action(halt_reason reason) noexcept -> std::string_view {
-  switch (reason) {
-    case halt_reason::sink_failed: return "fix the sink or the store it writes to, then restart";
-    case halt_reason::sink_too_slow:
-      return "make the sink faster, use batch delivery, or raise the bound crossed (max_inflight_lag or max_wal_lag)";
-    case halt_reason::transaction_too_large:
-      return "use disk_spill, raise max_inflight_bytes, or split the transaction at its source";
-    case halt_reason::spill_exhausted: return "free disk space or raise max_spill_bytes, then restart";
-    case halt_reason::spill_io_failed: return "check the spill directory and its file system, then restart";
-    case halt_reason::slot_invalidated:
-      return "recreate the slot and re-synchronise the sink; then remove the cause its invalidation class names";
-    case halt_reason::publication_missing: return "create or restore the publication, or correct its name, then restart";
-    case halt_reason::slot_missing: return "create the slot, allow the pipeline to create it, or correct its name";
-    case halt_reason::command_error_limit:
-      return "read the SQLSTATE; free a replication slot or stop the slot's other consumer, then restart";
-    case halt_reason::session_identity_rejected:
-      return "connect to the intended server, or update the identity the sink accepts";
-    case halt_reason::slot_origin_rejected: return "reconcile the sink with the gap before the origin, then restart";
-    case halt_reason::slot_origin_unavailable: return "inspect the slot in pg_replication_slots; recreate it if damaged";
-    case halt_reason::slot_synced_unpromoted: return "promote the standby, or connect to the primary, then restart";
-    case halt_reason::failover_unsupported: return "drop the failover option, or upgrade to PostgreSQL 17 or later";
-    case halt_reason::two_phase_failover_conflict:
-      return "drop failover or two-phase, or upgrade to PostgreSQL 18";
-    case halt_reason::slot_not_failover:
-      return "make it a failover slot on the primary (ALTER_REPLICATION_SLOT), or drop the failover option";
-    case halt_reason::failover_slot_missing:
-      return "point at the server that holds the slot, or re-synchronise the sink and clear its checkpoint";
-    case halt_reason::standby_unsupported: return "connect to the primary, or upgrade the standby";
-    case halt_reason::standby_feedback_off:
-      return "set hot_standby_feedback = on on the standby (with a physical slot), then restart";
-    case halt_reason::origin_unsupported: return "drop the origin option, or upgrade to PostgreSQL 16 or later";
-    case halt_reason::checkpoint_store_failed:
-      return "restore the checkpoint store, correct its schema or configuration, then restart";
-    case halt_reason::schema_change_destructive:
-      return "adapt the sink to the new shape, or implement handle_schema_change, then restart";
-    case halt_reason::schema_change_rejected: return "migrate the sink to the new shape, then restart";
-    case halt_reason::snapshot_incomplete: return "clear the sink and take a fresh snapshot";
-    case halt_reason::snapshot_failed: return "check connectivity to the source, then restart";
-    case halt_reason::snapshot_table_contended: return "backfill at a quieter time, or use smaller chunks";
-    case halt_reason::decode_failure:
-      return "check the server and its output plugin; report it with the LSN";
-    case halt_reason::decoder_protocol_unsupported: return "install a plugin build the decoder speaks, then restart";
-    case halt_reason::decoder_lsn_missing: return "check the output plugin build; ordinary data never causes this";
-    case halt_reason::decoder_option_unsupported: return "upgrade the output plugin, then restart";
-    case halt_reason::decoder_unsupported_on_server:
-      return "choose another decoder, install the plugin, or upgrade the server";
-    case halt_reason::decoder_table_missing: return "create the table or correct the table list, then restart";
-    case halt_reason::table_keyless:
-      return "add a primary key, set REPLICA IDENTITY FULL, or declare the table insert-only";
-    case halt_reason::slot_plugin_mismatch: return "use the decoder the slot was made for, or a new slot";
-    case halt_reason::invalid_identifier: return "correct the name's shape";
-    case halt_reason::invalid_sink: return "implement the callback the options need, or change the options";
-    case halt_reason::config_invalid: return "correct the options";
-    case halt_reason::go_forward_required: return "choose a start mode: go-forward or a snapshot";
-    case halt_reason::snapshot_unsupported: return "implement the snapshot callbacks, or change the start mode";
-    case halt_reason::batch_unsupported: return "use batch delivery or a library-owned checkpoint, not both";
-    case halt_reason::messages_unsupported: return "implement handle_message, or do not request messages";
-    case halt_reason::decoder_capability_unsupported: return "choose a decoder that has the capability, or drop it";
-    case halt_reason::invalid_start_lsn: return "give a valid LSN, or none";
-    case halt_reason::publication_changed:
-      return "if the publication change was intended, restart; otherwise restore the publication, then restart";
-    case halt_reason::checkpoint_ahead_of_server:
-      return "point at the server the checkpoint came from, or re-synchronise the sink and clear its checkpoint";
-    case halt_reason::slot_dropped:
-      return "point at the slot the checkpoint belongs to, or re-synchronise the sink and clear its checkpoint";
-    case halt_reason::authentication_failed: return "correct the password in the connection string or password file";
-    case halt_reason::role_rejected: return "correct the user name, or create the role with LOGIN and REPLICATION";
-    case halt_reason::host_rejected: return "add a pg_hba.conf line for this connection, then reload the server";
-    case halt_reason::database_missing: return "correct the database name, or create the database";
-    case halt_reason::tls_unavailable: return "enable ssl on the server and reload it; never lower sslmode";
-    case halt_reason::tls_verification_failed:
-      return "give the client the CA that signed the server's certificate (sslrootcert) and a host name it carries";
-    case halt_reason::policy_halted: return "do what the checkpoint policy's own reason says";
-    case halt_reason::side_check_failed:
-      return "let the role open an ordinary connection beside the stream (pg_hba.conf, connection limits), then restart";
-  }
-  return "consult docs/errors.md";
+  const detail::halt_entry* entry = detail::halt_entry_of(reason);
+  return entry != nullptr ? entry->action : "consult docs/errors.md";
 }
 
 /**
@@ -587,64 +623,8 @@ inline auto operator<<(std::ostream& os, halt_reason reason) -> std::ostream& { 
  * `"unknown halt reason"` for a value that names no reason. Never throws.
  */
 [[nodiscard]] constexpr auto message(halt_reason reason) noexcept -> std::string_view {
-  switch (reason) {
-    case halt_reason::sink_failed: return "the sink reported a failure";
-    case halt_reason::sink_too_slow: return "received WAL ran too far ahead of the durable checkpoint";
-    case halt_reason::transaction_too_large: return "a transaction exceeds the resident memory budget";
-    case halt_reason::spill_exhausted: return "spilled transactions would exceed the disk budget";
-    case halt_reason::spill_io_failed: return "writing or reading a spill file failed";
-    case halt_reason::slot_invalidated: return "the server invalidated the replication slot";
-    case halt_reason::publication_missing: return "a requested publication does not exist";
-    case halt_reason::slot_missing: return "the slot does not exist and may not be created";
-    case halt_reason::command_error_limit: return "replication commands kept failing before streaming began";
-    case halt_reason::session_identity_rejected: return "the sink rejected the replication session's identity";
-    case halt_reason::slot_origin_rejected: return "the sink rejected the slot's start position";
-    case halt_reason::slot_origin_unavailable: return "the slot's start position is missing or malformed";
-    case halt_reason::slot_synced_unpromoted: return "the slot is a synced copy on an unpromoted standby";
-    case halt_reason::failover_unsupported: return "failover slots need PostgreSQL 17 or later";
-    case halt_reason::two_phase_failover_conflict:
-      return "this server version cannot keep a two-phase slot safe across a failover";
-    case halt_reason::slot_not_failover: return "failover was requested but the slot is not a failover slot";
-    case halt_reason::failover_slot_missing: return "the failover slot is missing although the sink has a checkpoint";
-    case halt_reason::standby_unsupported: return "logical decoding is not possible on this standby";
-    case halt_reason::standby_feedback_off: return "the standby does not send hot standby feedback";
-    case halt_reason::origin_unsupported: return "origin filtering needs PostgreSQL 16 or later";
-    case halt_reason::checkpoint_store_failed: return "the checkpoint store failed beyond its retry budget";
-    case halt_reason::schema_change_destructive: return "a destructive schema change reached a published table";
-    case halt_reason::schema_change_rejected: return "the sink rejected a schema change";
-    case halt_reason::snapshot_incomplete: return "an earlier snapshot was interrupted before it finished";
-    case halt_reason::snapshot_failed: return "the snapshot reader failed";
-    case halt_reason::snapshot_table_contended: return "a table being backfilled stayed too busy to copy";
-    case halt_reason::decode_failure: return "the replication stream contained malformed data";
-    case halt_reason::decoder_protocol_unsupported: return "the output plugin speaks an unsupported protocol version";
-    case halt_reason::decoder_lsn_missing: return "a commit arrived without its LSN";
-    case halt_reason::decoder_option_unsupported: return "the output plugin refused a requested option";
-    case halt_reason::decoder_unsupported_on_server: return "the server cannot run the chosen decoder";
-    case halt_reason::decoder_table_missing: return "a configured table does not exist on the server";
-    case halt_reason::table_keyless: return "a configured table has no replica identity";
-    case halt_reason::slot_plugin_mismatch: return "the slot was created for another output plugin";
-    case halt_reason::invalid_identifier: return "a name in the options is not of an allowed shape";
-    case halt_reason::invalid_sink: return "the sink cannot serve these options";
-    case halt_reason::config_invalid: return "the options are invalid";
-    case halt_reason::go_forward_required: return "no checkpoint exists and no start mode was chosen";
-    case halt_reason::snapshot_unsupported: return "a snapshot was requested but cannot be taken";
-    case halt_reason::batch_unsupported: return "batch delivery is not possible with these options";
-    case halt_reason::messages_unsupported: return "logical messages were requested but the sink cannot take them";
-    case halt_reason::decoder_capability_unsupported: return "the chosen decoder lacks a requested capability";
-    case halt_reason::invalid_start_lsn: return "the requested start position is not a valid LSN";
-    case halt_reason::publication_changed: return "a publication was altered to send less while streaming";
-    case halt_reason::checkpoint_ahead_of_server: return "the checkpoint lies past the end of the server's WAL";
-    case halt_reason::slot_dropped: return "the slot does not exist although the sink has a checkpoint";
-    case halt_reason::authentication_failed: return "the server refused the credentials";
-    case halt_reason::role_rejected: return "the server refused the role";
-    case halt_reason::host_rejected: return "a pg_hba.conf rule rejects the connection";
-    case halt_reason::database_missing: return "the database does not exist";
-    case halt_reason::tls_unavailable: return "TLS is required and the server offers none";
-    case halt_reason::tls_verification_failed: return "the server's TLS certificate did not verify";
-    case halt_reason::policy_halted: return "the checkpoint policy halted for a reason of its own";
-    case halt_reason::side_check_failed: return "a check beside the stream kept failing on its own connection";
-  }
-  return "unknown halt reason";
+  const detail::halt_entry* entry = detail::halt_entry_of(reason);
+  return entry != nullptr ? entry->message : "unknown halt reason";
 }
 
 /**

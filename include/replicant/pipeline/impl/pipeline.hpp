@@ -398,16 +398,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     auto stream = connect(s);
     publications = s.publications;
     if (halt_) {
-      if (halt_->reason == halt_reason::slot_invalidated || halt_->reason == halt_reason::publication_missing ||
-          halt_->reason == halt_reason::decoder_table_missing ||
-          halt_->reason == halt_reason::decoder_option_unsupported || halt_->reason == halt_reason::slot_missing ||
-          halt_->reason == halt_reason::origin_unsupported || halt_->reason == halt_reason::failover_unsupported ||
-          halt_->reason == halt_reason::slot_synced_unpromoted ||
-          halt_->reason == halt_reason::two_phase_failover_conflict ||
-          halt_->reason == halt_reason::slot_not_failover || halt_->reason == halt_reason::failover_slot_missing ||
-          halt_->reason == halt_reason::standby_unsupported || halt_->reason == halt_reason::standby_feedback_off ||
-          halt_->reason == halt_reason::checkpoint_ahead_of_server || halt_->reason == halt_reason::slot_dropped ||
-          halt_->reason == halt_reason::publication_changed) {
+      if (detail::is_slot_refusal(halt_->reason)) {
         if (halt_->invalidation) {  // the class, as `reason` (the reference's key) and as `kind`
           emit<telemetry::events::connection_slot_invalidated>(
               telemetry::keys::slot_name = *slot_name_,
