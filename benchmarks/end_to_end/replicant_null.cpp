@@ -33,7 +33,8 @@
 // checksum and times only.
 //
 // Usage: replicant-bench-null --dsn DSN --slot SLOT --publication PUB --end-lsn X/Y
-//                             [--low-water BYTES] [--max-delay-ms MS] [--protocol N] [--streaming]
+//                             [--low-water BYTES] [--max-delay-ms MS] [--ack-delay-ms MS] [--gather-us US]
+//                             [--protocol N] [--streaming]
 //                             [--max-inflight-mib N] [--spill-dir DIR] [--idle-seconds S]
 //                             [--latency-seconds S [--latency-warmup-seconds S]] [--floor]
 // (--idle-seconds: stream for S seconds and stop, whatever arrives; for the idle RSS figure.)
@@ -77,6 +78,8 @@ struct options {
   std::optional<lsn> end;
   std::uint32_t low_water = 0;
   std::uint32_t max_delay_ms = 5;
+  std::uint32_t ack_delay_ms = 20;
+  std::uint32_t gather_us = 300;
   std::uint32_t protocol = 0;
   std::uint32_t idle_seconds = 0;
   bool streaming = false;
@@ -102,6 +105,8 @@ struct arguments {
   std::string end;
   std::string low_water = "0";
   std::string max_delay_ms = "5";
+  std::string ack_delay_ms = "20";
+  std::string gather_us = "300";
   std::string protocol = "0";
   std::string idle_seconds = "0";
   bool streaming = false;
@@ -118,6 +123,8 @@ struct arguments {
     line.text("--end-lsn", end, "X/Y", "none", "stop once the acknowledged position reaches it");
     line.text("--low-water", low_water, "BYTES", "0", "receive_low_water_bytes");
     line.text("--max-delay-ms", max_delay_ms, "MS", "5", "receive_max_delay");
+    line.text("--ack-delay-ms", ack_delay_ms, "MS", "20", "acknowledge_delay (the floor's too)");
+    line.text("--gather-us", gather_us, "US", "300", "receive_gather_delay (the floor's too)");
     line.text("--protocol", protocol, "N", "0: the highest", "pgoutput protocol version");
     line.text("--idle-seconds", idle_seconds, "S", "0: off", "stream for S seconds and stop, whatever arrives");
     line.flag("--streaming", streaming, "pgoutput streaming of large transactions (protocol 2+)");
@@ -164,6 +171,8 @@ auto parse(std::span<const char* const> args) -> std::optional<options> {
   };
   if (!set(o.low_water, a.low_water, 0, 1U << 30U)) return fail("--low-water: out of range");
   if (!set(o.max_delay_ms, a.max_delay_ms, 1, 60'000)) return fail("--max-delay-ms: out of range");
+  if (!set(o.ack_delay_ms, a.ack_delay_ms, 0, 10'000)) return fail("--ack-delay-ms: out of range");
+  if (!set(o.gather_us, a.gather_us, 0, 100'000)) return fail("--gather-us: out of range");
   if (!set(o.protocol, a.protocol, 0, 4)) return fail("--protocol: out of range");
   if (!set(o.idle_seconds, a.idle_seconds, 0, 3600)) return fail("--idle-seconds: out of range");
   if (!set(o.max_inflight_mib, a.max_inflight_mib, 1, 64U * 1024U)) return fail("--max-inflight-mib: out of range");
@@ -389,7 +398,8 @@ auto run_floor(const options& o) -> int {
   const auto protocol = o.protocol != 0 ? o.protocol : 1U;
   std::string start = "START_REPLICATION SLOT " + *slot + " LOGICAL 0/0 (proto_version '" + std::to_string(protocol) +
                       "', publication_names " + *names + (o.streaming ? ", streaming 'on')" : ")");
-  auto stream = pq::replication_stream::start(std::move(*conn), start);
+  auto stream = pq::replication_stream::start(
+      std::move(*conn), start, {.gather_delay = std::chrono::microseconds(o.gather_us)});
   if (!stream) return refuse("START_REPLICATION failed");
 
   tally t;
@@ -402,6 +412,10 @@ auto run_floor(const options& o) -> int {
   bool reply = true;
   bool failed = false;
   auto next_status = std::chrono::steady_clock::now();
+  // The pipeline's cadence (acknowledge_delay): a moved position waits for the delay since the last
+  // update, so that both pay the server the same replies.
+  const auto ack_delay = std::chrono::milliseconds(o.ack_delay_ms);
+  auto last_status = next_status - ack_delay;
   const auto be64 = [](std::span<const std::byte> b, std::size_t at) {
     std::uint64_t v = 0;
     for (std::size_t i = 0; i < 8; ++i) v = (v << 8U) | std::to_integer<std::uint64_t>(b[at + i]);
@@ -414,16 +428,20 @@ auto run_floor(const options& o) -> int {
   };
   while (!cli::stop_signal::requested() && !(o.end && acked >= *o.end)) {
     const auto now = std::chrono::steady_clock::now();
-    if (reply || acked != reported || now >= next_status) {
+    const bool ack_due = acked != reported && now - last_status >= ack_delay;
+    if (reply || ack_due || now >= next_status) {
       if (!stream->send(update())) {
         failed = true;
         break;
       }
       reported = acked;
       reply = false;
+      last_status = now;
       next_status = now + std::chrono::seconds(10);
     }
-    auto w = stream->wait(cli::stop_signal::fd(), std::chrono::milliseconds(100));
+    const auto wait = acked != reported ? std::chrono::ceil<std::chrono::milliseconds>(last_status + ack_delay - now)
+                                        : std::chrono::milliseconds(100);
+    auto w = stream->wait(cli::stop_signal::fd(), std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
     if (!w) {
       failed = true;
       break;
@@ -503,6 +521,8 @@ auto run(const options& o, SpillPolicy spill) -> int {
   po.max_inflight_bytes = std::size_t{o.max_inflight_mib} * 1024U * 1024U;
   po.receive_low_water_bytes = o.low_water;
   po.receive_max_delay = std::chrono::milliseconds(o.max_delay_ms);
+  po.acknowledge_delay = std::chrono::milliseconds(o.ack_delay_ms);
+  po.receive_gather_delay = std::chrono::microseconds(o.gather_us);
   po.max_command_retries = 0;
 
   null_sink sink{o.latency_seconds > 0};

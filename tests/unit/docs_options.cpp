@@ -67,6 +67,10 @@ auto span(std::chrono::milliseconds d) -> std::string {
   if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + " s";
   return std::to_string(d.count()) + " ms";
 }
+auto micros(std::chrono::microseconds d) -> std::string {
+  if (d.count() % 1000 == 0) return span(std::chrono::duration_cast<std::chrono::milliseconds>(d));
+  return std::to_string(d.count()) + " µs";
+}
 auto bytes(std::size_t n) -> std::string {
   if (n == 0) return "0 (off)";
   if (n % (1024U * 1024U) == 0) return std::to_string(n / (1024U * 1024U)) + " MiB";
@@ -94,11 +98,13 @@ auto documented_defaults() -> std::map<std::string, std::string> {
       {"max_side_check_failures", count(o.max_side_check_failures)},
       {"receive_low_water_bytes", bytes(o.receive_low_water_bytes)},
       {"receive_max_delay", span(o.receive_max_delay)},
+      {"receive_gather_delay", micros(o.receive_gather_delay)},
       {"publication_check_interval", span(o.publication_check_interval)},
       {"heartbeat_interval", span(o.heartbeat_interval)},
       {"heartbeat_statement", code(o.heartbeat_statement)},
       {"receive_timeout", span(o.receive_timeout)},
       {"status_interval", span(o.status_interval)},
+      {"acknowledge_delay", span(o.acknowledge_delay)},
       {"max_command_retries", count(o.max_command_retries)},
       {"reconnect_delay", span(o.reconnect_delay)},
       {"max_reconnect_delay", span(o.max_reconnect_delay)},
@@ -166,7 +172,7 @@ BOOST_AUTO_TEST_CASE(every_pipeline_option_has_its_row_with_the_default_of_the_c
   const auto header = docs_support::read_repository_file("include/replicant/pipeline/options.hpp");
   const auto page = docs_support::read_repository_file("docs/pipeline.md");
   check_rows(header, "struct pipeline_options",
-             docs_support::section(page, "## Options (`replicant::pipeline_options`)"), documented_defaults(), 22U);
+             docs_support::section(page, "## Options (`replicant::pipeline_options`)"), documented_defaults(), 24U);
 }
 
 BOOST_AUTO_TEST_CASE(every_pgoutput_option_has_its_row_with_the_default_of_the_code) {

@@ -17,11 +17,13 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace replicant::pq {
@@ -68,6 +70,12 @@ struct stream_options {
   /// `SO_RCVLOWAT` on TCP (0: leave the default of 1 byte). A larger value makes one wakeup
   /// carry many messages; wait()'s timeout still bounds how long a small message may sit.
   int receive_low_water_bytes = 0;
+  /// How long wait() pauses before it sleeps on an empty socket (0: it sleeps at once). What the
+  /// server sends meanwhile is then read in one wakeup: a reader that sleeps on the socket after
+  /// every message makes the sender wake it for every message, which is work on the server's CPU,
+  /// not only on the reader's. The pause adds at most its length to the latency of a message that
+  /// arrives into a quiet stream.
+  std::chrono::microseconds gather_delay{0};
 };
 
 /**
@@ -101,6 +109,7 @@ class replication_stream {
     if (!r) return unexpected(r.error());
     if (PQresultStatus(r->native_handle()) != PGRES_COPY_BOTH) return fail(errc::protocol_violation);
     replication_stream s{std::move(conn)};
+    s.gather_delay_ = options.gather_delay;
     if (options.receive_low_water_bytes > 0) {
       const int lowat = options.receive_low_water_bytes;
       // Only meaningful on TCP; on a unix socket the call fails harmlessly and is ignored.
@@ -160,8 +169,15 @@ class replication_stream {
     return flush();
   }
 
-  /// Waits until the socket is readable, @p wake_fd (if >= 0) is readable, or @p timeout passes.
+  /// Waits until the socket is readable, @p wake_fd (if >= 0) is readable, or @p timeout passes;
+  /// on an empty socket, after the gather delay of stream_options (within the timeout).
   [[nodiscard]] auto wait(int wake_fd, std::chrono::milliseconds timeout) -> result<wait_outcome> {
+    if (gather_delay_.count() > 0 && timeout.count() > 0 && !input_waiting()) {
+      const auto pause = std::min<std::chrono::microseconds>(gather_delay_, timeout);
+      std::this_thread::sleep_for(pause);
+      timeout -= std::chrono::ceil<std::chrono::milliseconds>(pause);
+      if (timeout.count() < 0) timeout = std::chrono::milliseconds(0);
+    }
     pollfd fds[2] = {{conn_.socket(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
     const int n = ::poll(fds, wake_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
     if (n < 0) return errno == EINTR ? result<wait_outcome>{wait_outcome::timed_out} : fail(errc::connection_failed);
@@ -219,6 +235,7 @@ class replication_stream {
   explicit replication_stream(pq::connection&& c) noexcept : conn_(std::move(c)) {}
 
   bool buffered_ = false;  // the last receive() stopped at its budget with messages left in libpq
+  std::chrono::microseconds gather_delay_{0};
 
   [[nodiscard]] auto flush() -> result<void> {
     for (int f; (f = PQflush(conn_.native_handle())) != 0;) {

@@ -113,6 +113,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   bool maybe_buffered = false;
   bool pinged = false;
   clock::time_point next_status = p.clock_.now();
+  clock::time_point last_status = p.clock_.now() - p.options_.acknowledge_delay;  // the first is not held back
   clock::time_point last_heard = p.clock_.now();
   clock::time_point next_publication_check;
   clock::time_point next_heartbeat;
@@ -378,6 +379,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
   [[nodiscard]] auto wait_time() const -> std::chrono::milliseconds {
     const auto now = p.clock_.now();
     auto until = std::min(next_status, now + std::chrono::milliseconds(100));
+    // A durable position not yet acknowledged is reported once its delay has passed.
+    if (lsn{p.durable_.load()} > reported) until = std::min(until, last_status + p.options_.acknowledge_delay);
     if (const auto due = a.due()) until = std::min(until, *due);
     auto timeout = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     // With a low-water mark the socket is reported readable only once that much has arrived: look
@@ -550,9 +553,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
       p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
                                                               telemetry::keys::kind = telemetry::kind::idle);
     }
+    const auto now = p.clock_.now();
     const bool watch = p.options_.receive_timeout.count() > 0;
-    const bool ping = watch && !pinged && p.clock_.now() - last_heard > p.options_.receive_timeout / 2;
-    if (!force && !ping && flush == reported && p.clock_.now() < next_status) return {};
+    const bool ping = watch && !pinged && now - last_heard > p.options_.receive_timeout / 2;
+    if (!force && !ping && now < next_status && !acknowledge_now(flush, now)) return {};
     const auto u = detail::status_update(received, flush, ping);
     {
       const std::scoped_lock lock{guard_state.stream_mutex};
@@ -561,10 +565,21 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     pinged = pinged || ping;
     reported = flush;
-    next_status = p.clock_.now() + p.options_.status_interval;
+    last_status = now;
+    next_status = now + p.options_.status_interval;
     // The end position acknowledged: every transaction at or before it was delivered.
     if (const auto& end_at = p.options_.end_lsn; end_at && flush >= *end_at && !p.stopping_.load()) p.reach_end();
     return {};
+  }
+
+  // Whether @p flush, a position not yet reported, is reported now (acknowledge_delay): once the
+  // delay since the last update has passed, and at once for the end position and for an idle
+  // advance (past what is durable), which nothing follows soon to carry.
+  [[nodiscard]] auto acknowledge_now(lsn flush, clock::time_point now) const -> bool {
+    if (flush == reported) return false;
+    const auto& end_at = p.options_.end_lsn;
+    return now - last_status >= p.options_.acknowledge_delay || flush > lsn{p.durable_.load()} ||
+           (end_at && flush >= *end_at);
   }
 };
 
