@@ -70,6 +70,7 @@ struct holding_sink {
     if (trace != nullptr) *trace << "message" << std::endl;
     return {};
   }
+  auto handle_prepare(const replicant::prepared_event&) -> result<void> { return {}; }
   auto message_count() -> std::size_t {
     const std::lock_guard lock{mutex};
     return messages;
@@ -190,6 +191,44 @@ BOOST_AUTO_TEST_CASE(a_kill_while_heartbeats_flow_loses_nothing) {
   BOOST_TEST_REQUIRE(wait_until([&] { return again.handed_count() >= 1U; }));
   BOOST_TEST((again.handed.at(0) == *held));
   BOOST_TEST(wait_until([&] { return f.confirmed_flush() > *held; }));
+  BOOST_TEST(!r.stop());
+}
+
+// Two-phase: a transaction prepared, another committed, then the first committed. The deferred
+// sink is handed both, then confirms the plain one and holds the prepared one's confirmation. The
+// slot must stay at or below the PREPARE until that confirmation: past it, a restart would receive
+// COMMIT PREPARED without its PREPARE (the server resends a PREPARE only at or after the start
+// position), and the changes would be gone. The simulator found it (docs/reliability.md, "Two-phase"); this is its
+// live counterpart.
+BOOST_AUTO_TEST_CASE(a_committed_prepared_transaction_holds_the_slot_at_its_prepare_until_confirmed) {
+  if (auto& pg = replicant::test::live_server(); pg.scalar("SHOW max_prepared_transactions") == "0") {
+    pg.set("max_prepared_transactions", "10");
+    pg.restart();
+  }
+  replicant::test::published_database f;
+  f.pgoutput.two_phase = true;
+  holding_sink sink;
+  replicant::test::running<holding_pipeline> r{sink, f.pgoutput, replicant::deferred_checkpoint{}, f.options};
+  BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
+  f.sql("BEGIN; INSERT INTO items VALUES (1, 'prepared', 1); PREPARE TRANSACTION 'held_g1'");
+  f.sql("INSERT INTO items VALUES (2, 'plain', 1)");
+  f.sql("COMMIT PREPARED 'held_g1'");
+  BOOST_TEST_REQUIRE(wait_until([&] { return sink.handed_count() == 2U; }));
+  const lsn plain = sink.handed.at(0);
+  const lsn prepared = sink.handed.at(1);
+  BOOST_TEST_REQUIRE(plain < prepared);
+  {
+    const std::lock_guard lock{sink.mutex};
+    sink.pending.at(0).confirm();  // the plain one, committed between the PREPARE and its commit
+  }
+  BOOST_TEST_REQUIRE(f.wait_for_status_update());
+  BOOST_TEST(f.confirmed_flush() < plain, "the slot passed the PREPARE of a committed, unconfirmed transaction");
+  {
+    const std::lock_guard lock{sink.mutex};
+    sink.pending.at(1).confirm();
+  }
+  BOOST_TEST(wait_until([&] { return f.confirmed_flush() >= prepared; }));
+  BOOST_TEST(!r.pipeline.last_halt().has_value());
   BOOST_TEST(!r.stop());
 }
 
