@@ -19,7 +19,8 @@
 //
 // Before the reader's rules, the stream itself is counted: no message id twice, every marker after
 // each of its transaction's changes once, no change without a marker; and the reader must then skip
-// no repeat and drop no partial transaction.
+// no repeat and drop no partial transaction. Suite exactly_once_count feeds that count hand-made
+// streams holding a duplicate or an unmarked transaction, so it is shown to fail on them.
 //
 // The kill storm and the PostgreSQL crash run on every major. The broker's cases (suite
 // jetstream_broker: nodes, the cluster, the faults) do not depend on PostgreSQL's version and spend
@@ -28,8 +29,8 @@
 //
 // Sizes (environment; defaults in brackets, what CI runs; tools/soak runs 10,000 and 20):
 // REPLICANT_JETSTREAM_TRANSACTIONS [600] writer transactions of the kill storm (the other cases a
-// third each; the second connection a quarter of the writer's), REPLICANT_JETSTREAM_KILLS [6] SIGKILLs at least, REPLICANT_JETSTREAM_SEED [random]
-// to replay.
+// third each; the second connection a quarter of the writer's), REPLICANT_JETSTREAM_KILLS [6] SIGKILLs at least,
+// REPLICANT_JETSTREAM_SEED [random] to replay.
 
 #include <boost/test/unit_test.hpp>
 
@@ -123,8 +124,8 @@ using replicant::test::live_nats;
 using replicant::test::live_server;
 using replicant::test::nats_cluster;
 using replicant::test::pg_connection;
-using replicant::test::scratch_writer;
 using replicant::test::scaled;
+using replicant::test::scratch_writer;
 using replicant::test::sink_process;
 using replicant::test::source_writer;
 
@@ -497,6 +498,28 @@ auto count_stream(const std::vector<stored_message>& stream, const std::string& 
   return c;
 }
 
+// The conditions of exactly-once that check() asserts on @p r (the reader's rules) and @p stored (the
+// stream itself), each one broken named; none when the stream holds every transaction once. With
+// @p head_removed, the broker may have cut a transaction at the stream's head: what that leaves
+// incomplete and unmarked is not counted against it.
+auto exactly_once_breaches(const reading& r, const stream_counts& stored, bool head_removed)
+    -> std::vector<std::string> {
+  std::vector<std::string> out;
+  const auto require = [&out](bool holds, std::string_view what, std::uint64_t value) {
+    if (!holds) out.push_back(std::string{what} + " (" + std::to_string(value) + ")");
+  };
+  require(r.violations == 0, "the reader met what its rules say cannot happen", r.violations);
+  require(stored.ids_twice == 0, "a message id is stored twice", stored.ids_twice);
+  require(r.repeats_skipped == 0, "the reader skipped repeats", r.repeats_skipped);
+  require(r.unfinished_at_end == 0, "changes after the last marker", r.unfinished_at_end);
+  if (head_removed) return out;
+  require(stored.markers == r.transactions.size(), "markers stored that the reader did not count", stored.markers);
+  require(stored.incomplete == 0, "a marker without each of its changes once before it", stored.incomplete);
+  require(stored.without_marker == 0, "changes whose transaction has no marker", stored.without_marker);
+  require(r.partial_dropped == 0, "the reader dropped partial transactions", r.partial_dropped);
+  return out;
+}
+
 // --- one case: a database, a slot, a stream --------------------------------------------------------
 
 struct jetstream_fixture {
@@ -615,12 +638,13 @@ struct jetstream_fixture {
         if (c.subject != prefix + "." + expected_token(c.schema) + "." + expected_token(c.table)) ++wrong_subjects;
       }
     }
-    const std::int64_t first = replicant::test::check_against_source(changes, pg, database, w.committed(), head_removed);
+    const std::int64_t first =
+        replicant::test::check_against_source(changes, pg, database, w.committed(), head_removed);
     std::cout << "jetstream: pg" << pg.major() << " " << scenario << ": transactions=" << w.committed()
-              << " kills=" << kills << " stream transactions=" << r.transactions.size()
-              << " changes=" << changes.size() << " repeats skipped=" << r.repeats_skipped
-              << " partial dropped=" << r.partial_dropped << " violations=" << r.violations
-              << " removed by the broker=" << r.cut_at_head << " messages, " << first - 1 << " transactions"
+              << " kills=" << kills << " stream transactions=" << r.transactions.size() << " changes=" << changes.size()
+              << " repeats skipped=" << r.repeats_skipped << " partial dropped=" << r.partial_dropped
+              << " violations=" << r.violations << " removed by the broker=" << r.cut_at_head << " messages, "
+              << first - 1 << " transactions"
               << "; stored: markers=" << stored.markers << " ids twice=" << stored.ids_twice
               << " incomplete=" << stored.incomplete << " without a marker=" << stored.without_marker << std::endl;
     if (second != nullptr) {
@@ -629,16 +653,8 @@ struct jetstream_fixture {
                 << " of 300 rows) rolled back=" << second->rolled_back() << " inserts=" << inserts
                 << " deletes=" << deletes << std::endl;
     }
-    BOOST_TEST(r.violations == 0U);
     BOOST_TEST(wrong_subjects == 0U);
-    BOOST_TEST(stored.ids_twice == 0U);
-    BOOST_TEST(r.repeats_skipped == 0U);
-    BOOST_TEST(r.unfinished_at_end == 0U);
-    if (head_removed) return;  // the cut transaction at the head is incomplete, and has no marker before
-    BOOST_TEST(stored.markers == r.transactions.size());
-    BOOST_TEST(stored.incomplete == 0U);
-    BOOST_TEST(stored.without_marker == 0U);
-    BOOST_TEST(r.partial_dropped == 0U);
+    for (const auto& breach : exactly_once_breaches(r, stored, head_removed)) BOOST_ERROR(scenario << ": " << breach);
   }
 };
 
@@ -656,6 +672,64 @@ auto leader_of(jetstream_fixture& f) -> int {
 }
 
 }  // namespace
+
+// --- the count itself: a stream that is not exactly-once fails it ----------------------------------------
+// A sink that published a transaction again without the broker's deduplication would leave it in the
+// stream twice; the reader's rules skip the repeat, so the reader alone would still count every
+// transaction once. These cases feed the count such streams, made by hand, and the very conditions
+// check() asserts must name the breach; so a run whose stream held a duplicate cannot pass.
+BOOST_AUTO_TEST_SUITE(exactly_once_count)
+
+// A hand-made stream: each message a change of transaction `commit` at index `index` on the txlog
+// table, or with `index` < 0 that transaction's marker after `-index - 1` changes.
+auto hand_made_stream(const std::vector<std::pair<std::uint64_t, int>>& messages) -> std::vector<stored_message> {
+  std::vector<stored_message> out;
+  for (const auto& [commit, index] : messages) {
+    char lsn[32];
+    std::snprintf(lsn, sizeof lsn, "0/%llX", static_cast<unsigned long long>(commit));
+    stored_message m;
+    m.sequence = out.size() + 1;
+    const bool marker = index < 0;
+    m.subject = marker ? "cdc.t.commit" : "cdc.t.public.txlog";
+    m.id = std::string{lsn} + ":" + std::to_string(marker ? -index - 1 : index);
+    m.body = R"({"schema":"public","table":"txlog","op":"insert","record":{"id":)" + std::to_string(commit) + "}}";
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The breaches the count finds in @p stream.
+auto breaches_in(const std::vector<stored_message>& stream) -> std::vector<std::string> {
+  const auto breaches =
+      exactly_once_breaches(read_with_markers(stream, "cdc.t.commit"), count_stream(stream, "cdc.t.commit"), false);
+  for (const auto& b : breaches) BOOST_TEST_MESSAGE("breach: " << b);
+  return breaches;
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_holding_each_transaction_once_passes) {
+  BOOST_TEST(breaches_in(hand_made_stream({{0x100, 0}, {0x100, 1}, {0x100, -3}, {0x200, 0}, {0x200, -2}})).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_transaction_published_twice_fails) {
+  const auto stream = hand_made_stream(
+      {{0x100, 0}, {0x100, 1}, {0x100, -3}, {0x100, 0}, {0x100, 1}, {0x100, -3}, {0x200, 0}, {0x200, -2}});
+  // The reader's rules hide the repeat: it counts each transaction once ...
+  BOOST_TEST(read_with_markers(stream, "cdc.t.commit").transactions.size() == 2U);
+  // ... and the count does not.
+  const auto breaches = breaches_in(stream);
+  BOOST_TEST(!breaches.empty());
+  BOOST_TEST(count_stream(stream, "cdc.t.commit").ids_twice == 3U);
+}
+
+BOOST_AUTO_TEST_CASE(a_change_published_twice_fails) {
+  BOOST_TEST(!breaches_in(hand_made_stream({{0x100, 0}, {0x100, 0}, {0x100, 1}, {0x100, -3}})).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_transaction_left_without_its_marker_fails) {
+  BOOST_TEST(!breaches_in(hand_made_stream({{0x100, 0}, {0x200, 0}, {0x200, -2}})).empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(jetstream)
 
@@ -740,7 +814,7 @@ BOOST_AUTO_TEST_CASE(a_postgres_crash_under_load) {
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(jetstream_broker,
-                       *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_JETSTREAM_ALL_CASES"}))
+                      *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_JETSTREAM_ALL_CASES"}))
 
 // One NATS node killed and started again mid-stream, then the stream's leader killed: the program
 // rides over both (a leader election at most halts it briefly, and it resumes from the stream). The
@@ -962,12 +1036,16 @@ void check_refusals(jetstream_fixture& f, const std::vector<refused_setting>& se
                     const std::vector<std::string>& secrets) {
   for (const auto& r : settings) {
     auto p = f.sink(r.options);
+    // The case's runs share a log: this run's part is what it adds.
+    const auto earlier = p.output().size();
     const auto began = std::chrono::steady_clock::now();
     p.start();
-    BOOST_TEST(p.wait_exit(20s) == 1, r.what << ": what the program printed:\n" << p.output());
+    const int status = p.wait_exit(20s);
+    const auto said = p.output().substr(earlier);
+    BOOST_TEST(status == 1, r.what << ": what the program printed:\n" << said);
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
     std::cout << "jetstream: " << r.what << ": stopped after " << took.count() << " s" << std::endl;
-    BOOST_TEST(p.output().find(r.says) != std::string::npos, r.what << ": what the program printed:\n" << p.output());
+    BOOST_TEST(said.find(r.says) != std::string::npos, r.what << ": what the program printed:\n" << said);
     for (const auto& secret_text : secrets) BOOST_TEST(p.output().find(secret_text) == std::string::npos, r.what);
   }
 }
@@ -1000,13 +1078,14 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_with_nkey_users) {
   const std::vector<std::string> stranger{"--nats-nkey", secure.stranger().public_key, "--nats-nkey-seed",
                                           secure.stranger().seed_file.string()};
   const std::string tls_failed = "the TLS connection to the NATS servers failed";
-  check_refusals(f,
-                 {{"a stranger's NKey", joined(joined(ca, client), stranger), "the NATS servers refused the credentials"},
-                  {"no TLS", joined({"--nats", plain_urls(secure)}, nkey), tls_failed},
-                  {"another authority trusted",
-                   joined(joined({"--nats-ca", certs.other_root_certificate.string()}, client), nkey), tls_failed},
-                  {"no client certificate", joined(ca, nkey), tls_failed}},
-                 {file_secret(secure.nkey().seed_file), file_secret(secure.stranger().seed_file)});
+  check_refusals(
+      f,
+      {{"a stranger's NKey", joined(joined(ca, client), stranger), "the NATS servers refused the credentials"},
+       {"no TLS", joined({"--nats", plain_urls(secure)}, nkey), tls_failed},
+       {"another authority trusted", joined(joined({"--nats-ca", certs.other_root_certificate.string()}, client), nkey),
+        tls_failed},
+       {"no client certificate", joined(ca, nkey), tls_failed}},
+      {file_secret(secure.nkey().seed_file), file_secret(secure.stranger().seed_file)});
   BOOST_TEST(m.output().find(file_secret(secure.nkey().seed_file)) == std::string::npos);
 }
 
@@ -1033,6 +1112,42 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_with_a_token) {
                    "the NATS servers refused the credentials"}},
                  {file_secret(secure.token_file()), file_secret(secure.wrong_token_file())});
   BOOST_TEST(m.output().find(file_secret(secure.token_file())) == std::string::npos);
+}
+
+// The secrets of credentials file @p c: what the program must never print.
+auto secrets_of(const replicant::test::nats_credentials_file& c) -> std::vector<std::string> { return {c.jwt, c.seed}; }
+
+// A cluster in operator mode (an operator's JWT trusted, the accounts' JWTs preloaded): the program
+// makes its stream and streams into it with --nats-creds, a credentials file holding a user's JWT,
+// which its account signed, and the user's seed. It stops at once, saying why and printing neither
+// JWT nor seed, with a user of an account the servers do not know, or with the user's JWT and
+// another user's seed.
+BOOST_AUTO_TEST_CASE(an_operator_cluster_with_a_credentials_file) {
+  nats_cluster secure{*replicant::test::nats_server_binary(), {.auth = replicant::test::nats_auth::operator_jwt}};
+  jetstream_fixture f{"cdc", secure};
+  const std::vector<std::string> creds{"--nats-creds", secure.credentials().path.string()};
+  auto maker = f.stream_maker(creds);
+  maker.start();
+  BOOST_TEST_REQUIRE(maker.wait_exit(60s) == 0, "what the program printed:\n" << maker.output());
+  BOOST_TEST_REQUIRE(f.client.replicated_discarding_new(f.stream));
+  auto m = f.sink(creds);
+  start_streaming(f, m);
+  source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
+  write_transactions(w, 10);
+  BOOST_TEST(f.catch_up(w, 60s), "what the program printed:\n" << m.output());
+  BOOST_TEST(m.stop() == 0);
+  f.check(w, "operator mode and a credentials file", 0);
+  auto secrets = joined(secrets_of(secure.credentials()), secrets_of(secure.stranger_credentials()));
+  const std::string refused = "the NATS servers refused the credentials";
+  check_refusals(f,
+                 {{"a user of an account the servers do not know",
+                   {"--nats-creds", secure.stranger_credentials().path.string()},
+                   refused},
+                  {"the user's JWT with another user's seed",
+                   {"--nats-creds", secure.mismatched_credentials().path.string()},
+                   refused}},
+                 secrets);
+  for (const auto& s : secrets) BOOST_TEST(m.output().find(s) == std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -24,10 +24,11 @@
 ///
 /// A cluster made with nats_cluster_options serves TLS only (certificates made for it with the
 /// `openssl` program, pg_cluster.hpp's make_tls_files(), optionally requiring a client certificate)
-/// and authenticates by NKey or by token instead of passwords: what a real deployment asks of
-/// replicant-jetstream. Its NKeys are made with `openssl` too (an Ed25519 key, written in the NKey
-/// encoding: base32 of a prefix, the key and a CRC-16).
+/// and authenticates by NKey, by token or in operator mode (JWTs and a credentials file) instead of
+/// passwords: what a real deployment asks of replicant-jetstream. Its NKeys and JWTs are made with
+/// `openssl` too (support/nats_credentials.hpp).
 
+#include "support/nats_credentials.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/required.hpp"
 
@@ -113,86 +114,7 @@ inline auto wait_for(const std::function<bool()>& cond, std::chrono::millisecond
   }
 }
 
-// NKeys' checksum: CRC-16/XMODEM (polynomial 0x1021, initial 0), stored little-endian.
-inline auto crc16(const std::vector<unsigned char>& bytes) -> std::uint16_t {
-  std::uint16_t crc = 0;
-  for (const unsigned char b : bytes) {
-    crc = static_cast<std::uint16_t>(crc ^ (static_cast<unsigned>(b) << 8U));
-    for (int i = 0; i < 8; ++i) {
-      const unsigned c = crc;
-      crc = static_cast<std::uint16_t>((c & 0x8000U) != 0 ? (c << 1U) ^ 0x1021U : c << 1U);
-    }
-  }
-  return crc;
-}
-
-// @p raw with its checksum, in RFC 4648 base32 without padding: an NKey's text.
-inline auto nkey_text(std::vector<unsigned char> raw) -> std::string {
-  const auto crc = crc16(raw);
-  raw.push_back(static_cast<unsigned char>(crc & 0xFFU));
-  raw.push_back(static_cast<unsigned char>(crc >> 8U));
-  constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (const unsigned char b : raw) {
-    buffer = (buffer << 8U) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(buffer >> static_cast<unsigned>(bits - 5)) & 31U];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(buffer << static_cast<unsigned>(5 - bits)) & 31U];
-  return out;
-}
-
-// The last @p n bytes of file @p path.
-inline auto file_tail(const std::filesystem::path& path, std::size_t n) -> std::vector<unsigned char> {
-  std::ifstream in{path, std::ios::binary};
-  const std::vector<unsigned char> all{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
-  if (all.size() < n) throw std::runtime_error{"nats_cluster: " + path.string() + " is too short"};
-  return {all.end() - static_cast<std::ptrdiff_t>(n), all.end()};
-}
-
 }  // namespace nats_detail
-
-/// A NATS user's NKey: its public key (`U...`) and the file of its seed (`SU...`).
-struct nats_user_nkey {
-  /// The public key, as the server's configuration and `--nats-nkey` name it.
-  std::string public_key;
-  /// The file holding the seed (one line), as `--nats-nkey-seed` names it.
-  std::filesystem::path seed_file;
-};
-
-/**
- * Makes a user NKey named @p name in @p dir with the `openssl` program: an Ed25519 key whose
- * 32-byte seed and public key are written in the NKey encoding (the seed's prefix bytes say
- * "seed" and "user", the public key's "user"). @throws std::runtime_error when openssl fails.
- */
-[[nodiscard]] inline auto make_user_nkey(const std::filesystem::path& dir, const std::string& name) -> nats_user_nkey {
-  const auto key = dir / (name + ".der");
-  const auto pub = dir / (name + ".pub.der");
-  const std::string command = "openssl genpkey -algorithm ed25519 -outform DER -out '" + key.string() +
-                              "' && openssl pkey -inform DER -in '" + key.string() + "' -pubout -outform DER -out '" +
-                              pub.string() + "'";
-  if (std::system(command.c_str()) != 0) throw std::runtime_error{"nats_cluster: openssl could not make an NKey"};
-  // The DER forms end in the raw 32 bytes: PKCS#8's private key, and the public key's bit string.
-  constexpr unsigned char seed_prefix = 18U << 3U;
-  constexpr unsigned char user_prefix = 20U << 3U;
-  std::vector<unsigned char> seed{static_cast<unsigned char>(seed_prefix | (user_prefix >> 5U)),
-                                  static_cast<unsigned char>((user_prefix & 31U) << 3U)};
-  const auto raw_seed = nats_detail::file_tail(key, 32);
-  seed.insert(seed.end(), raw_seed.begin(), raw_seed.end());
-  std::vector<unsigned char> public_key{user_prefix};
-  const auto raw_public = nats_detail::file_tail(pub, 32);
-  public_key.insert(public_key.end(), raw_public.begin(), raw_public.end());
-  nats_user_nkey out{nats_detail::nkey_text(std::move(public_key)), dir / (name + ".nk")};
-  std::ofstream{out.seed_file} << nats_detail::nkey_text(std::move(seed)) << "\n";
-  std::filesystem::remove(key);
-  std::filesystem::remove(pub);
-  return out;
-}
 
 /// How a nats_cluster's clients prove who they are.
 enum class nats_auth {
@@ -202,6 +124,12 @@ enum class nats_auth {
   nkeys,
   /// A token (nats_cluster::token_file()); another (nats_cluster::wrong_token_file()) is not it.
   token,
+  /// Operator mode: the servers trust an operator, know its accounts from their JWTs (a memory
+  /// resolver, preloaded), and admit a user by a JWT its account signed and the seed of its NKey,
+  /// together in a credentials file (nats_cluster::credentials()). A user of an account the servers
+  /// do not know (nats_cluster::stranger_credentials()), or a user's JWT with another user's seed
+  /// (nats_cluster::mismatched_credentials()), is refused.
+  operator_jwt,
 };
 
 /// What a nats_cluster asks of its clients.
@@ -312,6 +240,13 @@ class nats_cluster {
   [[nodiscard]] auto nkey() const -> const nats_user_nkey& { return nkey_; }
   /// An NKey of an nkeys cluster that is no user of it.
   [[nodiscard]] auto stranger() const -> const nats_user_nkey& { return stranger_; }
+  /// The credentials file of an operator cluster's user, whose account has JetStream.
+  [[nodiscard]] auto credentials() const -> const nats_credentials_file& { return credentials_; }
+  /// A credentials file of a user whose account an operator cluster does not know (signed by
+  /// another account, which no operator the servers trust issued).
+  [[nodiscard]] auto stranger_credentials() const -> const nats_credentials_file& { return stranger_credentials_; }
+  /// A credentials file of an operator cluster holding its user's JWT, but another user's seed.
+  [[nodiscard]] auto mismatched_credentials() const -> const nats_credentials_file& { return mismatched_credentials_; }
   /// The file of a token cluster's token.
   [[nodiscard]] auto token_file() const -> std::filesystem::path { return dir_ / "token"; }
   /// A file holding a token that is not the cluster's.
@@ -332,6 +267,9 @@ class nats_cluster {
       s = natsOptions_SetNKeyFromSeed(opts, nkey_.public_key.c_str(), nkey_.seed_file.c_str());
     }
     if (s == NATS_OK && options_.auth == nats_auth::token) s = natsOptions_SetToken(opts, token_.c_str());
+    if (s == NATS_OK && options_.auth == nats_auth::operator_jwt) {
+      s = natsOptions_SetUserCredentialsFromFiles(opts, credentials_.path.c_str(), nullptr);
+    }
     return s;
   }
 
@@ -461,6 +399,31 @@ class nats_cluster {
       std::ofstream{token_file()} << token_ << "\n";
       std::ofstream{wrong_token_file()} << token_ << "-not\n";
     }
+    if (options_.auth == nats_auth::operator_jwt) make_operator();
+  }
+
+  // Operator mode's keys and JWTs: an operator, its system account and the account of the user,
+  // which has JetStream; a stranger account the operator never signed, and a user of it.
+  void make_operator() {
+    const auto dir = dir_ / "operator";
+    std::filesystem::create_directories(dir);
+    const auto op = make_nkey(dir, "operator", nkey_kind::operator_key);
+    const auto system = make_nkey(dir, "system", nkey_kind::account);
+    const auto account = make_nkey(dir, "account", nkey_kind::account);
+    const auto user = make_nkey(dir, "user", nkey_kind::user);
+    const auto stranger_account = make_nkey(dir, "stranger-account", nkey_kind::account);
+    const auto stranger = make_nkey(dir, "stranger", nkey_kind::user);
+    operator_jwt_file_ = dir / "operator.jwt";
+    std::ofstream{operator_jwt_file_} << issue_jwt(op, op.public_key, "replicant-operator", operator_claim()) << "\n";
+    system_account_ = system.public_key;
+    accounts_ = {{system.public_key, issue_jwt(op, system.public_key, "SYS", account_claim(false))},
+                 {account.public_key, issue_jwt(op, account.public_key, "replicant", account_claim(true))}};
+    const auto user_jwt = issue_jwt(account, user.public_key, "replicant", user_claim());
+    credentials_ = write_credentials(dir / "user.creds", user_jwt, seed_of(user));
+    stranger_credentials_ = write_credentials(
+        dir / "stranger.creds", issue_jwt(stranger_account, stranger.public_key, "stranger", user_claim()),
+        seed_of(stranger));
+    mismatched_credentials_ = write_credentials(dir / "mismatched.creds", user_jwt, seed_of(stranger));
   }
 
   // The client side's TLS and authorization blocks of a node's configuration.
@@ -478,6 +441,12 @@ class nats_cluster {
                "[\"restricted.>\"]}}}\n  ]\n}\n";
       case nats_auth::nkeys: return out + "authorization {\n  users: [ {nkey: " + nkey_.public_key + "} ]\n}\n";
       case nats_auth::token: return out + "authorization {\n  token: \"" + token_ + "\"\n}\n";
+      case nats_auth::operator_jwt: {
+        out += "operator: \"" + operator_jwt_file_.string() + "\"\nsystem_account: " + system_account_ +
+               "\nresolver: MEMORY\nresolver_preload: {\n";
+        for (const auto& [key, jwt] : accounts_) out += "  " + key + ": \"" + jwt + "\"\n";
+        return out + "}\n";
+      }
     }
     return out;
   }
@@ -509,6 +478,12 @@ class nats_cluster {
   nats_user_nkey nkey_;
   nats_user_nkey stranger_;
   std::string token_;
+  std::filesystem::path operator_jwt_file_;
+  std::string system_account_;
+  std::vector<std::pair<std::string, std::string>> accounts_;  // public key, JWT
+  nats_credentials_file credentials_;
+  nats_credentials_file stranger_credentials_;
+  nats_credentials_file mismatched_credentials_;
 };
 
 /**
