@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace CLI {
@@ -265,6 +266,75 @@ class slot_arguments {
   bool create_slot_ = false;
   std::string status_interval_ = "10";
 };
+
+/**
+ * `--go-forward-only` with `--create-slot`, for a program that reads a slot from its start: a slot
+ * created now starts at the current end of WAL, so the gap must be accepted on the command line.
+ * @return the refusal, or nothing. @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto check_created_slot_goes_forward(const slot_options& o, bool go_forward_only)
+    -> std::optional<refusal> {
+  if (o.create_slot && !go_forward_only) {
+    return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
+  }
+  return std::nullopt;
+}
+
+/**
+ * The pipeline's memory budget, `--max-inflight-mib N` (default 64), for a program that lets it
+ * reach 64 GiB: declare() puts it on a @ref command_line, check() reads its value.
+ *
+ * @par Thread safety
+ * Distinct objects: safe. Shared objects: unsafe.
+ */
+class max_inflight_argument {
+ public:
+  /// Declares the option on @p cli, which must outlive this. @throws std::bad_alloc only.
+  auto declare(command_line& cli) -> void {
+    cli.text("--max-inflight-mib", text_, "N", "64", "memory budget of the pipeline in MiB");
+  }
+  /// Stores the value read, 1 to 65,536 MiB, in @p into. @return the refusal, or nothing.
+  /// @throws std::bad_alloc only.
+  [[nodiscard]] auto check(std::uint32_t& into) const -> std::optional<refusal> {
+    const auto mib = parse_unsigned(text_, 1, 65'536);
+    if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
+    into = *mib;
+    return std::nullopt;
+  }
+
+ private:
+  std::string text_ = "64";
+};
+
+/**
+ * The parse every example program's command line goes through. @p Arguments is the program's
+ * command line as text: default-constructible, with its @ref command_line as member `cli`. It reads
+ * @p args: a syntax error is refused, value-free; `--help` gives @p Options with `help` set and
+ * nothing checked; anything else is checked by @p check (`(const Arguments&, Options&) ->
+ * std::optional<refusal>`), which fills the options or refuses.
+ * @throws std::bad_alloc only.
+ */
+template <class Options, class Arguments, class Check>
+[[nodiscard]] auto parse_command_line(std::span<const char* const> args, Check check)
+    -> std::variant<Options, refusal> {
+  Arguments a;
+  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
+  Options o;
+  if (a.cli.help_requested()) {
+    o.help = true;
+    return o;
+  }
+  if (auto bad = check(std::as_const(a), o)) return std::move(*bad);
+  return o;
+}
+
+/// The `--help` text of the command line @p Arguments declares: every option with its default.
+/// @throws std::bad_alloc only.
+template <class Arguments>
+[[nodiscard]] auto usage_of() -> std::string {
+  const Arguments a;
+  return a.cli.help();
+}
 
 /**
  * What pgoutput is asked for: the publications of @p o; everything else keeps pgoutput's defaults.

@@ -96,30 +96,10 @@ struct arguments {
   auto operator=(const arguments&) -> arguments& = delete;
 };
 
-}  // namespace detail
-
-/// The `--help` text: every option with its default. @throws std::bad_alloc only.
-[[nodiscard]] inline auto usage() -> std::string {
-  const detail::arguments a;
-  return a.cli.help();
-}
-
-/**
- * Parses and validates @p args (the arguments after the program name). Options take their value
- * as the next argument or after `=`.
- *
- * @return the options, or a @ref refusal naming the option at fault.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+// The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
+// @throws std::bad_alloc only.
+inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   using replicant::examples::parse_unsigned;
-  detail::arguments a;
-  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
-  options o;
-  if (a.cli.help_requested()) {
-    o.help = true;
-    return o;
-  }
   o.dsn = "fallback_application_name=replicant-custom-policies";
   if (auto bad = a.slot.check(o)) return *bad;
   o.go_forward_only = a.go_forward_only;
@@ -138,13 +118,27 @@ struct arguments {
   const auto mib = parse_unsigned(a.max_inflight_mib, 1, 4096);
   if (!mib) return refusal{"--max-inflight-mib is 1 to 4096"};
   o.max_inflight_bytes = std::size_t{*mib} << 20U;
-  if (o.create_slot && !o.go_forward_only) {
-    return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
-  }
+  if (auto bad = replicant::examples::check_created_slot_goes_forward(o, o.go_forward_only)) return bad;
   o.checkpoint_file = has_checkpoint_file ? std::filesystem::path{a.checkpoint_file}
                                           : std::filesystem::path{o.output.string() + ".checkpoint"};
   if (o.checkpoint_file == o.output) return refusal{"--checkpoint-file must differ from --output"};
-  return o;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string { return replicant::examples::usage_of<detail::arguments>(); }
+
+/**
+ * Parses and validates @p args (the arguments after the program name). Options take their value
+ * as the next argument or after `=`.
+ *
+ * @return the options, or a @ref refusal naming the option at fault.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  return replicant::examples::parse_command_line<options, detail::arguments>(args, detail::check);
 }
 
 /**

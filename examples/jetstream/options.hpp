@@ -89,7 +89,7 @@ struct arguments {
       "See docs/scale_out.md."};
   slot_arguments slot{cli, "create the slot when it does not exist", false};
   bool go_forward_only = false;
-  std::string max_inflight_mib = "64";
+  max_inflight_argument max_inflight_mib;
   std::string nats;
   std::string stream;
   std::string prefix;
@@ -105,7 +105,7 @@ struct arguments {
   arguments() {
     cli.flag("--go-forward-only", go_forward_only,
              "without a checkpoint in the stream, start at the slot's acknowledged position");
-    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
+    max_inflight_mib.declare(cli);
     const std::string broker = "Broker";
     cli.text(
            "--nats", nats, "URLS", "",
@@ -145,33 +145,13 @@ struct arguments {
   auto operator=(const arguments&) -> arguments& = delete;
 };
 
-}  // namespace detail
-
-/// The `--help` text: every option with its default. @throws std::bad_alloc only.
-[[nodiscard]] inline auto usage() -> std::string {
-  const detail::arguments a;
-  return a.cli.help();
-}
-
-/**
- * Parses @p args (the arguments after the program name).
- * @return the options, or a @ref refusal that never repeats an argument.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
-  detail::arguments a;
-  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
-  options o;
-  if (a.cli.help_requested()) {
-    o.help = true;
-    return o;
-  }
+// The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
+// @throws std::bad_alloc only.
+inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   const auto given = [&](const char* name) { return a.cli.given(name); };
   o.go_forward_only = a.go_forward_only;
   o.create_stream = a.create_stream;
-  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);
-  if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
-  o.max_inflight_mib = *mib;
+  if (auto bad = a.max_inflight_mib.check(o.max_inflight_mib)) return bad;
   if (a.nats.empty()) return refusal{"--nats needs one or more server URLs"};
   o.nats = a.nats;
   if (auto bad = a.security.check(o.security)) return *bad;
@@ -208,9 +188,23 @@ struct arguments {
   if (setup_given && !o.create_stream) {
     return refusal{"--replicas, --duplicate-window-s and --max-bytes apply to --create-stream only"};
   }
-  if (o.create_stream) return o;
+  if (o.create_stream) return std::nullopt;
   if (auto bad = a.slot.check(o.slot)) return *bad;
-  return o;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string { return usage_of<detail::arguments>(); }
+
+/**
+ * Parses @p args (the arguments after the program name).
+ * @return the options, or a @ref refusal that never repeats an argument.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  return parse_command_line<options, detail::arguments>(args, detail::check);
 }
 
 }  // namespace replicant::examples::jetstream

@@ -85,35 +85,9 @@ struct arguments {
   auto operator=(const arguments&) -> arguments& = delete;
 };
 
-}  // namespace detail
-
-/// The `--help` text: every option with its default. @throws std::bad_alloc only.
-[[nodiscard]] inline auto usage() -> std::string {
-  const detail::arguments a;
-  return a.cli.help();
-}
-
-/**
- * Parses and validates @p args (the arguments after the program name). Options take their value
- * as the next argument or after `=`.
- *
- * Checks: every option is known and has its value; `--slot`, at least one `--publication` and
- * `--output` are given unless `--help` is; the names have the shape PostgreSQL accepts; the numbers
- * are in range; `--create-slot` comes with `--go-forward-only` (a created slot starts now, so the
- * gap must be accepted on the command line); `--checkpoint-delay-ms` comes with
- * `--checkpoint-every`.
- *
- * @return the options, or a @ref refusal.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
-  detail::arguments a;
-  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
-  options o;
-  if (a.cli.help_requested()) {
-    o.help = true;
-    return o;
-  }
+// The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
+// @throws std::bad_alloc only.
+inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   o.dsn = "fallback_application_name=replicant-jsonl-sink";
   if (auto bad = a.slot.check(o)) return *bad;
   o.go_forward_only = a.go_forward_only;
@@ -129,9 +103,7 @@ struct arguments {
   const bool has_delay = a.cli.given("--checkpoint-delay-ms");
   const auto delay_ms = parse_unsigned(a.delay_ms, 1, 60000);
   if (!delay_ms) return refusal{"--checkpoint-delay-ms is 1 to 60000 milliseconds"};
-  if (o.create_slot && !o.go_forward_only) {
-    return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
-  }
+  if (auto bad = check_created_slot_goes_forward(o, o.go_forward_only)) return bad;
   if (has_delay && !every) return refusal{"--checkpoint-delay-ms applies only with --checkpoint-every"};
   if (every) {
     o.batching = checkpoint_batching{.max_transactions = *every, .max_delay = std::chrono::milliseconds{*delay_ms}};
@@ -139,7 +111,29 @@ struct arguments {
   o.checkpoint_file = has_checkpoint_file ? std::filesystem::path{a.checkpoint_file}
                                           : std::filesystem::path{o.output.string() + ".checkpoint"};
   if (o.checkpoint_file == o.output) return refusal{"--checkpoint-file must differ from --output"};
-  return o;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string { return usage_of<detail::arguments>(); }
+
+/**
+ * Parses and validates @p args (the arguments after the program name). Options take their value
+ * as the next argument or after `=`.
+ *
+ * Checks: every option is known and has its value; `--slot`, at least one `--publication` and
+ * `--output` are given unless `--help` is; the names have the shape PostgreSQL accepts; the numbers
+ * are in range; `--create-slot` comes with `--go-forward-only` (a created slot starts now, so the
+ * gap must be accepted on the command line); `--checkpoint-delay-ms` comes with
+ * `--checkpoint-every`.
+ *
+ * @return the options, or a @ref refusal.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  return parse_command_line<options, detail::arguments>(args, detail::check);
 }
 
 /**

@@ -81,7 +81,7 @@ struct arguments {
       "See docs/scale_out.md."};
   slot_arguments slot{cli, "create the slot when it does not exist"};
   bool go_forward_only = false;
-  std::string max_inflight_mib = "64";
+  max_inflight_argument max_inflight_mib;
   std::string brokers;
   std::string topic;
   std::string checkpoint_topic;
@@ -95,7 +95,7 @@ struct arguments {
   arguments() {
     cli.flag("--go-forward-only", go_forward_only,
              "without a checkpoint in the checkpoint topic, start at the slot's acknowledged position");
-    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
+    max_inflight_mib.declare(cli);
     const std::string broker = "Broker";
     cli.text("--brokers", brokers, "LIST", "", "bootstrap servers, host:port,... (never printed)")
         .required()
@@ -151,31 +151,11 @@ struct arguments {
   return check_properties(into);
 }
 
-}  // namespace detail
-
-/// The `--help` text: every option with its default. @throws std::bad_alloc only.
-[[nodiscard]] inline auto usage() -> std::string {
-  const detail::arguments a;
-  return a.cli.help();
-}
-
-/**
- * Parses @p args (the arguments after the program name).
- * @return the options, or a @ref refusal that never repeats an argument.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
-  detail::arguments a;
-  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
-  options o;
-  if (a.cli.help_requested()) {
-    o.help = true;
-    return o;
-  }
+// The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
+// @throws std::bad_alloc only.
+inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   o.go_forward_only = a.go_forward_only;
-  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);
-  if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
-  o.max_inflight_mib = *mib;
+  if (auto bad = a.max_inflight_mib.check(o.max_inflight_mib)) return bad;
   if (a.brokers.empty()) return refusal{"--brokers needs one or more host:port"};
   o.brokers = a.brokers;
   if (!valid_topic_name(a.topic)) return refusal{"--topic is 1 to 249 characters of A-Z, a-z, 0-9, ., _ and -"};
@@ -206,7 +186,21 @@ struct arguments {
   }
   if (auto bad = a.slot.check(o.slot)) return *bad;
   if (o.transactional_id.empty()) o.transactional_id = "replicant-" + o.slot.slot;
-  return o;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string { return usage_of<detail::arguments>(); }
+
+/**
+ * Parses @p args (the arguments after the program name).
+ * @return the options, or a @ref refusal that never repeats an argument.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  return parse_command_line<options, detail::arguments>(args, detail::check);
 }
 
 }  // namespace replicant::examples::kafka

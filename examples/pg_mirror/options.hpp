@@ -204,7 +204,7 @@ struct arguments {
   std::string max_unconfirmed = "100";
   std::string confirm_timeout_ms = "30000";
   std::string test_confirmations;
-  std::string max_inflight_mib = "64";
+  max_inflight_argument max_inflight_mib;
   std::string spill_dir;
   bool streaming = false;
 
@@ -255,7 +255,7 @@ struct arguments {
     // Test only (docs/pg_mirror.md): deliberately wrong confirmations, for the crash matrix. An
     // empty group keeps it out of --help.
     cli.text("--test-confirmations", test_confirmations, "HOOK", "", "").group("");
-    cli.text("--max-inflight-mib", max_inflight_mib, "N", "64", "memory budget of the pipeline in MiB");
+    max_inflight_mib.declare(cli);
     cli.text("--spill-dir", spill_dir, "DIR", "none: a transaction larger than memory stops the mirror",
              "sink mode: hold transactions larger than memory partly in scratch\nfiles under DIR instead of "
              "stopping (disk_spill)");
@@ -265,33 +265,10 @@ struct arguments {
   auto operator=(const arguments&) -> arguments& = delete;
 };
 
-}  // namespace detail
-
-/// The `--help` text: every option with its default. @throws std::bad_alloc only.
-[[nodiscard]] inline auto usage() -> std::string {
-  const detail::arguments a;
-  return a.cli.help();
-}
-
-/**
- * Parses @p args (the arguments after the program name). An option's value is the next argument
- * or follows `=` (`--slot s`, `--slot=s`).
- *
- * Batch options are refused unless the mode batches, and store options unless the library owns
- * the checkpoint, whatever their order: an option that would be silently ignored is a mistake.
- *
- * @return the options, or a @ref refusal that never repeats an argument.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+// The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
+// @throws std::bad_alloc only.
+inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   constexpr std::uint32_t an_hour_ms = 3'600'000;
-  detail::arguments a;
-  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
-  options o;
-  if (a.cli.help_requested()) {
-    o.help = true;
-    return o;
-  }
   const auto given = [&](const char* name) { return a.cli.given(name); };
   const bool batch_given = given("--batch-size") || given("--batch-delay-ms");
   const bool store_given = given("--store-retries") || given("--store-backoff-ms");
@@ -321,9 +298,7 @@ struct arguments {
   if (found == modes.end()) return refusal{"--checkpoint needs one of sink, batches, lib, lib-batched, deferred"};
   o.checkpoint = *found;
   // The value of a numeric option, or nothing when it is out of range.
-  const auto mib = parse_unsigned(a.max_inflight_mib, 1, 65'536);
-  if (!mib) return refusal{"--max-inflight-mib needs a number from 1 to 65536"};
-  o.max_inflight_mib = *mib;
+  if (auto bad = a.max_inflight_mib.check(o.max_inflight_mib)) return bad;
   if (given("--spill-dir")) {
     if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
     o.spill_dir = a.spill_dir;
@@ -368,7 +343,26 @@ struct arguments {
     return refusal{"--snapshot applies to --checkpoint sink only"};
   }
   if (o.snapshot && o.go_forward_only) return refusal{"--snapshot and --go-forward-only exclude each other"};
-  return o;
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// The `--help` text: every option with its default. @throws std::bad_alloc only.
+[[nodiscard]] inline auto usage() -> std::string { return usage_of<detail::arguments>(); }
+
+/**
+ * Parses @p args (the arguments after the program name). An option's value is the next argument
+ * or follows `=` (`--slot s`, `--slot=s`).
+ *
+ * Batch options are refused unless the mode batches, and store options unless the library owns
+ * the checkpoint, whatever their order: an option that would be silently ignored is a mistake.
+ *
+ * @return the options, or a @ref refusal that never repeats an argument.
+ * @throws std::bad_alloc only.
+ */
+[[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
+  return parse_command_line<options, detail::arguments>(args, detail::check);
 }
 
 }  // namespace replicant::examples::pg_mirror

@@ -60,13 +60,21 @@ struct arguments {
   auto operator=(const arguments&) -> arguments& = delete;
 };
 
+// The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
+// @throws std::bad_alloc only.
+inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
+  o.dsn = "fallback_application_name=replicant-prometheus";
+  if (auto bad = a.slot.check(o)) return *bad;
+  const auto port = parse_unsigned(a.port, 0, 65535);
+  if (!port) return refusal{"--port is 0 to 65535"};
+  o.port = static_cast<std::uint16_t>(*port);
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 /// The `--help` text: every option with its default. @throws std::bad_alloc only.
-[[nodiscard]] inline auto usage() -> std::string {
-  const detail::arguments a;
-  return a.cli.help();
-}
+[[nodiscard]] inline auto usage() -> std::string { return usage_of<detail::arguments>(); }
 
 /**
  * Parses and validates @p args (the arguments after the program name). Options take their value
@@ -75,19 +83,7 @@ struct arguments {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
-  detail::arguments a;
-  if (auto bad = a.cli.parse(args)) return bad->to_refusal();
-  options o;
-  if (a.cli.help_requested()) {
-    o.help = true;
-    return o;
-  }
-  o.dsn = "fallback_application_name=replicant-prometheus";
-  if (auto bad = a.slot.check(o)) return *bad;
-  const auto port = parse_unsigned(a.port, 0, 65535);
-  if (!port) return refusal{"--port is 0 to 65535"};
-  o.port = static_cast<std::uint16_t>(*port);
-  return o;
+  return parse_command_line<options, detail::arguments>(args, detail::check);
 }
 
 /**

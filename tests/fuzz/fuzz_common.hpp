@@ -25,6 +25,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -146,6 +148,61 @@ inline constexpr std::uint32_t orders_relation_oid = 16'385;
 /// A marker the seed generator puts into row values, names, prefixes and gids: it must never show
 /// up in an error message.
 inline constexpr std::string_view marker = "Zq7#Vx9!";
+
+/**
+ * The chunks of a stream target's input, after its session byte (byte 0): each a big-endian u16
+ * length and that many bytes, the last cut short at the end of the input. A chunk of length 0 is a
+ * reconnect. Each other chunk is copied into a heap buffer of exactly its size, which release()
+ * (or the end of the chunk) overwrites and frees, so that AddressSanitizer reports any view kept
+ * into a payload instead of a copy.
+ */
+class chunk_reader {
+ public:
+  /// One chunk, in a heap buffer of its own.
+  class chunk {
+   public:
+    chunk(const std::uint8_t* from, std::size_t length)
+        : bytes_(length == 0 ? nullptr : std::make_unique<std::byte[]>(length)), length_(length) {
+      if (length != 0) std::memcpy(bytes_.get(), from, length);
+    }
+    chunk(chunk&&) noexcept = default;
+    auto operator=(chunk&&) noexcept -> chunk& = default;
+    ~chunk() { release(); }
+
+    /// A reconnect (length 0).
+    [[nodiscard]] auto reconnect() const noexcept -> bool { return length_ == 0; }
+    /// The payload; valid until release().
+    [[nodiscard]] auto bytes() const noexcept -> std::span<const std::byte> { return {bytes_.get(), length_}; }
+    /// Overwrites and frees the payload: what still reads it is a use after free.
+    auto release() noexcept -> void {
+      if (!bytes_) return;
+      std::memset(bytes_.get(), 0xEE, length_);
+      bytes_.reset();
+    }
+
+   private:
+    std::unique_ptr<std::byte[]> bytes_;
+    std::size_t length_;
+  };
+
+  chunk_reader(const std::uint8_t* data, std::size_t size) noexcept : data_(data), size_(size) {}
+
+  /// The next chunk, or nothing at the end of the input.
+  [[nodiscard]] auto next() -> std::optional<chunk> {
+    if (size_ - at_ < 2) return std::nullopt;
+    std::size_t length = (std::size_t{data_[at_]} << 8U) | data_[at_ + 1];
+    at_ += 2;
+    length = std::min(length, size_ - at_);
+    std::optional<chunk> c{std::in_place, data_ + at_, length};
+    at_ += length;
+    return c;
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 1;
+};
 
 // --- properties -----------------------------------------------------------------------------------
 

@@ -5,36 +5,17 @@
 // protocol), each translated into pgoutput messages that go straight into a replicant::assembler,
 // as the replication pipeline does.
 //
-// Input: byte 0 selects the session (see `session` below); then chunks, each a big-endian u16
-// length and that many bytes (cut short at the end of the input). A chunk is one XLogData payload,
-// translated from a heap buffer of its own that is overwritten and freed right after, so that
-// AddressSanitizer reports any view kept into it. A chunk of length 0 is a reconnect: reset() of
-// both the decoder and the assembler.
-//
-// Properties, besides the sanitizers':
-// - translation errors are value-free and one of the documented codes; after one, reset() of both
-//   leaves them idle;
-// - the assembler accepts every message the decoder emits: the translation is always well-formed
-//   pgoutput, with every relation described before its changes and changes only inside a
-//   transaction (an assembler error would be the decoder's fault);
-// - every delivered transaction can be read whole: each change's rows have one field per column
-//   of its relation and cast as field::value documents.
+// The input format (byte 0 selects the session, see `session` below) and the properties checked are
+// translator_fuzz.hpp's.
 #include <replicant/decoder/pglogical.hpp>
 
 #include "fuzz_common.hpp"
 #include "translator_fuzz.hpp"
 
-#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>
-#include <replicant/core/halt.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <memory>
-#include <span>
-#include <string_view>
 #include <system_error>
 
 namespace {
@@ -108,45 +89,11 @@ auto check_translation_error(std::error_code ec) -> void {
 }  // namespace
 
 extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) -> int {
-  fuzz::begin_input();
-  if (size == 0) return 0;
-  static const relation_catalog catalog = make_catalog();
-  const session config = session::from(data[0]);
-  pglogical_options options;
-  options.replication_sets = {"default"};
-  pglogical_decoder decoder{options, config.catalog ? catalog : relation_catalog{}};
-  auto owner = std::make_unique<assembler>();
-  assembler& a = *owner;
-  fuzz::translated_handler h{"pglogical"};
-  const auto emit = [&](std::span<const std::byte> message) -> result<void> {
-    auto pushed = a.push(message, h);
-    if (!pushed) fuzz::property_failed("the assembler refused a translated message", __FILE__, __LINE__);
-    return pushed;
-  };
-
-  std::size_t at = 1;
-  while (size - at >= 2) {
-    std::size_t length = (std::size_t{data[at]} << 8U) | data[at + 1];
-    at += 2;
-    length = std::min(length, size - at);
-    if (length == 0) {
-      decoder.reset();
-      a.reset();
-      REPLICANT_FUZZ_CHECK(a.idle() && !decoder.in_transaction());
-      continue;
-    }
-    auto chunk = std::make_unique<std::byte[]>(length);
-    std::memcpy(chunk.get(), data + at, length);
-    at += length;
-    const auto translated = decoder.translate(std::span<const std::byte>{chunk.get(), length}, emit);
-    std::memset(chunk.get(), 0xEE, length);
-    chunk.reset();
-    if (!translated) {
-      check_translation_error(translated.error());
-      decoder.reset();
-      a.reset();
-    }
-    REPLICANT_FUZZ_CHECK(decoder.in_transaction() == a.in_transaction());
-  }
-  return 0;
+  return fuzz::fuzz_translator("pglogical", data, size, [](std::uint8_t first) {
+    static const relation_catalog catalog = make_catalog();
+    const session config = session::from(first);
+    pglogical_options options;
+    options.replication_sets = {"default"};
+    return pglogical_decoder{options, config.catalog ? catalog : relation_catalog{}};
+  }, check_translation_error);
 }

@@ -4,11 +4,10 @@
 // Fuzzes replicant::assembler with sequences of pgoutput messages: ordinary, streamed and two-phase
 // transactions, subtransaction aborts, schema changes, reconnects (reset) and failing handlers.
 //
-// Input: byte 0 selects the session (see `session` below); then chunks, each a big-endian u16
-// length and that many bytes (cut short at the end of the input). A chunk is one pgoutput message,
-// pushed from a heap buffer of its own that is overwritten and freed right after the push, so that
-// AddressSanitizer reports any view the assembler kept into a payload instead of copying it. A
-// chunk of length 0 is a reconnect: reset().
+// Input: byte 0 selects the session (see `session` below); then chunks (fuzz::chunk_reader), each
+// one pgoutput message, pushed from a heap buffer of its own that is overwritten and freed right
+// after the push, so that AddressSanitizer reports any view the assembler kept into a payload
+// instead of copying it. A chunk of length 0 is a reconnect: reset().
 //
 // Properties, besides the sanitizers':
 // - errors are value-free (fuzz::check_error); after an error, reset() leaves the assembler idle
@@ -27,11 +26,9 @@
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/members.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -246,23 +243,15 @@ extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t siz
       if (!a.push(m, h)) fuzz::property_failed("a preload message was refused", __FILE__, __LINE__);
     }
   }
-  std::size_t at = 1;
-  while (size - at >= 2) {
-    std::size_t length = (std::size_t{data[at]} << 8U) | data[at + 1];
-    at += 2;
-    length = std::min(length, size - at);
-    if (length == 0) {
+  fuzz::chunk_reader chunks{data, size};
+  while (auto chunk = chunks.next()) {
+    if (chunk->reconnect()) {
       a.reset();
       REPLICANT_FUZZ_CHECK(a.idle());
       continue;
     }
-    // A buffer of exactly the chunk's size, scribbled over and freed after the push.
-    auto chunk = std::make_unique<std::byte[]>(length);
-    std::memcpy(chunk.get(), data + at, length);
-    at += length;
-    const auto pushed = a.push(std::span<const std::byte>{chunk.get(), length}, h);
-    std::memset(chunk.get(), 0xEE, length);
-    chunk.reset();
+    const auto pushed = a.push(chunk->bytes(), h);
+    chunk->release();
     if (!pushed) {
       fuzz::check_error(pushed.error());
       a.reset();

@@ -3,8 +3,25 @@
 #ifndef REPLICANT_TESTS_FUZZ_TRANSLATOR_FUZZ_HPP
 #define REPLICANT_TESTS_FUZZ_TRANSLATOR_FUZZ_HPP
 
-// What the fuzzers of the translating decoders (wal2json, pglogical) share: the assembler's
-// delivery target, which reads everything delivered and checks what a translation may produce.
+// What the fuzzers of the translating decoders (wal2json, pglogical) share: their input format,
+// the loop that feeds an input's payloads through a translator into a replicant::assembler (as
+// the replication pipeline does), and the assembler's delivery target, which reads everything
+// delivered and checks what a translation may produce.
+//
+// Input: byte 0 selects the session (each fuzzer says what its bits mean); then chunks, each a
+// big-endian u16 length and that many bytes (cut short at the end of the input). A chunk is one
+// XLogData payload, translated from a heap buffer of its own that is overwritten and freed right
+// after, so that AddressSanitizer reports any view kept into it. A chunk of length 0 is a
+// reconnect: reset() of both the decoder and the assembler.
+//
+// Properties, besides the sanitizers':
+// - translation errors are value-free and one of the documented codes; after one, reset() of both
+//   leaves them idle;
+// - the assembler accepts every message the decoder emits: the translation is always well-formed
+//   pgoutput, with every relation described before its changes and changes only inside a
+//   transaction (an assembler error would be the decoder's fault);
+// - every delivered transaction can be read whole: each change's rows have one field per column
+//   of its relation and cast as field::value documents.
 
 #include "fuzz_common.hpp"
 
@@ -12,7 +29,10 @@
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -72,6 +92,45 @@ struct translated_handler {
     property_failed(message.c_str(), __FILE__, __LINE__);
   }
 };
+
+// One input of a translator's fuzzer (the body of its LLVMFuzzerTestOneInput): the decoder that
+// @p make_decoder makes for the session byte translates the input's chunks into a fresh assembler,
+// under the properties above. @p check_translation_error checks an error of translate() against the
+// decoder's documented codes (and fuzz::check_error).
+template <class MakeDecoder, class CheckError>
+auto fuzz_translator(std::string_view plugin, const std::uint8_t* data, std::size_t size, MakeDecoder make_decoder,
+                     CheckError check_translation_error) -> int {
+  begin_input();
+  if (size == 0) return 0;
+  auto decoder = make_decoder(data[0]);
+  auto owner = std::make_unique<assembler>();
+  assembler& a = *owner;
+  translated_handler h{plugin};
+  const auto emit = [&](std::span<const std::byte> message) -> result<void> {
+    auto pushed = a.push(message, h);
+    if (!pushed) property_failed("the assembler refused a translated message", __FILE__, __LINE__);
+    return pushed;
+  };
+
+  chunk_reader chunks{data, size};
+  while (auto chunk = chunks.next()) {
+    if (chunk->reconnect()) {
+      decoder.reset();
+      a.reset();
+      REPLICANT_FUZZ_CHECK(a.idle() && !decoder.in_transaction());
+      continue;
+    }
+    const auto translated = decoder.translate(chunk->bytes(), emit);
+    chunk->release();
+    if (!translated) {
+      check_translation_error(translated.error());
+      decoder.reset();
+      a.reset();
+    }
+    REPLICANT_FUZZ_CHECK(decoder.in_transaction() == a.in_transaction());
+  }
+  return 0;
+}
 
 }  // namespace replicant::fuzz
 

@@ -6,7 +6,7 @@
 /// @file
 /// The telemetry catalog audit of the live tests: every event an event_log records is compared
 /// with its entry in the catalog (`replicant::telemetry::catalog`, which docs/telemetry.md is
-/// checked against by replicant.unit.docs_reference). An event whose name is not catalogued, or
+/// checked against by replicant.unit.docs.reference). An event whose name is not catalogued, or
 /// that carries a key its entry does not list (or lists as the other kind, measurement or
 /// metadata), is a finding of the suite-wide audit (value_free_audit.hpp), which fails the test
 /// program when it ends. emit() makes such an event hard to write; this sees what is emitted.

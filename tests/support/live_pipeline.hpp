@@ -162,7 +162,7 @@ struct event_log {
   auto contains(std::string_view text) -> bool { return count(text) > 0; }
   /// Whether a `replicant.connection.disconnected` event carried `reason=<reason>` (the whole
   /// name): how a live test checks that a halt it provoked was reported. tests/halts_provoked.txt
-  /// records which case does so for which reason (tests/unit/halt_coverage.cpp reads it).
+  /// records which case does so for which reason (tests/unit/core/halt_coverage.cpp reads it).
   auto disconnected(replicant::halt_reason reason) -> bool {
     constexpr std::string_view event = "replicant.connection.disconnected ";
     const std::string key = " reason=" + std::string{replicant::to_string(reason)};

@@ -356,7 +356,7 @@ struct halt_entry {
 // The halt table: one row per reason, in the enum's order, so that a reason's row is at its value
 // minus one. Every function below reads it. A new reason is an enumerator appended to the enum
 // (with its doc comment) and its row appended here; the check below refuses a row out of place,
-// and tests/unit/halt.cpp an enumerator without its row or a name that is not its spelling.
+// and tests/unit/core/halt.cpp an enumerator without its row or a name that is not its spelling.
 // Each row is laid out alike: the reason, its name and kind; its message; its action.
 // clang-format off
 inline constexpr auto halt_table = std::to_array<halt_entry>({

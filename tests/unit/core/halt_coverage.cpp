@@ -7,22 +7,22 @@
 // walk requires a record for every reason but the few nothing can provoke (listed here and in
 // docs/halts.md), and holds each record against its case: the case must exist, and its own body
 // must assert the reason and the `connection.disconnected` event that reports it
-// (unit/halt_records.hpp). A comment or a string that names a reason counts for nothing, and a
+// (unit/core/halt_records.hpp). A comment or a string that names a reason counts for nothing, and a
 // record of an unprovokable reason fails the walk too, so that the list shrinks with the suite.
-#include "unit/halt_records.hpp"
+#include "unit/core/halt_records.hpp"
 
 #include <replicant/core/halt.hpp>
 
 #include <boost/test/unit_test.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <filesystem>
 #include <set>
 #include <string>
 #include <string_view>
 
-BOOST_AUTO_TEST_SUITE(halt_coverage_tests)
+BOOST_AUTO_TEST_SUITE(core_halt_coverage_tests)
 
 namespace {
 
@@ -132,4 +132,4 @@ BOOST_AUTO_TEST_CASE(the_halts_nothing_provokes_are_documented_as_such) {
   }
 }
 
-BOOST_AUTO_TEST_SUITE_END()  // halt_coverage_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_halt_coverage_tests

@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(value_tests)
+BOOST_AUTO_TEST_SUITE(model_value_tests)
 
 using replicant::array;
 using replicant::bytea;
@@ -409,4 +409,4 @@ BOOST_AUTO_TEST_CASE(arrays_quote_like_array_out) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // value_tests
+BOOST_AUTO_TEST_SUITE_END()  // model_value_tests

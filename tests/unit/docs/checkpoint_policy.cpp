@@ -11,7 +11,7 @@
 
 #include "support/pgoutput_builder.hpp"
 #include "support/transaction_collector.hpp"
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/deferred.hpp>

@@ -12,7 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <replicant/core/lsn.hpp>
 #include <replicant/model/cast.hpp>

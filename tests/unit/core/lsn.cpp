@@ -8,7 +8,7 @@
 #include <sstream>
 #include <unordered_set>
 
-BOOST_AUTO_TEST_SUITE(lsn_tests)
+BOOST_AUTO_TEST_SUITE(core_lsn_tests)
 
 using replicant::lsn;
 using namespace replicant::literals;
@@ -65,4 +65,4 @@ BOOST_AUTO_TEST_CASE(orders_as_integers) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // lsn_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_lsn_tests

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-BOOST_AUTO_TEST_SUITE(slot_invalidation_tests)
+BOOST_AUTO_TEST_SUITE(core_slot_invalidation_tests)
 
 using replicant::slot_invalidation;
 
@@ -61,4 +61,4 @@ BOOST_AUTO_TEST_CASE(a_halt_carries_and_describes_its_class) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // slot_invalidation_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_slot_invalidation_tests

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(telemetry_tests)
+BOOST_AUTO_TEST_SUITE(telemetry_telemetry_tests)
 
 namespace hana = boost::hana;
 namespace t = replicant::telemetry;
@@ -389,4 +389,4 @@ BOOST_AUTO_TEST_CASE(each_slot_invalidation_class_is_the_kind_of_its_name) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // telemetry_tests
+BOOST_AUTO_TEST_SUITE_END()  // telemetry_telemetry_tests

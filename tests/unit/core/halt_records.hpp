@@ -6,8 +6,8 @@
 // its `connection.disconnected` event. The check reads C++ source as text, with the comments taken
 // out first and the string literals blanked where code is looked for, so that a comment or a
 // string that merely names a reason never counts as a test of it.
-#ifndef REPLICANT_TESTS_UNIT_HALT_RECORDS_HPP
-#define REPLICANT_TESTS_UNIT_HALT_RECORDS_HPP
+#ifndef REPLICANT_TESTS_UNIT_CORE_HALT_RECORDS_HPP
+#define REPLICANT_TESTS_UNIT_CORE_HALT_RECORDS_HPP
 
 #include <cctype>
 #include <cstddef>
@@ -236,4 +236,4 @@ inline auto problem(std::string_view reason, std::string_view source, std::strin
 
 }  // namespace halt_records
 
-#endif  // REPLICANT_TESTS_UNIT_HALT_RECORDS_HPP
+#endif  // REPLICANT_TESTS_UNIT_CORE_HALT_RECORDS_HPP

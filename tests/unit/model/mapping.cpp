@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(mapping_tests)
+BOOST_AUTO_TEST_SUITE(model_mapping_tests)
 
 namespace pg = replicant::test;
 using replicant::errc;
@@ -98,4 +98,4 @@ BOOST_AUTO_TEST_CASE(string_view_members_refuse_values_rendered_by_the_cast) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // mapping_tests
+BOOST_AUTO_TEST_SUITE_END()  // model_mapping_tests

@@ -6,7 +6,7 @@
 // file (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens, -1, -2 for repeats).
 #include <boost/test/unit_test.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <cctype>
 #include <filesystem>

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-BOOST_AUTO_TEST_SUITE(result_tests)
+BOOST_AUTO_TEST_SUITE(core_result_tests)
 
 namespace {
 
@@ -64,4 +64,4 @@ BOOST_AUTO_TEST_CASE(default_constructs_a_value) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // result_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_result_tests

@@ -8,7 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <boost/hana/for_each.hpp>
 

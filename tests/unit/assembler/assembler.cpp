@@ -16,7 +16,7 @@
 #include <iterator>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(assembler_tests)
+BOOST_AUTO_TEST_SUITE(assembler_assembler_tests)
 
 namespace pg = replicant::test;
 using replicant::change_op;
@@ -113,8 +113,8 @@ struct order_key {
 
 // Hana adapts a struct from the global namespace only.
 BOOST_AUTO_TEST_SUITE_END()
-BOOST_HANA_ADAPT_STRUCT(assembler_tests::order_key, id);
-BOOST_AUTO_TEST_SUITE(assembler_tests)
+BOOST_HANA_ADAPT_STRUCT(assembler_assembler_tests::order_key, id);
+BOOST_AUTO_TEST_SUITE(assembler_assembler_tests)
 
 BOOST_AUTO_TEST_SUITE(assembler)
 
@@ -331,4 +331,4 @@ BOOST_AUTO_TEST_CASE(reset_discards_everything_in_progress) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // assembler_tests
+BOOST_AUTO_TEST_SUITE_END()  // assembler_assembler_tests

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-BOOST_AUTO_TEST_SUITE(error_tests)
+BOOST_AUTO_TEST_SUITE(core_error_tests)
 
 BOOST_AUTO_TEST_SUITE(errc)
 
@@ -46,4 +46,4 @@ BOOST_AUTO_TEST_CASE(classifies_transient_and_fatal_codes) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // error_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_error_tests

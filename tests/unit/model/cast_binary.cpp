@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(cast_binary_tests)
+BOOST_AUTO_TEST_SUITE(model_cast_binary_tests)
 
 namespace pg = replicant::pg_type;
 using replicant::cast_binary;
@@ -432,4 +432,4 @@ BOOST_AUTO_TEST_CASE(errors_carry_no_value_bytes) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // cast_binary_tests
+BOOST_AUTO_TEST_SUITE_END()  // model_cast_binary_tests

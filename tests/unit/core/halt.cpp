@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(halt_tests)
+BOOST_AUTO_TEST_SUITE(core_halt_tests)
 
 using replicant::halt;
 using replicant::halt_reason;
@@ -327,4 +327,4 @@ BOOST_AUTO_TEST_CASE(error_carries_the_halt) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // halt_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_halt_tests

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(assembler_spill_tests)
+BOOST_AUTO_TEST_SUITE(assembler_assembler_spill_tests)
 
 namespace pg = replicant::test;
 using replicant::errc;
@@ -206,4 +206,4 @@ BOOST_AUTO_TEST_CASE(the_sweep_removes_only_this_slots_leftovers) {
   BOOST_TEST(std::filesystem::exists(dir.path() / "replicant-a-notes.txt"));
 }
 
-BOOST_AUTO_TEST_SUITE_END()  // assembler_spill_tests
+BOOST_AUTO_TEST_SUITE_END()  // assembler_assembler_spill_tests

@@ -13,7 +13,7 @@
 
 #include <span>
 
-BOOST_AUTO_TEST_SUITE(concepts_tests)
+BOOST_AUTO_TEST_SUITE(sink_concepts_tests)
 
 using replicant::lsn;
 using replicant::result;
@@ -134,4 +134,4 @@ BOOST_AUTO_TEST_CASE(archetype_is_a_sink_and_behaves) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // concepts_tests
+BOOST_AUTO_TEST_SUITE_END()  // sink_concepts_tests

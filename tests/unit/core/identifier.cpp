@@ -11,7 +11,7 @@
 #include <string>
 #include <type_traits>
 
-BOOST_AUTO_TEST_SUITE(identifier_tests)
+BOOST_AUTO_TEST_SUITE(core_identifier_tests)
 
 using replicant::identifier_error;
 using namespace std::string_literals;
@@ -245,4 +245,4 @@ BOOST_AUTO_TEST_CASE(table_names_display_escaped) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // identifier_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_identifier_tests

@@ -12,7 +12,7 @@
 #include "support/spill_fixture.hpp"
 #include "support/std_views.hpp"
 #include "support/transaction_collector.hpp"
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/model/transaction.hpp>

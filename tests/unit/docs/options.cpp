@@ -13,7 +13,7 @@
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/wal2json.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <chrono>
 #include <functional>

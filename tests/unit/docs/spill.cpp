@@ -9,7 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/pgoutput_builder.hpp"
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 

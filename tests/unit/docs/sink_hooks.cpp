@@ -10,7 +10,7 @@
 
 #include <replicant/pipeline.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <cstdint>
 #include <map>

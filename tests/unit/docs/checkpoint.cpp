@@ -12,7 +12,7 @@
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/model/transaction.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <optional>
 #include <span>

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(cast_tests)
+BOOST_AUTO_TEST_SUITE(model_cast_tests)
 
 namespace pg = replicant::pg_type;
 using replicant::array;
@@ -541,4 +541,4 @@ BOOST_AUTO_TEST_CASE(lenient_types_never_fail) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // cast_tests
+BOOST_AUTO_TEST_SUITE_END()  // model_cast_tests

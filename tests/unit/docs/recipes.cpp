@@ -7,7 +7,7 @@
 // that compiles and was run.
 #include <boost/test/unit_test.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 #include <string>
 #include <string_view>

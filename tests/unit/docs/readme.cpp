@@ -12,7 +12,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "unit/docs_support.hpp"
+#include "unit/docs/support.hpp"
 
 BOOST_AUTO_TEST_SUITE(docs_readme_tests)
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(schema_change_tests)
+BOOST_AUTO_TEST_SUITE(model_schema_change_tests)
 
 using replicant::column_change;
 using replicant::column_change_kind;
@@ -236,4 +236,4 @@ BOOST_AUTO_TEST_CASE(names_are_stable) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // schema_change_tests
+BOOST_AUTO_TEST_SUITE_END()  // model_schema_change_tests
