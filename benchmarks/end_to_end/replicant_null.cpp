@@ -398,8 +398,8 @@ auto run_floor(const options& o) -> int {
   const auto protocol = o.protocol != 0 ? o.protocol : 1U;
   std::string start = "START_REPLICATION SLOT " + *slot + " LOGICAL 0/0 (proto_version '" + std::to_string(protocol) +
                       "', publication_names " + *names + (o.streaming ? ", streaming 'on')" : ")");
-  auto stream = pq::replication_stream::start(
-      std::move(*conn), start, {.gather_delay = std::chrono::microseconds(o.gather_us)});
+  auto stream =
+      pq::replication_stream::start(std::move(*conn), start, {.gather_delay = std::chrono::microseconds(o.gather_us)});
   if (!stream) return refuse("START_REPLICATION failed");
 
   tally t;
@@ -439,9 +439,12 @@ auto run_floor(const options& o) -> int {
       last_status = now;
       next_status = now + std::chrono::seconds(10);
     }
-    const auto wait = acked != reported ? std::chrono::ceil<std::chrono::milliseconds>(last_status + ack_delay - now)
-                                        : std::chrono::milliseconds(100);
-    auto w = stream->wait(cli::stop_signal::fd(), std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
+    // At most 100 ms, and no longer than until a position waiting for its update is due.
+    const auto ack_due_in = std::chrono::ceil<std::chrono::milliseconds>(last_status + ack_delay - now);
+    const auto wait = acked != reported
+                          ? std::clamp(ack_due_in, std::chrono::milliseconds(0), std::chrono::milliseconds(100))
+                          : std::chrono::milliseconds(100);
+    auto w = stream->wait(cli::stop_signal::fd(), wait);
     if (!w) {
       failed = true;
       break;

@@ -175,8 +175,7 @@ class replication_stream {
     if (gather_delay_.count() > 0 && timeout.count() > 0 && !input_waiting()) {
       const auto pause = std::min<std::chrono::microseconds>(gather_delay_, timeout);
       std::this_thread::sleep_for(pause);
-      timeout -= std::chrono::ceil<std::chrono::milliseconds>(pause);
-      if (timeout.count() < 0) timeout = std::chrono::milliseconds(0);
+      timeout -= std::chrono::ceil<std::chrono::milliseconds>(pause);  // pause <= timeout, a whole ms count
     }
     pollfd fds[2] = {{conn_.socket(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
     const int n = ::poll(fds, wake_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
