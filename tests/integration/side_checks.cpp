@@ -77,10 +77,21 @@ auto create_slot(replicant::test::published_database& f) -> void {
   BOOST_TEST(!r.stop());
 }
 
-// The ordinary sessions of @p f's database besides the caller's own: the pipeline's probe.
+// The application name of the pipeline's sessions (set by name_sessions()), which tells its probe
+// apart from the harness's own pooled sessions in the same database.
+constexpr const char* pipeline_application = "replicant_side_checks";
+
+// Names the sessions the pipeline of @p f opens, so that probe_sessions() finds its probe only.
+auto name_sessions(replicant::test::published_database& f) -> void {
+  f.options.conninfo += std::string{" application_name="} + pipeline_application;
+}
+
+// The ordinary sessions the pipeline of @p f holds in its database: its probe, once open. (The
+// harness pools sessions of its own there, so counting every session would find one before the
+// pipeline has even connected, and refusing connections then would refuse the stream itself.)
 auto probe_sessions(replicant::test::published_database& f) -> std::string {
   return f.pg.scalar("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + f.db +
-                     "' AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
+                     "' AND backend_type = 'client backend' AND application_name = '" + pipeline_application + "'");
 }
 
 // Refuses every new connection to @p f's database (superusers' too) and ends the ordinary
@@ -147,6 +158,7 @@ BOOST_AUTO_TEST_CASE(a_refused_publication_check_is_reported_and_halts_side_chec
   replicant::test::published_database f;
   memory_sink sink;
   f.options.publication_check_interval = 200ms;
+  name_sessions(f);
   f.options.max_wal_lag = 0;  // only the publication check uses the second connection
   f.options.max_side_check_failures = 3;
   {
@@ -195,6 +207,7 @@ BOOST_AUTO_TEST_CASE(a_refused_wal_lag_check_is_reported_and_halts_side_check_fa
   f.options.max_wal_lag = 1U << 30U;  // never crossed: only the check's failures halt
   f.options.publication_check_interval = 0ms;
   f.options.max_side_check_failures = 3;
+  name_sessions(f);
   event_log events;
   replicant::test::running<memory_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return probe_sessions(f) != "0"; }));
@@ -215,6 +228,7 @@ BOOST_AUTO_TEST_CASE(a_bound_of_zero_reports_refused_checks_without_halting) {
   f.options.publication_check_interval = 200ms;
   f.options.max_wal_lag = 0;
   f.options.max_side_check_failures = 0;
+  name_sessions(f);
   event_log events;
   replicant::test::running<memory_pipeline> r{sink, f.pgoutput, f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
