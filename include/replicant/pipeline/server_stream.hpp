@@ -38,6 +38,12 @@ namespace replicant {
  *
  * The session thread calls every member; a keepalive guard thread calls `send` too, always under
  * the same mutex as the session thread's calls (`wait` and `input_waiting` excepted).
+ *
+ * Optional: `S::simulated_time`, a `static constexpr bool`. When true, the server keeps a clock of
+ * its own that only the session's calls move on, so no real time passes for it while the session
+ * thread is in a sink's or a store's call, and the session runs without the keepalive guard
+ * thread (which covers such calls in real time, and would make a simulated run depend on the
+ * machine's timing).
  */
 template <class S>
 concept server_stream =
@@ -55,6 +61,17 @@ concept server_stream =
     };
 
 static_assert(server_stream<pq::replication_stream>);
+
+namespace detail {
+
+/// Whether the server of stream type @p S runs on real time (every model but a simulated one):
+/// then a keepalive guard covers the session thread's long calls.
+template <class S>
+inline constexpr bool on_real_time = !requires {
+  requires S::simulated_time;
+};
+
+}  // namespace detail
 
 }  // namespace replicant
 

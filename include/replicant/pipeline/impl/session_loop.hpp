@@ -132,8 +132,11 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // Streams until the session ends: stop(), a halt, or the connection's own end (s.error).
   auto run() -> void {
     {
-      detail::keepalive_guard<Stream> guard{stream,           guard_state, p.durable_, p.options_.status_interval,
-                                    p.stop_fd_,       [this] { p.interrupt_overdue_store_write(); }};
+      std::optional<detail::keepalive_guard<Stream>> guard;
+      if constexpr (detail::on_real_time<Stream>) {
+        guard.emplace(stream, guard_state, p.durable_, p.options_.status_interval, p.stop_fd_,
+                      [this] { p.interrupt_overdue_store_write(); });
+      }
       while (turn()) {
       }
     }

@@ -34,6 +34,9 @@ namespace replicant::testing::detail {
 
 class sim_stream {
  public:
+  // Its time is the simulator's: no keepalive guard thread runs beside the session.
+  static constexpr bool simulated_time = true;
+
   // One frame, owned.
   class frame_type {
    public:
