@@ -95,7 +95,7 @@ inline constexpr const char* secret_value = "s3cr3t-simulated-row-value";
  * is sent when its PREPARE record begins at or after that position, and its COMMIT PREPARED or
  * ROLLBACK PREPARED when that record does: a session that starts past the PREPARE is sent the end
  * alone, which is why the engine never acknowledges past an outstanding PREPARE (the slot is
- * created with two-phase on, so no PREPARE lies before `two_phase_at`). Each session describes the table (a Relation message) before
+ * created with two-phase on, so no PREPARE lies before `two_phase_at`). Each session describes the table (a Type message for its column of a user's type, then a Relation message) before
  * its first change, and again after the table changed. A pause is a message with no payload: no
  * WAL, only time passing where it stands.
  */
@@ -122,6 +122,8 @@ class wal {
       if (u.decision.value_or(e.decision) < start) continue;
       auto& told = described[u.stream_xid.value_or(0)];
       if (u.first_change && told != e.shape) {
+        // pgoutput describes a column's type ahead of its table when the type is not built in.
+        out.push_back({u.entry, pgoutput::type(u.stream_xid, user_type_oid, "public", "mood"), u.at});
         out.push_back({u.entry, relation(e.shape, u.stream_xid), u.at});
         told = e.shape;
       }
@@ -155,6 +157,7 @@ class wal {
 
  private:
   static constexpr std::uint32_t table_oid = 16384;
+  static constexpr std::uint32_t user_type_oid = 16390;  // column v's type, a user's (an enum)
   static constexpr std::uint64_t wal_start = 0x1000000;
   static constexpr std::uint64_t record = 0x40;  // every record's size: positions only need order
 
@@ -219,7 +222,8 @@ class wal {
   }
 
   static auto relation(std::uint32_t shape, std::optional<std::uint32_t> xid) -> pgoutput::bytes {
-    std::vector<pgoutput::attr> attrs{{.name = "id", .type_oid = 23, .key = true}, {.name = "v"}};
+    std::vector<pgoutput::attr> attrs{{.name = "id", .type_oid = 23, .key = true},
+                                      {.name = "v", .type_oid = user_type_oid}};
     for (std::uint32_t c = 1; c < shape; ++c) attrs.push_back({.name = "added_" + std::to_string(c)});
     return pgoutput::relation(xid, table_oid, "public", "items", 'd', attrs);
   }
