@@ -72,6 +72,9 @@ struct world_event {
 /// A world: what the source commits, in order.
 struct world {
   std::vector<world_event> events;  ///< the entries, in the order the source commits them
+  /// The source's PostgreSQL major version. From 16 the engine streams with protocol 4
+  /// (`streaming = parallel`), whose Stream Abort carries the abort's position and time.
+  std::uint32_t server_major = 15;
 };
 
 /// One committed transaction the sink must end up with.
@@ -141,6 +144,9 @@ class wal {
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.commit_lsn < b.commit_lsn; });
     return out;
   }
+
+  /// The source's version, as `server_version_num` gives it.
+  [[nodiscard]] auto server_version() const noexcept -> std::uint32_t { return world_.server_major * 10000; }
 
   /// Where the world's WAL begins: a slot created here is sent all of it.
   [[nodiscard]] static constexpr auto first() noexcept -> lsn { return lsn{wal_start}; }
@@ -285,12 +291,16 @@ class wal {
     const bool sub = e.kind == event_kind::streamed_subabort;
     block(false, rows / 2, rows, sub ? subxid : xid);
     const lsn end_at = take();
+    // Protocol 4 says where and when the abort happened (for a parallel apply worker).
+    const auto abort_info = world_.server_major >= 16
+                                ? std::optional<std::pair<lsn, std::int64_t>>{std::pair{end_at, std::int64_t{0}}}
+                                : std::nullopt;
     if (e.kind == event_kind::streamed_abort) {
       en.decision = end_at;
-      emit({i, pgoutput::stream_abort(xid, xid)});
+      emit({i, pgoutput::stream_abort(xid, xid, abort_info)});
       return next;
     }
-    if (sub) emit({i, pgoutput::stream_abort(xid, subxid)});
+    if (sub) emit({i, pgoutput::stream_abort(xid, subxid, abort_info)});
     en.commit = take();
     en.end = lsn{en.commit.value() + record / 2};
     en.decision = en.commit;
@@ -359,7 +369,8 @@ class wal {
   return out;
 }
 
-/// A random world of up to @p max_events entries of the kinds @p kinds, from @p rng.
+/// A random world of up to @p max_events entries of the kinds @p kinds, on a PostgreSQL major from 15
+/// to 18, from @p rng.
 template <class Rng>
 [[nodiscard]] auto random_world(Rng& rng, std::size_t max_events, const std::vector<event_kind>& kinds,
                                 std::uint32_t max_rows = 4) -> world {
@@ -372,12 +383,13 @@ template <class Rng>
     w.events.push_back(
         {.kind = kinds[kind(rng)], .rows = rows(rng), .with_message = sometimes(rng), .widens_table = sometimes(rng)});
   }
+  w.server_major = std::uniform_int_distribution<std::uint32_t>{15, 18}(rng);
   return w;
 }
 
 /// A world's entries, one line each, for a failure's printout.
 [[nodiscard]] inline auto describe(const world& w) -> std::string {
-  std::string out;
+  std::string out = "  on PostgreSQL " + std::to_string(w.server_major) + '\n';
   for (const auto& e : w.events) {
     out += "  ";
     out += to_string(e.kind);

@@ -48,7 +48,7 @@ class sim_server {
                             .xlogpos = wal_.last(),
                             .database = "simulated"};
   }
-  [[nodiscard]] auto server_version() const noexcept -> std::uint32_t { return 150000; }
+  [[nodiscard]] auto server_version() const noexcept -> std::uint32_t { return wal_.server_version(); }
   auto recovery() -> result<server_recovery> { return server_recovery{}; }
 
   auto find_slot(std::string_view /*name*/) -> result<std::optional<slot_facts>> {
