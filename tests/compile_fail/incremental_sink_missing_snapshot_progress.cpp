@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// A sink that owns its checkpoint and opts into the incremental snapshot must keep the backfill's
+// A sink that owns its checkpoint and opts into the incremental snapshot must keep the snapshot's
 // progress: without snapshot_progress() the checklist names the missing member.
 // expect: replicant: enable_incremental_snapshot: Sink must provide `result<std::optional<std::string>> snapshot_progress\(\)` \(returns the progress token it stored atomically with its last chunk\)
 // snapshot_progress\(\)`

@@ -160,7 +160,7 @@ struct lib_owned_checkpoint {
       // A handle_snapshot that does not fit is the hooks' checklist's to report (check_hooks).
       static_assert(detail::names_handle_snapshot<S>,
                     "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
-                    "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
+                    "snapshot_batch&, const snapshot_context&)` (receives each chunk of the snapshot)");
       static_assert(progress_store<Store>,
                     "replicant: enable_incremental_snapshot with lib_owned_checkpoint<Store>: Store must provide "
                     "`read_progress(const slot_name&)` and `write_progress(const slot_name&, std::string_view)` (see "

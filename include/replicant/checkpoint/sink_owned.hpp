@@ -26,7 +26,7 @@ constexpr auto check_sink_owned_progress() -> bool {
   if constexpr (enable_incremental_snapshot<S>) {
     static_assert(names_handle_snapshot<S>,
                   "replicant: enable_incremental_snapshot: Sink must provide `result<void> handle_snapshot(const "
-                  "snapshot_batch&, const snapshot_context&)` (receives each chunk of the backfill)");
+                  "snapshot_batch&, const snapshot_context&)` (receives each chunk of the snapshot)");
     static_assert(names_snapshot_progress<S>,
                   "replicant: enable_incremental_snapshot: Sink must provide `result<std::optional<std::string>> "
                   "snapshot_progress()` (returns the progress token it stored atomically with its last chunk)");

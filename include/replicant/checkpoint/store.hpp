@@ -66,7 +66,7 @@ concept checkpoint_store = requires(S& s, const slot_name& slot, lsn at) {
 
 /**
  * A @ref replicant::checkpoint_store "checkpoint_store" that also keeps the progress of an
- * incremental snapshot (backfill) per slot: what a library-owned checkpoint needs for the
+ * incremental snapshot per slot: what a library-owned checkpoint needs for the
  * `incremental` snapshot mode.
  *
  * | Expression | Type | Semantics |

@@ -175,12 +175,12 @@ enum class halt_reason {
   /// Action: clear the sink and start again with a fresh snapshot (or use the incremental mode,
   /// which resumes).
   snapshot_incomplete,
-  /// The snapshot reader failed (including losing its connection during a backfill).
-  /// Action: check connectivity to the source, then restart; an incremental backfill resumes from
+  /// The snapshot reader failed (including losing its connection during an incremental snapshot).
+  /// Action: check connectivity to the source, then restart; an incremental snapshot resumes from
   /// its durable progress.
   snapshot_failed,
-  /// A table being backfilled stayed too busy: its chunk was discarded for contention three times.
-  /// Action: run the backfill at a quieter time, or use smaller chunks.
+  /// A table being snapshotted stayed too busy: its chunk was discarded for contention three times.
+  /// Action: run the snapshot at a quieter time, or use smaller chunks.
   snapshot_table_contended,
 
   // --- halts: decoding ------------------------------------------------------------------------
@@ -441,8 +441,8 @@ inline constexpr auto halt_table = std::to_array<halt_entry>({
      "the snapshot reader failed",
      "check connectivity to the source, then restart"},
     {halt_reason::snapshot_table_contended, "snapshot_table_contended", halt_kind::halt,
-     "a table being backfilled stayed too busy to copy",
-     "backfill at a quieter time, or use smaller chunks"},
+     "a table being snapshotted stayed too busy to copy",
+     "snapshot at a quieter time, or use smaller chunks"},
 
     // --- halts: decoding
     {halt_reason::decode_failure, "decode_failure", halt_kind::halt,

@@ -34,7 +34,7 @@ enum class change_op : std::uint8_t {
   delete_,
   /// The table was truncated: no row; see `truncate_cascade()` and `truncate_restart_identity()`.
   truncate,
-  /// A row read by a snapshot (backfill): `record()` is the row as of the snapshot.
+  /// A row read by a snapshot: `record()` is the row as of the snapshot.
   snapshot,
 };
 

@@ -51,7 +51,7 @@ struct point_in_time_snapshot {
 };
 
 /**
- * Stream at once from a durable slot while a reader on its own connection backfills every
+ * Stream at once from a durable slot while a reader on its own connection snapshots every
  * published table in key-ordered chunks, each reconciled against the live stream between two
  * watermarks and delivered to `handle_snapshot` with a progress token the sink stores with it
  * (`snapshot_progress()`), or the checkpoint store keeps. A crash, halt or reconnect resumes after

@@ -357,7 +357,7 @@ class pipeline {
   std::optional<pq::connection> probe_;  // the session thread's own connection for checks and heartbeats
   detail::side_checks side_checks_;      // the checks made on probe_: failures in a row, for this run()
   int stop_fd_ = -1;                     // readable once stop() was called; never drained
-  int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a backfill reader)
+  int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a snapshot reader)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> end_reached_{false};  // stopping_ was set on reaching options_.end_lsn
   // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets

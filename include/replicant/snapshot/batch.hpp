@@ -4,7 +4,7 @@
 #define REPLICANT_SNAPSHOT_BATCH_HPP
 
 /// @file
-/// What a snapshot (backfill) delivers to a sink: replicant::snapshot_batch, the rows of one table
+/// What a snapshot delivers to a sink: replicant::snapshot_batch, the rows of one table
 /// read in one go, and replicant::snapshot_context, where that batch stands in the snapshot.
 /// Shared by every snapshot reader (replicant/snapshot/point_in_time.hpp, and the incremental
 /// snapshot of the replication pipeline).
@@ -105,8 +105,8 @@ struct snapshot_context {
   lsn consistent_point{};
   /// The first batch of its table. A sink must clear what it holds of the table before storing
   /// this batch: a snapshot that was interrupted and is taken again must not leave rows behind that
-  /// the new snapshot no longer has. In an incremental backfill this is an empty batch per table,
-  /// delivered before anything else when the backfill starts, and the one chunk of a table read
+  /// the new snapshot no longer has. In an incremental snapshot this is an empty batch per table,
+  /// delivered before anything else when the snapshot starts, and the one chunk of a table read
   /// whole (it has no key to upsert by).
   bool first_for_table = false;
   /// The last batch of its table: every row of the table as of the snapshot has been delivered.
@@ -119,13 +119,13 @@ struct snapshot_context {
   std::uint64_t table_rows_before = 0;
   /// Rows of all tables delivered in earlier batches.
   std::uint64_t rows_before = 0;
-  /// Incremental snapshot only (empty for a point-in-time one): the backfill's progress once this
+  /// Incremental snapshot only (empty for a point-in-time one): the snapshot's progress once this
   /// batch is stored, an opaque token. A sink that owns its checkpoint stores it atomically with
   /// the batch and returns it from `snapshot_progress()`; under a library-owned checkpoint the
   /// library writes it to the store after the call. It holds the last key read, a row value: keep
   /// it like row data. Valid during the call.
   std::string_view progress{};
-  /// Incremental snapshot only: this batch completes the backfill (the last chunk of the last
+  /// Incremental snapshot only: this batch completes the snapshot (the last chunk of the last
   /// table).
   bool complete = false;
 };

@@ -172,7 +172,7 @@ class incremental_snapshot {
   [[nodiscard]] static auto open(pq::connection& conn, std::span<const std::string> publications,
                                  const incremental_snapshot_options& options = {}) -> result<incremental_snapshot>;
 
-  /// The tables, in the order a backfill reads them.
+  /// The tables, in the order the snapshot reads them.
   [[nodiscard]] auto tables() const noexcept -> std::span<const incremental_table> { return tables_; }
 
   /**

@@ -750,7 +750,7 @@ struct schema_change_halted {
   /// @}
 };
 // --- snapshot ------------------------------------------------------------------------------------
-/// A snapshot or backfill started at `commit_lsn`.
+/// A point-in-time or an incremental snapshot started at `commit_lsn`.
 struct snapshot_started {
   /// The event's name (`event_record::name`) and the keys it may carry. @{
   static constexpr std::string_view name = "replicant.snapshot.started";
@@ -758,7 +758,7 @@ struct snapshot_started {
   static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
   /// @}
 };
-/// An incremental backfill resumed from its durable progress (`change_count`: rows backfilled
+/// An incremental snapshot resumed from its durable progress (`change_count`: rows it read
 /// before).
 struct snapshot_resumed {
   /// The event's name (`event_record::name`) and the keys it may carry. @{

@@ -262,7 +262,7 @@ auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<t
   }
 
   // The incremental snapshot: its progress, its reader, and its arming before anything streams.
-  if (auto backfill = prepare_incremental(s); !backfill) return unexpected(backfill.error());
+  if (auto armed = prepare_incremental(s); !armed) return unexpected(armed.error());
   return start_streaming(s, server);
 }
 

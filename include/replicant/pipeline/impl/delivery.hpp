@@ -146,7 +146,7 @@ struct pipeline<D, C, S, Sink>::applier {
 
   auto operator()(const schema_change& c) -> result<void> {
     const table_ref table{c.schema, c.table};
-    p.incremental_reshaped(*this, c);  // a table being backfilled: its reader lists it again
+    p.incremental_reshaped(*this, c);  // a table being snapshotted: its reader lists it again
     const bool destructive = c.kind == schema_change_kind::destructive;
     const bool widened = widens_a_type(c);
     const auto kind = destructive ? telemetry::kind::destructive

@@ -3,13 +3,13 @@
 #ifndef REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
 #define REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
 
-// The incremental snapshot (backfill) of replicant::pipeline: the members the connect chain, the
+// The incremental snapshot of replicant::pipeline: the members the connect chain, the
 // session and the applier call as hooks. Included at the bottom of impl/pipeline.hpp, after the
 // other bodies (it needs the applier's definition).
 //
 // The parts:
 // - the connect chain reads the progress (the sink's `snapshot_progress()`, or the store's), opens
-//   the reader's connection and lists the tables; with no progress yet it *arms* the backfill: one
+//   the reader's connection and lists the tables; with no progress yet it *arms* the snapshot: one
 //   empty `handle_snapshot` batch per table with `first_for_table`, before anything else is
 //   delivered, so a sink clears what it holds while no live change has reached it yet;
 // - the session starts the reader thread (detail::incremental_worker) and a reconciler
@@ -40,7 +40,7 @@ inline constexpr std::uint32_t incremental_contention_budget = 3;
 
 }  // namespace detail
 
-// The backfill's progress, kept by the checkpoint policy's delivery (the sink's, or the store's).
+// The snapshot's progress, kept by the checkpoint policy's delivery (the sink's, or the store's).
 // On failure the session has halted, unless stop() interrupted a store retry.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::read_progress(session& s) -> result<std::optional<std::string>> {
@@ -67,8 +67,8 @@ auto pipeline<D, C, S, Sink>::write_progress(session& s, std::string_view token)
   }
 }
 
-// Connect-chain step: where the backfill stands, the reader's connection and tables, and the arming
-// of a backfill that has not begun. A transient failure returns its error (the caller reconnects);
+// Connect-chain step: where the snapshot stands, the reader's connection and tables, and the arming
+// of a snapshot that has not begun. A transient failure returns its error (the caller reconnects);
 // a decision to stop for good sets halt_.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
@@ -118,7 +118,7 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
       return halted(halt_reason::snapshot_failed, ec, sqlstate);
     }
     const auto tables = (*worker)->tables();
-    if (tables.empty()) return {};  // nothing to backfill: no progress to keep either
+    if (tables.empty()) return {};  // no table to read: no progress to keep either
 
     if (!at || at->at == detail::snapshot_position::phase::arming) {
       const std::optional<lsn> from = s.slot_created ? s.origin : checkpoint_;
@@ -344,7 +344,7 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::snapshot_w
   }
 }
 
-// Applier hook, for a schema change: a table still being backfilled was described anew, so the
+// Applier hook, for a schema change: a table the snapshot still reads was described anew, so the
 // reader's shape of it is stale. The session ends after this transaction; the next one lists the
 // tables again and resumes from the durable progress.
 template <class D, class C, class S, class Sink>

@@ -28,7 +28,7 @@ struct pipeline_session {
   // The server sent a frame, data or keepalive: the session streamed, so the errors that end it are
   // not the command errors that max_command_retries bounds.
   std::atomic<bool> frame_received{false};
-  std::atomic<bool> end_requested{false};  // stop or halt: end the session (a backfill reader may ask too)
+  std::atomic<bool> end_requested{false};  // stop or halt: end the session (a snapshot reader may ask too)
   int walsender_pid = 0;
   std::error_code error;  // why the session ended, if not asked to
   std::string sqlstate;

@@ -4,7 +4,7 @@
 #define REPLICANT_SNAPSHOT_DETAIL_PROGRESS_CODEC_HPP
 
 /// @file
-/// The texts of the incremental snapshot (backfill): the progress token a sink or store keeps, the
+/// The texts of the incremental snapshot: the progress token a sink or store keeps, the
 /// encoded key of a row, the content of a watermark message, and the `pg_current_snapshot()` text
 /// a chunk was read under. Private: the token is opaque to users, and the rest never leaves the
 /// library.
@@ -78,10 +78,10 @@ inline auto append_netstring(std::string& out, std::string_view field) -> void {
 // --- progress -----------------------------------------------------------------------------------
 
 /**
- * Where a backfill stands: what its progress token says.
+ * Where an incremental snapshot stands: what its progress token says.
  *
- * Tables are backfilled one after another in the byte order of (schema, name). A position names the
- * table the backfill is in by name, not by OID, so that a table recreated under the same name is
+ * Tables are read one after another in the byte order of (schema, name). A position names the
+ * table the snapshot is in by name, not by OID, so that a table recreated under the same name is
  * simply read again, and one that is gone is skipped by name order.
  */
 struct snapshot_position {
@@ -95,7 +95,7 @@ struct snapshot_position {
   std::string table;
   bool table_done = false;       // every chunk of it is applied
   std::string key;               // encoded key of the last row applied; empty: none of this table yet
-  std::uint64_t rows = 0;        // rows delivered by the backfill, all tables
+  std::uint64_t rows = 0;        // rows the snapshot delivered, all tables
   std::uint64_t table_rows = 0;  // of them, this table's
 
   friend auto operator==(const snapshot_position&, const snapshot_position&) -> bool = default;
@@ -159,7 +159,9 @@ inline constexpr std::string_view progress_token_magic = "rbf1";
 
 // --- watermarks ---------------------------------------------------------------------------------
 
-// The prefix of every watermark message (`pg_logical_emit_message(true, prefix, content)`).
+// The prefix of every watermark message (`pg_logical_emit_message(true, prefix, content)`). It keeps
+// the word the first releases used: watermarks of a snapshot begun by one of them may still be in
+// a slot's WAL, and must be known again.
 inline constexpr std::string_view watermark_prefix = "replicant.backfill";
 
 /**

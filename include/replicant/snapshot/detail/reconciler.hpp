@@ -40,9 +40,9 @@ struct snapshot_chunk {
   bool keyed = true;                     // false: the whole table, in this one chunk
   bool read_contended = false;           // the read failed retryably: discard and read again
   std::optional<xid_snapshot> snapshot;  // what the read saw
-  std::size_t table_index = 0;           // among the backfill's tables
+  std::size_t table_index = 0;           // among the snapshot's tables
   std::size_t table_count = 0;
-  snapshot_position start;  // where the backfill stood before it
+  snapshot_position start;  // where the snapshot stood before it
   snapshot_position end;    // where it stands once this chunk is applied
   std::vector<bool> keep;   // per row, filled in by the reconciler
 };
@@ -60,7 +60,7 @@ struct snapshot_window {
  * Matches watermarks and corrects chunks against the live stream.
  *
  * Every transaction of the stream goes through observe(), in commit order. For each table still to
- * be backfilled (track()), it records which keys the transaction touched: the new key of an insert
+ * be read by the snapshot (track()), it records which keys the transaction touched: the new key of an insert
  * or update, the old key an update or delete carries, a table-wide mark for a truncate, and an
  * "unknown" mark when a key column's value is not in the row (an unchanged TOAST value). Those
  * records, with the transaction's xid and commit position, form the history. observe() also
@@ -93,7 +93,7 @@ class incremental_reconciler {
   auto track(std::uint32_t oid, std::vector<std::string> key_columns) -> void {
     tracked_[oid] = tracked_table{std::move(key_columns), nullptr, {}, false};
   }
-  /// Stops recording table @p oid (its backfill is complete).
+  /// Stops recording table @p oid (the snapshot has read all of it).
   auto untrack(std::uint32_t oid) -> void { tracked_.erase(oid); }
   /// Whether table @p oid is recorded.
   [[nodiscard]] auto tracking(std::uint32_t oid) const -> bool { return tracked_.count(oid) != 0; }

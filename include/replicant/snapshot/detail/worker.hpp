@@ -93,7 +93,7 @@ struct incremental_failure {
 /**
  * The reader thread and its hand-over queue.
  *
- * Made by the connect chain (which lists the tables through it and arms the backfill), started by
+ * Made by the connect chain (which lists the tables through it and arms the snapshot), started by
  * the session, stopped when the session ends. The applier takes each chunk when its high watermark
  * arrives, and rewinds the reader after discarding a contended chunk.
  */
@@ -130,7 +130,7 @@ class incremental_worker {
     return w;
   }
 
-  /// The tables, in backfill order.
+  /// The tables, in the order they are read.
   [[nodiscard]] auto tables() const noexcept -> std::span<const incremental_table> { return reader_->tables(); }
 
   /// Starts the thread at @p from, writing watermarks with @p nonce.
@@ -283,7 +283,7 @@ class incremental_worker {
     }
   }
 
-  // Where the backfill stands once @p rows (read at @p from, in table @p table) are applied.
+  // Where the snapshot stands once @p rows (read at @p from, in table @p table) are applied.
   [[nodiscard]] auto advance(const snapshot_position& from, const incremental_chunk& rows, std::size_t table) const
       -> snapshot_position {
     snapshot_position p = from;
@@ -322,7 +322,7 @@ struct incremental_state {
   std::unique_ptr<incremental_worker> worker;        // this session's reader (made by the connect chain)
   std::optional<incremental_reconciler> reconciler;  // this session's (made when streaming starts)
   snapshot_position start;                        // where this session's reader begins
-  // Across sessions: when this process started or resumed the backfill (for `completed`), and the
+  // Across sessions: when this process started or resumed the snapshot (for `completed`), and the
   // contention budget of the chunk being retried, which a reconnect neither spends nor refills.
   std::optional<std::chrono::steady_clock::time_point> began;
   std::string contended_at;  // the token of the position the contended chunk starts at
