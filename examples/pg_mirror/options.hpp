@@ -166,6 +166,9 @@ struct options {
   confirmation_hook test_confirmations;
   /// The pipeline's resident budget in MiB; 1 to 65,536.
   std::uint32_t max_inflight_mib = 64;
+  /// The in-flight lag bound in MiB (pipeline_options::max_inflight_lag): WAL handed over and not
+  /// yet durable; 0: no bound; up to 1,048,576.
+  std::uint32_t max_inflight_lag_mib = 64;
   /// Spill transactions larger than memory under this directory (`sink` mode); none: no spilling.
   std::optional<std::string> spill_dir;
   /// Ask the server to stream transactions in progress.
@@ -205,6 +208,7 @@ struct arguments {
   std::string confirm_timeout_ms = "30000";
   std::string test_confirmations;
   max_inflight_argument max_inflight_mib;
+  std::string max_inflight_lag_mib = "64";
   std::string spill_dir;
   bool streaming = false;
 
@@ -256,6 +260,9 @@ struct arguments {
     // empty group keeps it out of --help.
     cli.text("--test-confirmations", test_confirmations, "HOOK", "", "").group("");
     max_inflight_mib.declare(cli);
+    cli.text("--max-inflight-lag-mib", max_inflight_lag_mib, "N", "64",
+             "the most WAL handed over and not yet durable, in MiB, before the\nmirror stops (sink_too_slow); 0: no "
+             "bound");
     cli.text("--spill-dir", spill_dir, "DIR", "none: a transaction larger than memory stops the mirror",
              "sink mode: hold transactions larger than memory partly in scratch\nfiles under DIR instead of "
              "stopping (disk_spill)");
@@ -299,6 +306,9 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   o.checkpoint = *found;
   // The value of a numeric option, or nothing when it is out of range.
   if (auto bad = a.max_inflight_mib.check(o.max_inflight_mib)) return bad;
+  const auto lag_bound = parse_unsigned(a.max_inflight_lag_mib, 0, 1'048'576);
+  if (!lag_bound) return refusal{"--max-inflight-lag-mib needs a number from 0 to 1048576"};
+  o.max_inflight_lag_mib = *lag_bound;
   if (given("--spill-dir")) {
     if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
     o.spill_dir = a.spill_dir;
