@@ -98,8 +98,9 @@ inline constexpr const char* secret_value = "s3cr3t-simulated-row-value";
  * is sent when its PREPARE record begins at or after that position, and its COMMIT PREPARED or
  * ROLLBACK PREPARED when that record does: a session that starts past the PREPARE is sent the end
  * alone, which is why the engine never acknowledges past an outstanding PREPARE (the slot is
- * created with two-phase on, so no PREPARE lies before `two_phase_at`). Each session describes the table (a Type message for its column of a user's type, then a Relation message) before
- * its first change, and again after the table changed. A pause is a message with no payload: no
+ * created with two-phase on, so no PREPARE lies before `two_phase_at`). Each session describes the
+ * table (a Type message for its column of a user's type, then a Relation message) before its first
+ * change, and again after the table changed. A pause is a message with no payload: no
  * WAL, only time passing where it stands.
  */
 class wal {
