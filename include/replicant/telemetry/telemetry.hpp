@@ -41,9 +41,6 @@
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/slot_invalidation.hpp>
 
-#include <boost/hana/all_of.hpp>
-#include <boost/hana/contains.hpp>
-#include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
 #include <boost/hana/unpack.hpp>
@@ -891,9 +888,16 @@ concept user_event = requires {
 
 namespace detail {
 
+// Whether @p T is one of the types of @p types (a tuple of `hana::type`s): one fold per query,
+// which the compiler evaluates far faster than `hana::contains` (a generic search through Hana's
+// comparison dispatch), checked at every emit of every translation unit.
+template <class T>
+constexpr auto listed_in(const auto& types) -> bool {
+  return hana::unpack(types, [](auto... t) { return (std::is_same_v<T, typename decltype(t)::type> || ...); });
+}
+
 template <class Event>
-inline constexpr bool is_event =
-    decltype(hana::contains(catalog, hana::type_c<Event>))::value || user_event<Event>;
+inline constexpr bool is_event = listed_in<Event>(catalog) || user_event<Event>;
 
 // A user's event is named outside the library's prefix, so that an alert on `replicant.` events
 // never matches one a policy made up.
@@ -907,10 +911,10 @@ constexpr auto named_outside_the_library() -> bool {
 }
 
 template <class Event, class Key>
-inline constexpr bool is_measurement = decltype(hana::contains(Event::measurements, hana::type_c<Key>))::value;
+inline constexpr bool is_measurement = listed_in<Key>(Event::measurements);
 
 template <class Event, class Key>
-inline constexpr bool is_metadata = decltype(hana::contains(Event::metadata, hana::type_c<Key>))::value;
+inline constexpr bool is_metadata = listed_in<Key>(Event::metadata);
 
 
 template <class Event, class Key>

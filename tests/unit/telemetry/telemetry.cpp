@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <boost/hana/for_each.hpp>
+#include <boost/hana/size.hpp>
 
 #include <atomic>
 #include <chrono>
