@@ -221,7 +221,8 @@ auto stored_of(const ledger& l) -> std::vector<rt::stored_transaction> { return 
 
 // The CI-sized exploration (docs/reliability.md, "The simulator"): every world of up to three
 // entries at every crash point, then random ones. The environment sizes it (tools/soak: 100 times
-// the random schedules; the sanitizer presets: a tenth) and replays a seed.
+// the random schedules; the sanitizer presets: worlds of up to two entries and a tenth of the random
+// schedules, enough to take every path under the sanitizers) and replays a seed.
 auto options(rt::guarantee promise = rt::guarantee::exactly_once, std::size_t repeats = 1) -> rt::explore_options {
   using replicant::test::env_number;
   rt::explore_options o;
