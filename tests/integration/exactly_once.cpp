@@ -594,6 +594,24 @@ struct mirror_fixture {
     return progress == rows;
   }
 
+  // What the server says of the stream and of every session, for a stall's message (positions,
+  // states and wait events: never a value).
+  auto server_view() -> std::string {
+    try {
+      return "server: WAL at " + pg.scalar("SELECT pg_current_wal_lsn()") + "; slot and walsender: " +
+             pg.scalar("SELECT coalesce(string_agg(concat_ws(' ', 'active', s.active, 'confirmed', "
+                       "s.confirmed_flush_lsn, 'state', r.state, 'sent', r.sent_lsn, 'flushed', r.flush_lsn, "
+                       "'reply', r.reply_time), '; '), 'none') FROM pg_replication_slots s LEFT JOIN "
+                       "pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = '" + slot + "'") +
+             "; sessions: " +
+             pg.scalar("SELECT coalesce(string_agg(concat_ws(' ', datname, backend_type, state, wait_event_type, "
+                       "wait_event, now() - state_change), '; '), 'none') FROM pg_stat_activity WHERE pid <> "
+                       "pg_backend_pid() AND backend_type IN ('client backend', 'walsender')");
+    } catch (const std::exception& e) {
+      return std::string{"server: not readable ("} + e.what() + ")";
+    }
+  }
+
   // Rows in the target's applied log (0 while the target is down).
   auto applied() -> std::uint64_t {
     try {
@@ -1144,12 +1162,13 @@ BOOST_AUTO_TEST_CASE(a_repeated_history_ends_as_the_source) {
   };
   const auto stall = replicant::test::scaled(60s);  // a minute without progress; longer sanitized
   BOOST_TEST_REQUIRE(f.applied_reaches(w.committed(), stall),
-                     "applied " << f.applied() << " of " << w.committed() << "; " << said());
+                     "applied " << f.applied() << " of " << w.committed() << "; " << said() << "; "
+                                << f.server_view());
   m.kill();
   m.start();
   BOOST_TEST_REQUIRE(f.applied_reaches(2 * w.committed(), stall),
                      "everything came again: applied " << f.applied() << " of " << 2 * w.committed() << "; "
-                                                       << said());
+                                                       << said() << "; " << f.server_view());
   BOOST_TEST(m.stop() == mirror::exit_ok);
   check(f, w, m, "the whole history repeated", 1, 0, static_cast<std::int64_t>(w.committed()));
   BOOST_TEST(printed_count(m.output(), " superseded changes skipped") > 0U);
