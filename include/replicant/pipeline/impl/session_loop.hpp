@@ -586,7 +586,12 @@ struct pipeline<D, C, S, Sink>::session_loop {
     lsn flush{p.durable_.load()};
     if (may_idle_advance && !a.failed && !a.past_end && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
       // Every frame received before the keepalive has been applied (one thread applies in order).
-      flush = std::max(flush, std::min(keepalive_end, server_sent));
+      // Never past the PREPARE of a committed prepared transaction not yet known durable (one the
+      // sink already had, skipped on a resend, stays there): after a restart the server would
+      // send its COMMIT PREPARED alone (applier's advance() holds the same line).
+      lsn idle = std::min(keepalive_end, server_sent);
+      if (const auto prepared = a.asm_.oldest_prepare_lsn()) idle = std::min(idle, *prepared);
+      flush = std::max(flush, idle);
     }
     flush = std::max(flush, reported);  // never report a lower position than before
     if (flush > reported && reported.is_valid() && flush != lsn{p.durable_.load()}) {
