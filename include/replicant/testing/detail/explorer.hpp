@@ -252,9 +252,9 @@ class explorer {
     // The checks beside the stream, on the simulated probe: often enough that a pause (two seconds)
     // sees each of them several times, and that a state mirror's idle advance (bounded by what the
     // probe says the walsender sent) happens; two failures of a check in a row halt.
-    po.status_interval = std::chrono::milliseconds(100);
-    po.heartbeat_interval = std::chrono::milliseconds(200);
-    po.publication_check_interval = std::chrono::milliseconds(300);
+    po.status_interval = std::chrono::milliseconds(250);
+    po.heartbeat_interval = std::chrono::milliseconds(1000);
+    po.publication_check_interval = std::chrono::milliseconds(500);
     po.max_side_check_failures = 2;
     pgoutput_options pg{.publications = {"pub"},
                         .streaming = o_.streaming,
