@@ -21,10 +21,12 @@
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/pipeline/detail/pq_probe.hpp>
 #include <replicant/pipeline/detail/pq_server.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
 #include <replicant/pipeline/detail/side_checks.hpp>
 #include <replicant/pipeline/options.hpp>
+#include <replicant/pipeline/server_probe.hpp>
 #include <replicant/pipeline/server_session.hpp>
 #include <replicant/pipeline/server_stream.hpp>
 #include <replicant/pipeline/sink_for.hpp>
@@ -276,7 +278,7 @@ class pipeline {
 
   struct session;
   struct applier;
-  template <server_stream Stream>
+  template <server_stream Stream, server_probe Probe>
   struct session_loop;
   enum class session_end { stopped, reconnect, halted };
 
@@ -291,8 +293,8 @@ class pipeline {
   template <server_session Server>
   auto start_streaming(session& s, Server& server) -> result<typename Server::stream_type>;
   auto stop_for(halt h) -> unexpected<std::error_code>;
-  template <server_stream Stream>
-  auto stream(session& s, Stream&& stream) -> session_end;
+  template <server_stream Stream, server_probe Probe>
+  auto stream(session& s, Stream&& stream, Probe& probe) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
   auto prepare_spill(session& s, applier& a) -> bool;
   auto halt_with(halt h) -> void;
@@ -310,11 +312,6 @@ class pipeline {
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
   auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;
-  auto publications_still_exist() -> result<bool>;
-  auto open_probe() -> result<void>;
-  auto heartbeat() -> void;
-  auto walsender_sent(int pid) -> std::optional<lsn>;
-  auto server_wal_position() -> result<lsn>;
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
   auto interrupt_overdue_store_write() noexcept -> void;
@@ -354,8 +351,8 @@ class pipeline {
   pipeline_options options_;
   telemetry::dispatcher* events_;
   std::optional<slot_name> slot_name_;
-  std::optional<pq::connection> probe_;  // the session thread's own connection for checks and heartbeats
-  detail::side_checks side_checks_;      // the checks made on probe_: failures in a row, for this run()
+  detail::pq_probe probe_;           // the session thread's own connection for checks and heartbeats
+  detail::side_checks side_checks_;  // the checks made on a probe: failures in a row, for this run()
   int stop_fd_ = -1;                     // readable once stop() was called; never drained
   int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a snapshot reader)
   std::atomic<bool> stopping_{false};

@@ -63,6 +63,13 @@ struct exploration {
   std::uint64_t schedules = 0;  ///< schedules run (each: a world and its crashes and faults)
   std::uint64_t crashes = 0;    ///< crashes injected
   std::uint64_t halts = 0;      ///< halts the faults caused
+  /// Idle advances: a state-mirror sink's slot moved past what was delivered, over WAL that
+  /// carried nothing for it (bounded by the keepalives and by what the side connection says the
+  /// walsender sent).
+  std::uint64_t idle_advances = 0;
+  /// Checks beside the stream that could not be made (the side connection refused, or its query
+  /// failed): each a `connection.side_check_failed` event; a run of them halts `side_check_failed`.
+  std::uint64_t side_check_failures = 0;
   /// Empty when every schedule kept the promise; else what broke, the seed, and the schedule,
   /// shrunk to a minimal one.
   std::string failure;

@@ -5,7 +5,8 @@
 // without spilling, and over deliberately broken models, each of which it must catch: a policy
 // that reports durable before the sink returns, one that reports past a transaction it holds, one
 // that tells the engine it holds nothing while it does (so the engine advances on a message past
-// it), a sink that skips one transaction too many after a restart, and a spill that drops a part.
+// it), a sink that skips one transaction too many after a restart, a spill that drops a part, and
+// a side connection that answers the server's WAL end for what the walsender sent.
 #include <replicant/testing/explore.hpp>
 
 #include <boost/test/unit_test.hpp>
@@ -264,7 +265,9 @@ auto explore_with(std::function<Policy(ledger&, sim&)> policy, Spill spill, rt::
 }
 
 auto report(const rt::exploration& e) -> void {
-  BOOST_TEST_MESSAGE("schedules " << e.schedules << ", crashes " << e.crashes << ", halts " << e.halts);
+  BOOST_TEST_MESSAGE("schedules " << e.schedules << ", crashes " << e.crashes << ", halts " << e.halts
+                                  << ", idle advances " << e.idle_advances << ", side checks failed "
+                                  << e.side_check_failures);
 }
 
 // --- broken models ---------------------------------------------------------------------------
@@ -337,6 +340,19 @@ struct hiding_batches : replicant::sink_owned_batches {
   };
 };
 
+// A side connection that answers the server's WAL end (pg_current_wal_lsn()) where the walsender's
+// sent position (pg_stat_replication.sent_lsn) was meant. Harmless while the keepalives are right,
+// since the idle advance takes the lower of the two; with keepalives that run ahead too, a state
+// mirror's slot moves past transactions not yet sent.
+struct wal_end_probe : rt::detail::sim_probe {
+  using sim_probe::sim_probe;
+  auto walsender_sent(int /*pid*/) -> result<std::optional<lsn>> {
+    if (auto ok = ask(rt::detail::probe_call::walsender_sent); !ok) return replicant::unexpected(ok.error());
+    return std::optional<lsn>{world_wal().last()};  // the bug
+  }
+};
+static_assert(replicant::server_probe<wal_end_probe>);
+
 // Batches of @p n, or whatever a pause (longer than the deadline) leaves waiting.
 auto batches(std::size_t n) -> replicant::sink_owned_batches {
   return replicant::sink_owned_batches{.max_transactions = n, .max_delay = std::chrono::seconds(1)};
@@ -358,6 +374,10 @@ BOOST_AUTO_TEST_CASE(sink_owned_keeps_exactly_once) {
   report(found);
   BOOST_TEST(found.crashes > 0U);
   BOOST_TEST(found.halts > 0U);
+  // A state mirror (the ledger declares no kind), over filtered stretches: its slot moves idle,
+  // and checks beside the stream fail, some long enough to halt.
+  BOOST_TEST(found.idle_advances > 0U);
+  BOOST_TEST(found.side_check_failures > 0U);
 }
 
 BOOST_AUTO_TEST_CASE(sink_owned_with_spilling_keeps_exactly_once) {
@@ -451,6 +471,19 @@ BOOST_AUTO_TEST_CASE(a_spill_that_drops_a_part) {
       [](ledger&, sim&) { return replicant::sink_owned_checkpoint{}; }, memory_spill{.drop_first = true}, small());
   BOOST_TEST_MESSAGE(e.failure);
   BOOST_TEST(!e);
+}
+
+BOOST_AUTO_TEST_CASE(a_side_connection_that_reports_the_wal_end_as_sent) {
+  using policy = replicant::sink_owned_checkpoint;
+  const rt::subject<policy, replicant::no_spill, ledger_sink, ledger> what{
+      .sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
+      .policy = [](ledger&, sim&) { return policy{}; },
+      .stored = &stored_of};
+  rt::detail::explorer<policy, replicant::no_spill, ledger_sink, ledger, wal_end_probe> broken{what, small()};
+  const auto e = broken.run();
+  BOOST_TEST_MESSAGE(e.failure);
+  BOOST_TEST(!e);
+  BOOST_TEST(e.failure.find("every keepalive reports the end of the WAL") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(writing_a_policy_quotes_the_proof) {

@@ -84,22 +84,6 @@ auto valid_policy(const P& p) noexcept -> bool {
   }
 }
 
-// Runs a decoder's catalog queries on @p conn (the replication connection at connect, or the
-// probe connection): every field as text, NULL as empty. Only the SQLSTATE of a failure is kept.
-inline auto decoder_query(pq::connection& conn) -> query_function {
-  return [&conn](const std::string& sql, const std::function<void(query_row)>& visit) -> result<void> {
-    auto rows = conn.exec(sql);
-    if (!rows) return unexpected(rows.error());
-    std::vector<std::string_view> fields;
-    for (int r = 0; r < rows->rows(); ++r) {
-      fields.clear();
-      for (int c = 0; c < rows->columns(); ++c) fields.push_back(rows->get(r, c));
-      visit(fields);
-    }
-    return {};
-  };
-}
-
 // The halt for an error a decoder's translation (or the assembler behind it) returned: the
 // assembler's spill faults have halts of their own, and so do a decoder's own findings (a commit
 // without its LSN, a protocol the plugin announced that the decoder does not speak); an
@@ -194,6 +178,7 @@ pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, 
       events_(events) {
   stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  probe_ = detail::pq_probe{options_.conninfo, options_.connect_timeout, stop_fd_};
 }
 
 template <class D, class C, class S, class Sink>
@@ -315,7 +300,7 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
   side_checks_ = detail::side_checks{options_.max_side_check_failures};
   try {
     run_loop();
-    probe_.reset();
+    probe_.close();
   } catch (const std::bad_alloc&) {
     halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
   } catch (...) {
@@ -414,7 +399,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     if (stream) {
       connected = true;
       failed_attempts = 0;
-      const auto end = this->stream(s, std::move(*stream));
+      const auto end = this->stream(s, std::move(*stream), probe_);
       publications = std::move(s.publications);  // with what the session's checks added to it
       if (end != session_end::reconnect) return;
       if (s.frame_received.load()) {
@@ -465,7 +450,6 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
 // The parts, along the engine's seams. Each needs the session and the helpers above; the incremental
 // snapshot's hooks and the session loop need the applier too.
 #include <replicant/pipeline/impl/connect_chain.hpp>
-#include <replicant/pipeline/impl/probe.hpp>
 #include <replicant/pipeline/impl/delivery.hpp>
 #include <replicant/pipeline/impl/incremental_snapshot.hpp>
 #include <replicant/pipeline/impl/session_loop.hpp>

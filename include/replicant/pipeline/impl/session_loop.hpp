@@ -11,6 +11,8 @@
 // wake-up per transaction; while the sink runs nothing is read, so TCP holds the walsender back for
 // free. The keepalive guard (detail/keepalive_guard.hpp) sends status updates only while a call
 // outlasts the status interval, so that a slow sink or store never lets wal_sender_timeout fire.
+// The checks beside the stream (publications, WAL lag, the walsender's sent position, heartbeats)
+// go through a server_probe, on timers only.
 
 #include <replicant/pipeline/detail/keepalive_guard.hpp>
 #include <replicant/pipeline/detail/wal_lag_watch.hpp>
@@ -25,10 +27,11 @@
 
 namespace replicant {
 
-// A streaming session: the applier and the session loop, then what the end means.
+// A streaming session: the applier and the session loop (its checks beside the stream on
+// @p probe), then what the end means.
 template <class D, class C, class S, class Sink>
-template <server_stream Stream>
-auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream) -> session_end {
+template <server_stream Stream, server_probe Probe>
+auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream, Probe& probe) -> session_end {
   emit<telemetry::events::connection_connected>(telemetry::keys::kind =
                                                     s.standby ? telemetry::kind::standby : telemetry::kind::primary);
   emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
@@ -38,7 +41,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream) -> session_end
   detail::drain_eventfd(wake_fd_);
   start_incremental();  // the incremental snapshot's reader, when this session has one
   s.walsender_pid = stream.backend_pid();
-  session_loop<Stream>{*this, s, a, stream}.run();
+  session_loop<Stream, Probe>{*this, s, a, stream, probe}.run();
   end_incremental();
   // The connection ended by itself (a restart, a lost connection): what is held is complete and
   // committed, so it is handed over now rather than received again.
@@ -84,13 +87,16 @@ auto pipeline<D, C, S, Sink>::session_ended(session& s, applier& a) -> session_e
 }
 
 template <class D, class C, class S, class Sink>
-template <server_stream Stream>
+template <server_stream Stream, server_probe Probe>
 struct pipeline<D, C, S, Sink>::session_loop {
   using clock = std::chrono::steady_clock;
   static constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
+  static_assert(!detail::has_recheck<D> || catalog_probe<Probe>,
+                "replicant: a Decoder that rechecks the catalog while it streams needs a probe that runs its queries "
+                "(a model of catalog_probe)");
 
-  session_loop(pipeline& owner, session& ses, applier& app, Stream& st)
-      : p(owner), s(ses), a(app), stream(st), received(lsn{owner.durable_.load()}) {
+  session_loop(pipeline& owner, session& ses, applier& app, Stream& st, Probe& pr)
+      : p(owner), s(ses), a(app), stream(st), probe(pr), received(lsn{owner.durable_.load()}) {
     const auto now = p.clock_.now();
     next_publication_check = now + p.options_.publication_check_interval;
     next_heartbeat = now + p.options_.heartbeat_interval;
@@ -102,6 +108,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   session& s;
   applier& a;
   Stream& stream;
+  Probe& probe;  // the side connection: the checks beside the stream
   detail::stream_guard_state guard_state{};
   lsn received;  // the highest position the server said it sent
   detail::wal_lag_watch lag_watch{static_cast<std::int64_t>(p.options_.max_wal_lag)};
@@ -204,6 +211,33 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
   }
 
+  // Runs the heartbeat statement on the probe; a failure is left to the next beat (the stream
+  // itself reports what is wrong with the server), and so is a probe that cannot be opened now.
+  auto heartbeat() -> void {
+    if (!probe.open()) return;
+    auto beat = probe.heartbeat(p.options_.heartbeat_statement);
+    if (!beat) {
+      // A heartbeat that failed is reported; one that stop() cancelled did not fail.
+      if (beat.error() != errc::cancelled) {
+        p.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::error_class =
+                                                                     detail::error_class_of(beat.error()));
+      }
+      return;
+    }
+    if (*beat) {
+      p.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::commit_lsn = **beat);
+    } else {
+      p.template emit<telemetry::events::connection_heartbeat>();
+    }
+  }
+
+  // Opens the probe when needed, then asks it @p query: the error when it cannot be opened now.
+  template <class Query>
+  auto on_probe(Query&& query) -> decltype(std::forward<Query>(query)()) {
+    if (auto opened = probe.open(); !opened) return unexpected(opened.error());
+    return std::forward<Query>(query)();
+  }
+
   // Everything the session does on time rather than on input.
   auto timers() -> void {
     const auto now = p.clock_.now();
@@ -229,11 +263,16 @@ struct pipeline<D, C, S, Sink>::session_loop {
       }
     }
     if (p.options_.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
-      p.heartbeat();
+      heartbeat();
       next_heartbeat = p.clock_.now() + p.options_.heartbeat_interval;
     }
     if (may_idle_advance && now >= next_sent_check) {
-      if (const auto sent = p.walsender_sent(s.walsender_pid)) server_sent = *sent;
+      // The idle advance's second source besides the keepalives, which travel in the stream and
+      // which a damaged network could alter: a slot is never advanced past a position both name.
+      // Nothing new when it cannot be read now.
+      if (probe.open()) {
+        if (const auto sent = probe.walsender_sent(s.walsender_pid); sent && *sent) server_sent = **sent;
+      }
       next_sent_check = p.clock_.now() + p.options_.status_interval;
     }
     if (p.options_.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
@@ -285,7 +324,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
       lag_watch.caught_up();
       return;
     }
-    const auto at = p.server_wal_position();
+    // Where the server's WAL is now (the probe's answer): how far a paced stream is behind.
+    const auto at = on_probe([&] { return probe.wal_position(); });
     if (!at) return side_check_failed(detail::side_checks::check::wal_lag, at.error());
     p.side_checks_.succeeded(detail::side_checks::check::wal_lag);
     const lsn durable{p.durable_.load()};
@@ -323,7 +363,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // made is counted, never taken for one that found nothing.
   auto check_publications() -> void {
     const auto check = detail::side_checks::check::publications;
-    auto exist = p.publications_still_exist();
+    const auto names = p.plugin().publications;
+    auto exist = on_probe([&] { return probe.publications_exist(names); });
     if (!exist) return side_check_failed(check, exist.error());
     if (!*exist) {
       p.template emit<telemetry::events::connection_slot_invalidated>(
@@ -332,11 +373,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
       return;
     }
     if (s.publications) {
-      auto changed = detail::check_publication_definitions(*p.probe_, p.plugin().publications, *s.publications);
-      if (!changed) {
-        p.probe_.reset();
-        return side_check_failed(check, changed.error());
-      }
+      auto changed = probe.check_publication_shapes(names, *s.publications);
+      if (!changed) return side_check_failed(check, changed.error());
       if (*changed) {
         p.template emit<telemetry::events::connection_slot_invalidated>(
             telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_changed);
@@ -353,14 +391,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // the stream would be. False when it could not run now (no probe, a failed query).
   auto recheck_decoder() -> bool {
     if constexpr (detail::has_recheck<D>) {
-      if (!p.open_probe()) return false;
+      if (!probe.open()) return false;
       std::error_code refused;
-      auto checked =
-          p.decoder_.recheck(detail::decoder_query(*p.probe_), [&](std::span<const std::byte> m) -> result<void> {
-            auto pushed = a.asm_.push(m, a);
-            if (!pushed) refused = pushed.error();
-            return pushed;
-          });
+      auto checked = p.decoder_.recheck(probe.catalog(), [&](std::span<const std::byte> m) -> result<void> {
+        auto pushed = a.asm_.push(m, a);
+        if (!pushed) refused = pushed.error();
+        return pushed;
+      });
       if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
       if (!a.failed && checked && *checked) {
         if ((*checked)->reason == halt_reason::decoder_table_missing) {
@@ -371,7 +408,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       }
       if (a.failed) return true;
       if (!checked) {
-        p.probe_.reset();  // a failed query is left to the next check
+        probe.close();  // a failed query is left to the next check
         return false;
       }
     }
@@ -549,7 +586,12 @@ struct pipeline<D, C, S, Sink>::session_loop {
     lsn flush{p.durable_.load()};
     if (may_idle_advance && !a.failed && !a.past_end && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
       // Every frame received before the keepalive has been applied (one thread applies in order).
-      flush = std::max(flush, std::min(keepalive_end, server_sent));
+      // Never past the PREPARE of a committed prepared transaction not yet known durable (one the
+      // sink already had, skipped on a resend, stays there): after a restart the server would
+      // send its COMMIT PREPARED alone (applier's advance() holds the same line).
+      lsn idle = std::min(keepalive_end, server_sent);
+      if (const auto prepared = a.asm_.oldest_prepare_lsn()) idle = std::min(idle, *prepared);
+      flush = std::max(flush, idle);
     }
     flush = std::max(flush, reported);  // never report a lower position than before
     if (flush > reported && reported.is_valid() && flush != lsn{p.durable_.load()}) {

@@ -4,8 +4,9 @@
 #define REPLICANT_TESTING_DETAIL_ENGINE_RUN_HPP
 
 // One connection of a real pipeline, driven in-process by the simulator: the whole connect chain
-// against a simulated server, then a whole streaming session (the session loop, the keepalive
-// guard, the applier, the checkpoint policy's delivery, the spill policy, the sink) over its stream.
+// against a simulated server, then a whole streaming session (the session loop and its checks
+// beside the stream, the applier, the checkpoint policy's delivery, the spill policy, the sink)
+// over its stream and a simulated probe.
 // The pipeline befriends this class; nothing else reaches inside.
 
 #include <replicant/pipeline.hpp>
@@ -26,6 +27,8 @@ class engine_run {
   engine_run(Pipeline& p, const std::chrono::steady_clock::time_point& now) : p_(p) {
     p_.slot_name_ = slot_name::make(p_.options_.slot).value();
     p_.clock_.simulate(&now);
+    // The failures of the checks beside the stream are counted for a run() (the pipeline's own).
+    p_.side_checks_ = replicant::detail::side_checks{p_.options_.max_side_check_failures};
     session_ = std::make_unique<session>(p_);
   }
 
@@ -36,12 +39,12 @@ class engine_run {
     return p_.connect_on(*session_, server);
   }
 
-  // A whole streaming session over @p stream (a model of server_stream), as the pipeline runs one
-  // after its connect chain: the session loop, the keepalive guard, the applier, the end. The
-  // stream stays the caller's.
-  template <server_stream Stream>
-  auto stream_session(Stream& stream) -> void {
-    static_cast<void>(p_.stream(*session_, std::move(stream)));  // binds: nothing is moved
+  // A whole streaming session over @p stream (a model of server_stream), its checks on @p probe
+  // (a model of server_probe), as the pipeline runs one after its connect chain: the session loop,
+  // the applier, the end. The stream and the probe stay the caller's.
+  template <server_stream Stream, server_probe Probe>
+  auto stream_session(Stream& stream, Probe& probe) -> void {
+    static_cast<void>(p_.stream(*session_, std::move(stream), probe));  // binds: nothing is moved
   }
 
   [[nodiscard]] auto durable() const noexcept -> lsn { return lsn{p_.durable_.load()}; }

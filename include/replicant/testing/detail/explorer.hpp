@@ -4,11 +4,13 @@
 #define REPLICANT_TESTING_DETAIL_EXPLORER_HPP
 
 // The explorer behind replicant::testing::explore: schedules (a world, the steps at which the
-// process crashes, the sink calls that fail), one run of a schedule over process incarnations, the
-// checks after every step and at the end, and the shrinking of a failing schedule.
+// process crashes, the sink calls that fail, the side connection's outages, keepalives damaged on
+// the way), one run of a schedule over process incarnations, the checks after every step and at
+// the end, and the shrinking of a failing schedule.
 
 #include <replicant/pipeline.hpp>
 #include <replicant/testing/detail/engine_run.hpp>
+#include <replicant/testing/detail/sim_probe.hpp>
 #include <replicant/testing/detail/sim_server.hpp>
 #include <replicant/testing/simulation.hpp>
 #include <replicant/testing/subject.hpp>
@@ -33,13 +35,19 @@ namespace replicant::testing::detail {
 // What happens to one world: the steps (crash points, counted over the whole run) at which the
 // process crashes, whether each crash also loses the last acknowledgement (it never reached the
 // server, or the server crashed too and kept an older position), the sink calls that fail, and
-// the seed of the order in which an asynchronous sink's writes land.
+// the seed of the order in which an asynchronous sink's writes land. Beside the stream: the calls
+// on the side connection (counted over the whole run) that fail, and how; and whether every
+// keepalive reports where the WAL ends rather than what was sent (damaged on the way).
 struct fault_plan {
   std::vector<std::uint64_t> crashes;
   std::vector<bool> ack_lost;
   std::set<std::uint64_t> failing_calls;
   sink_fault how = sink_fault::error;
   std::uint64_t seed = 0;
+  std::uint64_t probe_down_from = 0;  // the first probe call of the outage (0: none)
+  std::uint64_t probe_down_for = 0;   // how many calls it lasts
+  probe_fault probe_how = probe_fault::none;
+  bool keepalives_ahead = false;
 };
 
 inline auto describe(const fault_plan& p) -> std::string {
@@ -55,10 +63,17 @@ inline auto describe(const fault_plan& p) -> std::string {
     out += p.how == sink_fault::exception ? " (throwing)" : " (returning an error)";
   }
   out += "\n  landing order seed " + std::to_string(p.seed) + '\n';
+  if (p.probe_down_for > 0) {
+    out += "  side connection " + std::string{p.probe_how == probe_fault::refused ? "refused" : "failing queries"} +
+           " from its call " + std::to_string(p.probe_down_from) + " for " + std::to_string(p.probe_down_for) +
+           " calls\n";
+  }
+  if (p.keepalives_ahead) out += "  every keepalive reports the end of the WAL\n";
   return out;
 }
 
-template <class C, class S, class Sink, class State>
+// @p Probe: the side connection's model (the simulated one; a test's broken one derives from it).
+template <class C, class S, class Sink, class State, class Probe = sim_probe>
 class explorer {
   using pipeline_type = pipeline<pgoutput_decoder, C, S, Sink>;
 
@@ -73,8 +88,17 @@ class explorer {
     for (std::size_t i = 0; i < o_.random_schedules && found; ++i) {
       const world w = random_world(rng, o_.max_events, kinds_);
       const auto steps = count_steps(w);
+      const auto probe_calls = probe_calls_;
       fault_plan plan;
       plan.seed = rng();
+      // A side connection that goes down for a while (a tenth of the schedules), and keepalives
+      // that run ahead of what was sent (a third).
+      if (rng() % 10U == 0) {
+        plan.probe_down_from = 1 + rng() % (probe_calls + 1);
+        plan.probe_down_for = 1 + rng() % 24U;
+        plan.probe_how = (rng() & 1U) == 0 ? probe_fault::refused : probe_fault::query_error;
+      }
+      plan.keepalives_ahead = rng() % 3U == 0;
       std::uniform_int_distribution<std::uint64_t> at{1, steps + steps / 2 + 1};
       std::uniform_int_distribution<std::size_t> crashes{0, o_.max_crashes};
       for (std::size_t c = crashes(rng); c > 0; --c) plan.crashes.push_back(at(rng));
@@ -124,6 +148,8 @@ class explorer {
     auto broken = attempt(w, plan);
     found.crashes += crashes_;
     found.halts += halts_;
+    found.idle_advances += idle_advances_;
+    found.side_check_failures += side_check_failures_;
     if (!broken) return;
     world small = w;
     for (bool shrunk = true; shrunk;) {
@@ -165,10 +191,13 @@ class explorer {
     now_ = std::chrono::steady_clock::time_point{std::chrono::hours(1)};
     steps_ = 0;
     calls_ = 0;
+    probe_calls_ = 0;
     crashes_ = 0;
     halts_ = 0;
+    idle_advances_ = 0;
+    side_check_failures_ = 0;
     broken_.reset();
-    const std::size_t most = plan.crashes.size() + plan.failing_calls.size() + 2;
+    const std::size_t most = plan.crashes.size() + plan.failing_calls.size() + plan.probe_down_for + 2;
     for (std::size_t n = 0; n < most && !broken_; ++n) {
       const auto e = incarnation();
       if (broken_) break;
@@ -184,6 +213,7 @@ class explorer {
   auto incarnation() -> ending {
     crashed_ = false;
     faulted_ = false;
+    probe_faulted_ = false;
     landings_.clear();
     try {
       const auto e = incarnate();
@@ -209,30 +239,42 @@ class explorer {
       if (telemetry::to_string(e).find(secret_value) != std::string::npos && !broken_) {
         broken_ = "a row value reached a telemetry event";
       }
+      if (e.name == telemetry::events::connection_side_check_failed::name) ++side_check_failures_;
+      if (e.name == telemetry::events::checkpoint_advanced::name) {
+        const auto* kind = e.find("kind");
+        if (kind != nullptr && telemetry::to_string(*kind) == "idle") ++idle_advances_;
+      }
     });
     pipeline_options po;
     po.conninfo = "simulated";
     po.slot = "simulated";
     po.start = start::go_forward{};
-    // The checks on a second connection have no server here (the live tests cover them).
-    po.publication_check_interval = std::chrono::milliseconds(0);
-    po.max_wal_lag = 0;
+    // The checks beside the stream, on the simulated probe: often enough that a pause (two seconds)
+    // sees each of them several times, and that a state mirror's idle advance (bounded by what the
+    // probe says the walsender sent) happens; two failures of a check in a row halt.
+    po.status_interval = std::chrono::milliseconds(250);
+    po.heartbeat_interval = std::chrono::milliseconds(1000);
+    po.publication_check_interval = std::chrono::milliseconds(500);
+    po.max_side_check_failures = 2;
     pgoutput_options pg{.publications = {"pub"},
                         .streaming = o_.streaming,
                         .two_phase = o_.two_phase,
                         .messages = replicant::detail::has_handle_message<Sink>};
     pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
     engine_run<pipeline_type> r{p, now_};
-    sim_server server{*wal_, slot_,
+    sim_server server{*wal_,
+                      slot_,
                       {.before_frame = [this, &r] { return before_frame(r); },
                        .drained = [this, &p] { return drained(p); }},
-                      now_};
+                      now_,
+                      plan_->keepalives_ahead};
     run_ = &r;
     server_ = &server;
     auto stream = r.connect(server);
     if (crashed_) return crash_end();
     if (!stream) return halted(r);
-    r.stream_session(*stream);
+    Probe probe{*wal_, *stream, [this](probe_call c) { return probe_fault_for(c); }};
+    r.stream_session(*stream, probe);
     if (crashed_) return crash_end();
     run_ = nullptr;
     server_ = nullptr;
@@ -315,6 +357,19 @@ class explorer {
     return plan_->how;
   }
 
+  // Whether the side connection's call @p c fails: during the planned outage, every call (refused:
+  // opening one too; failing queries: a new connection works).
+  auto probe_fault_for(probe_call c) -> probe_fault {
+    ++probe_calls_;
+    if (crashed_ || plan_->probe_down_for == 0) return probe_fault::none;
+    if (probe_calls_ < plan_->probe_down_from || probe_calls_ >= plan_->probe_down_from + plan_->probe_down_for) {
+      return probe_fault::none;
+    }
+    if (c == probe_call::open && plan_->probe_how != probe_fault::refused) return probe_fault::none;
+    probe_faulted_ = true;
+    return plan_->probe_how;
+  }
+
   // A halt: it must have been a fault's (a planned one), its description value-free. The process
   // lives on: writes in flight land, the slot holds what was reported.
   auto halted(engine_run<pipeline_type>& r) -> ending {
@@ -327,7 +382,8 @@ class explorer {
       broken_ = "the engine stopped without a halt";
     } else if (describe(*h).find(secret_value) != std::string::npos) {
       broken_ = "a row value reached a halt's description";
-    } else if (!faulted_) {
+    } else if (h->reason == halt_reason::side_check_failed ? !probe_faulted_ : !faulted_) {
+      // A blind check halts only when the side connection failed; anything else, only a sink's fault.
       broken_ = std::string{"halted without a fault to halt for: "} + std::string{to_string(h->reason)};
     }
     for (auto& l : landings_) {
@@ -443,10 +499,14 @@ class explorer {
   std::chrono::steady_clock::time_point now_{};  // the simulated time, which goes on across crashes
   std::uint64_t steps_ = 0;
   std::uint64_t calls_ = 0;
+  std::uint64_t probe_calls_ = 0;  // calls on the side connection, over the whole run
   std::uint64_t crashes_ = 0;
   std::uint64_t halts_ = 0;
+  std::uint64_t idle_advances_ = 0;        // a state mirror's slot moved with nothing delivered
+  std::uint64_t side_check_failures_ = 0;  // checks beside the stream that could not be made
   bool crashed_ = false;
   bool faulted_ = false;
+  bool probe_faulted_ = false;  // a call on the side connection failed in this incarnation
   std::vector<landing> landings_;
   engine_run<pipeline_type>* run_ = nullptr;
   sim_server* server_ = nullptr;

@@ -39,8 +39,10 @@ class sim_server {
   using stream_type = sim_stream;
   using time_point = std::chrono::steady_clock::time_point;
 
-  sim_server(const wal& w, sim_slot& slot, sim_stream::hooks hooks, time_point& now)
-      : wal_(w), slot_(slot), hooks_(std::move(hooks)), now_(now) {}
+  // With @p keepalives_ahead, every keepalive the stream sends reports where the world's WAL ends
+  // rather than what was sent (a network that damages them).
+  sim_server(const wal& w, sim_slot& slot, sim_stream::hooks hooks, time_point& now, bool keepalives_ahead = false)
+      : wal_(w), slot_(slot), hooks_(std::move(hooks)), now_(now), keepalives_ahead_(keepalives_ahead) {}
 
   auto identify() -> result<session_identity> {
     return session_identity{.system_identifier = "7000000000000000001",
@@ -79,8 +81,9 @@ class sim_server {
 
   auto start(const stream_request& request, const pq::stream_options& /*options*/) && -> result<stream_type> {
     if (!slot_.exists) return fail(errc::server_error);
-    return sim_stream{sim_stream::frames_of(wal_.session_from(std::max(slot_.confirmed, request.at))), hooks_, now_,
-                      reported_};
+    const auto ahead = keepalives_ahead_ ? std::optional<lsn>{wal_.last()} : std::nullopt;
+    return sim_stream{sim_stream::frames_of(wal_.session_from(std::max(slot_.confirmed, request.at)), ahead), hooks_,
+                      now_, reported_};
   }
 
   [[nodiscard]] auto last_sqlstate() const -> std::string { return {}; }
@@ -93,6 +96,7 @@ class sim_server {
   sim_slot& slot_;
   sim_stream::hooks hooks_;
   time_point& now_;
+  bool keepalives_ahead_;
   std::atomic<std::uint64_t> reported_{0};
 };
 

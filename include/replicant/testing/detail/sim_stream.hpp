@@ -8,7 +8,8 @@
 // keepalives between them, some asking for a reply), records the position of every status update
 // the engine sends, and ends the session when the simulator says so (a crash, or the WAL drained).
 // It keeps the simulated time too: each frame takes a millisecond, and a pause holds the next frame
-// back while the session loop's waits time out, each moving the time on by what it waited.
+// back while the session loop's waits time out, each moving the time on by what it waited. What it
+// has sent so far is what the simulated probe reports as the walsender's sent position.
 
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
@@ -25,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -56,9 +58,16 @@ class sim_stream {
 
   using time_point = std::chrono::steady_clock::time_point;
 
-  // Over @p frames (an empty one is a pause), moving the time in @p now on, and recording in
-  // @p reported the highest flush position a status update reports.
-  sim_stream(std::vector<pgoutput::bytes> frames, hooks h, time_point& now, std::atomic<std::uint64_t>& reported)
+  // A frame to send, and the position the walsender has sent once it is (whatever a damaged
+  // keepalive says).
+  struct outgoing {
+    pgoutput::bytes bytes;  // empty: a pause
+    lsn at{};
+  };
+
+  // Over @p frames, moving the time in @p now on, and recording in @p reported the highest flush
+  // position a status update reports.
+  sim_stream(std::vector<outgoing> frames, hooks h, time_point& now, std::atomic<std::uint64_t>& reported)
       : frames_(std::move(frames)), hooks_(std::move(h)), now_(&now), reported_(&reported) {}
 
   template <class OnFrame>
@@ -80,9 +89,10 @@ class sim_stream {
       return fail(errc::connection_failed);
     }
     auto& f = frames_[next_++];
-    const auto n = f.size();
+    const auto n = f.bytes.size();
+    sent_ = std::max(sent_, f.at);
     *now_ += std::chrono::milliseconds(1);
-    on_frame(frame_type{std::move(f)});
+    on_frame(frame_type{std::move(f.bytes)});
     return n;
   }
 
@@ -118,18 +128,35 @@ class sim_stream {
   [[nodiscard]] auto backend_pid() const noexcept -> int { return 0; }
   [[nodiscard]] auto last_sqlstate() const -> std::string { return {}; }
 
+  // The highest position of the frames handed so far: what the server's statistics say this
+  // walsender sent.
+  [[nodiscard]] auto sent() const noexcept -> lsn { return sent_; }
+
   // The frames of a session: each message in XLogData at its position (a pause as an empty
-  // frame), and a keepalive after every third, asking for a reply every other time.
-  [[nodiscard]] static auto frames_of(const std::vector<wal::message>& session) -> std::vector<pgoutput::bytes> {
-    std::vector<pgoutput::bytes> out;
+  // frame), and a keepalive after every third, asking for a reply every other time. WAL sent
+  // nothing of (a filtered stretch) is a keepalive past it, time passing, and another: a walsender
+  // reading WAL that carries nothing for the slot. With @p keepalives_at, every keepalive reports
+  // that position instead of the one sent (a network that damages them).
+  [[nodiscard]] static auto frames_of(const std::vector<wal::message>& session, std::optional<lsn> keepalives_at = {})
+      -> std::vector<outgoing> {
+    std::vector<outgoing> out;
     lsn sent{};
     bool ask = false;
+    const auto keepalive = [&](bool reply) {
+      out.push_back({pgoutput::keepalive(keepalives_at.value_or(sent), 0, reply), sent});
+    };
     for (std::size_t i = 0; i < session.size(); ++i) {
       const auto& m = session[i];
-      out.push_back(m.payload.empty() ? pgoutput::bytes{} : pgoutput::xlog(m.at, 0, m.payload));
       sent = std::max(sent, m.at);
+      if (m.filtered) {
+        keepalive(false);
+        out.push_back({{}, sent});
+        keepalive(false);
+        continue;
+      }
+      out.push_back({m.payload.empty() ? pgoutput::bytes{} : pgoutput::xlog(m.at, 0, m.payload), sent});
       if (i % 3 == 2) {
-        out.push_back(pgoutput::keepalive(sent, 0, ask));
+        keepalive(ask);
         ask = !ask;
       }
     }
@@ -138,15 +165,16 @@ class sim_stream {
 
  private:
   // The next frame is a pause: nothing to read until it has lasted its length.
-  [[nodiscard]] auto pausing() const noexcept -> bool { return next_ < frames_.size() && frames_[next_].empty(); }
+  [[nodiscard]] auto pausing() const noexcept -> bool { return next_ < frames_.size() && frames_[next_].bytes.empty(); }
 
-  std::vector<pgoutput::bytes> frames_;
+  std::vector<outgoing> frames_;
   hooks hooks_;
   time_point* now_;
   std::chrono::milliseconds paused_{};
   std::size_t next_ = 0;
   bool drained_ = false;
   bool dead_ = false;
+  lsn sent_{};
   std::atomic<std::uint64_t>* reported_;
 };
 
