@@ -28,6 +28,9 @@ INTERNAL = {
     'the signal handler loads the pointer': 'a platform check of the examples',
     'the signal handler loads the hook': 'a platform check of the examples',
     'every value alternative is rendered': 'the tail example visits the closed variant of value',
+    'replicant: a Decoder that rechecks the catalog while it streams needs a probe that runs its queries '
+    '(a model of catalog_probe)':
+        'the probe is the library\'s own (libpq) or the simulator\'s; a user never supplies one',
 }
 
 # Messages whose case is still to come, with why. An entry that stops matching a header's message
