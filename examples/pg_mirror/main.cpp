@@ -86,6 +86,7 @@ auto stream(const Target& target, Sink& sink, const options& o, Policies... poli
   po.max_reconnect_delay = 2s;
   po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
   po.max_inflight_lag = std::size_t{o.max_inflight_lag_mib} << 20U;
+  po.max_wal_lag = std::size_t{o.max_wal_lag_mib} << 20U;
   const replicant::pgoutput_options pg{.publications = o.publications, .streaming = o.streaming};
   Pipeline pipeline{sink, pg, std::move(policies)..., po};
   say(std::string{"started; checkpoint mode "} + std::string{to_string(o.checkpoint)});

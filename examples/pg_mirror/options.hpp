@@ -169,6 +169,9 @@ struct options {
   /// The in-flight lag bound in MiB (pipeline_options::max_inflight_lag): WAL handed over and not
   /// yet durable; 0: no bound; up to 1,048,576.
   std::uint32_t max_inflight_lag_mib = 64;
+  /// The WAL lag bound in MiB (pipeline_options::max_wal_lag): the server's WAL ahead of what is
+  /// durable while the mirror holds the stream back; 0: no bound; up to 1,048,576.
+  std::uint32_t max_wal_lag_mib = 64;
   /// Spill transactions larger than memory under this directory (`sink` mode); none: no spilling.
   std::optional<std::string> spill_dir;
   /// Ask the server to stream transactions in progress.
@@ -209,6 +212,7 @@ struct arguments {
   std::string test_confirmations;
   max_inflight_argument max_inflight_mib;
   std::string max_inflight_lag_mib = "64";
+  std::string max_wal_lag_mib = "64";
   std::string spill_dir;
   bool streaming = false;
 
@@ -263,6 +267,9 @@ struct arguments {
     cli.text("--max-inflight-lag-mib", max_inflight_lag_mib, "N", "64",
              "the most WAL handed over and not yet durable, in MiB, before the\nmirror stops (sink_too_slow); 0: no "
              "bound");
+    cli.text("--max-wal-lag-mib", max_wal_lag_mib, "N", "64",
+             "the most server WAL ahead of what is durable, in MiB, while the\nmirror holds the stream back, before it "
+             "stops (sink_too_slow); 0: no bound");
     cli.text("--spill-dir", spill_dir, "DIR", "none: a transaction larger than memory stops the mirror",
              "sink mode: hold transactions larger than memory partly in scratch\nfiles under DIR instead of "
              "stopping (disk_spill)");
@@ -309,6 +316,9 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   const auto lag_bound = parse_unsigned(a.max_inflight_lag_mib, 0, 1'048'576);
   if (!lag_bound) return refusal{"--max-inflight-lag-mib needs a number from 0 to 1048576"};
   o.max_inflight_lag_mib = *lag_bound;
+  const auto wal_lag_bound = parse_unsigned(a.max_wal_lag_mib, 0, 1'048'576);
+  if (!wal_lag_bound) return refusal{"--max-wal-lag-mib needs a number from 0 to 1048576"};
+  o.max_wal_lag_mib = *wal_lag_bound;
   if (given("--spill-dir")) {
     if (a.spill_dir.empty()) return refusal{"--spill-dir needs a directory"};
     o.spill_dir = a.spill_dir;
