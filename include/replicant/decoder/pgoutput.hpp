@@ -700,6 +700,8 @@ class pgoutput_decoder {
 
 }  // namespace replicant
 
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
 #include <replicant/decoder/impl/pgoutput.hpp>
+#endif
 
 #endif  // REPLICANT_DECODER_PGOUTPUT_HPP

@@ -22,4 +22,15 @@
 #define REPLICANT_ASSERT(cond) static_cast<void>(0)
 #endif
 
+// Marks a definition that is compiled once in the separately compiled mode: `inline` by default
+// (header-only, every unit may hold the definition), nothing with REPLICANT_SEPARATE_COMPILATION
+// (the one unit that includes <replicant/src.hpp> holds it, the others only its declaration), as
+// Beast's BOOST_BEAST_DECL. Only non-template functions that no template or constexpr context of
+// another header needs may carry it.
+#if defined(REPLICANT_SEPARATE_COMPILATION)
+#define REPLICANT_DECL
+#else
+#define REPLICANT_DECL inline
+#endif
+
 #endif  // REPLICANT_CORE_DETAIL_CONFIG_HPP

@@ -4,7 +4,9 @@
 #define REPLICANT_DECODER_IMPL_PGOUTPUT_HPP
 
 // Out-of-line bodies of replicant::pgoutput_decoder and the TupleData parser. Included at the
-// bottom of <replicant/decoder/pgoutput.hpp>; including this file first works too.
+// bottom of <replicant/decoder/pgoutput.hpp>; including this file first works too. With
+// REPLICANT_SEPARATE_COMPILATION only <replicant/decoder/src.hpp> includes it: the bodies are then
+// compiled once (REPLICANT_DECL), and no other unit parses, instantiates or generates them.
 //
 // Every reader below follows one pattern: read all fields through the sticky-failure byte_reader,
 // check `finished()` once (truncation, overlong strings and trailing bytes all end up there), then
@@ -12,6 +14,7 @@
 // what makes malformed input a decode_failure rather than a protocol_violation, and what leaves the
 // decoder untouched after any failure.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 
@@ -28,18 +31,18 @@ namespace detail {
 inline constexpr std::size_t max_gid_length = 199;
 
 // pgoutput abbreviates the pg_catalog schema to an empty string (proto.c, logicalrep_write_namespace).
-[[nodiscard]] inline auto spell_out_schema(std::string_view schema) noexcept -> std::string_view {
+[[nodiscard]] REPLICANT_DECL auto spell_out_schema(std::string_view schema) noexcept -> std::string_view {
   return schema.empty() ? std::string_view{"pg_catalog"} : schema;
 }
 
-[[nodiscard]] inline auto malformed() noexcept -> std::error_code { return make_error_code(errc::decode_failure); }
-[[nodiscard]] inline auto out_of_place() noexcept -> std::error_code {
+[[nodiscard]] REPLICANT_DECL auto malformed() noexcept -> std::error_code { return make_error_code(errc::decode_failure); }
+[[nodiscard]] REPLICANT_DECL auto out_of_place() noexcept -> std::error_code {
   return make_error_code(errc::protocol_violation);
 }
 
 }  // namespace detail
 
-inline auto pgoutput_decoder::decode(std::span<const std::byte> payload) noexcept -> result<pgoutput::message> {
+REPLICANT_DECL auto pgoutput_decoder::decode(std::span<const std::byte> payload) noexcept -> result<pgoutput::message> {
   // One named result, returned on every path, so the message is built directly in the caller's
   // object (NRVO) rather than built locally and copied through variant and result: that copy
   // alone cost more than decoding a row.
@@ -48,7 +51,7 @@ inline auto pgoutput_decoder::decode(std::span<const std::byte> payload) noexcep
   return out;
 }
 
-inline auto pgoutput_decoder::decode(std::span<const std::byte> payload, pgoutput::message& out) noexcept
+REPLICANT_DECL auto pgoutput_decoder::decode(std::span<const std::byte> payload, pgoutput::message& out) noexcept
     -> std::error_code {
   detail::byte_reader in{payload};
   try {
@@ -60,24 +63,24 @@ inline auto pgoutput_decoder::decode(std::span<const std::byte> payload, pgoutpu
   }
 }
 
-inline auto pgoutput_decoder::read_xid(detail::byte_reader& in) const noexcept -> std::optional<transaction_id> {
+REPLICANT_DECL auto pgoutput_decoder::read_xid(detail::byte_reader& in) const noexcept -> std::optional<transaction_id> {
   if (!in_stream_) return std::nullopt;
   return in.u32();
 }
 
-inline auto pgoutput_decoder::current_scope() noexcept -> stream_scope* {
+REPLICANT_DECL auto pgoutput_decoder::current_scope() noexcept -> stream_scope* {
   if (!in_stream_) return nullptr;
   const auto it = streams_.find(stream_xid_);
   return it == streams_.end() ? nullptr : &it->second;
 }
 
-inline auto pgoutput_decoder::current_scope() const noexcept -> const stream_scope* {
+REPLICANT_DECL auto pgoutput_decoder::current_scope() const noexcept -> const stream_scope* {
   if (!in_stream_) return nullptr;
   const auto it = streams_.find(stream_xid_);
   return it == streams_.end() ? nullptr : &it->second;
 }
 
-inline auto pgoutput_decoder::lookup_relation(std::uint32_t oid) noexcept -> const relation_info* {
+REPLICANT_DECL auto pgoutput_decoder::lookup_relation(std::uint32_t oid) noexcept -> const relation_info* {
   if (memo_relation_ != nullptr && memo_oid_ == oid) return memo_relation_;
   const relation_info* found = nullptr;
   if (const stream_scope* scope = current_scope()) {
@@ -95,7 +98,7 @@ inline auto pgoutput_decoder::lookup_relation(std::uint32_t oid) noexcept -> con
   return found;
 }
 
-inline auto pgoutput_decoder::find_relation(std::uint32_t oid) const noexcept -> std::shared_ptr<const relation_info> {
+REPLICANT_DECL auto pgoutput_decoder::find_relation(std::uint32_t oid) const noexcept -> std::shared_ptr<const relation_info> {
   if (const stream_scope* scope = current_scope()) {
     if (const auto it = scope->relations.find(oid); it != scope->relations.end()) return it->second;
   }
@@ -103,7 +106,7 @@ inline auto pgoutput_decoder::find_relation(std::uint32_t oid) const noexcept ->
   return nullptr;
 }
 
-inline auto pgoutput_decoder::find_type(std::uint32_t oid) const noexcept -> const type_info* {
+REPLICANT_DECL auto pgoutput_decoder::find_type(std::uint32_t oid) const noexcept -> const type_info* {
   if (const stream_scope* scope = current_scope()) {
     if (const auto it = scope->types.find(oid); it != scope->types.end()) return &it->second;
   }
@@ -111,7 +114,7 @@ inline auto pgoutput_decoder::find_type(std::uint32_t oid) const noexcept -> con
   return it == types_.end() ? nullptr : &it->second;
 }
 
-inline auto pgoutput_decoder::reset() noexcept -> void {
+REPLICANT_DECL auto pgoutput_decoder::reset() noexcept -> void {
   in_stream_ = false;
   stream_xid_ = 0;
   streams_.clear();
@@ -120,13 +123,13 @@ inline auto pgoutput_decoder::reset() noexcept -> void {
   forget_memo();
 }
 
-inline auto pgoutput_decoder::clear() noexcept -> void {
+REPLICANT_DECL auto pgoutput_decoder::clear() noexcept -> void {
   reset();
   relations_.clear();
   types_.clear();
 }
 
-inline auto pgoutput_decoder::decode_message(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
+REPLICANT_DECL auto pgoutput_decoder::decode_message(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
   const std::uint8_t type = in.u8();  // 0 for an empty payload, which is no message type
   switch (type) {
     case 'I':  // first: by far the most frequent
@@ -177,7 +180,7 @@ inline auto pgoutput_decoder::decode_message(detail::byte_reader& in, pgoutput::
   }
 }
 
-inline auto pgoutput_decoder::decode_row(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
+REPLICANT_DECL auto pgoutput_decoder::decode_row(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
     -> std::error_code {
   const std::optional<transaction_id> xid = read_xid(in);
   // pgoutput describes every relation before its first change in a session, and each tuple has
@@ -238,7 +241,7 @@ inline auto pgoutput_decoder::decode_row(std::uint8_t type, detail::byte_reader&
 // casts it (detail/text_shape.hpp): the transaction halts before any of it is delivered. Only a
 // relation with such a column pays for the check. @p relation is what lookup_relation() just
 // returned, so the memo describes it.
-inline auto pgoutput_decoder::read_row(detail::byte_reader& in, const relation_info* relation) const
+REPLICANT_DECL auto pgoutput_decoder::read_row(detail::byte_reader& in, const relation_info* relation) const
     -> tuple_data {
   if (relation == nullptr || memo_strict_ == 0) return detail::read_tuple(in);
   return detail::read_tuple(in, memo_strict_, [relation](std::size_t i, std::string_view text) {
@@ -247,7 +250,7 @@ inline auto pgoutput_decoder::read_row(detail::byte_reader& in, const relation_i
   });
 }
 
-inline auto pgoutput_decoder::decode_other_change(std::uint8_t type, detail::byte_reader& in,
+REPLICANT_DECL auto pgoutput_decoder::decode_other_change(std::uint8_t type, detail::byte_reader& in,
                                                   pgoutput::message& out) noexcept -> std::error_code {
   const std::optional<transaction_id> xid = read_xid(in);
   if (type == 'T') {
@@ -279,7 +282,7 @@ inline auto pgoutput_decoder::decode_other_change(std::uint8_t type, detail::byt
   return {};
 }
 
-inline auto pgoutput_decoder::decode_relation(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
+REPLICANT_DECL auto pgoutput_decoder::decode_relation(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
   const std::optional<transaction_id> xid = read_xid(in);
   const std::uint32_t oid = in.u32();
   const std::string_view schema = detail::spell_out_schema(in.string());
@@ -376,7 +379,7 @@ inline auto pgoutput_decoder::decode_relation(detail::byte_reader& in, pgoutput:
   return {};
 }
 
-inline auto pgoutput_decoder::decode_type(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
+REPLICANT_DECL auto pgoutput_decoder::decode_type(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
   const std::optional<transaction_id> xid = read_xid(in);
   const std::uint32_t oid = in.u32();
   const std::string_view schema = detail::spell_out_schema(in.string());
@@ -391,7 +394,7 @@ inline auto pgoutput_decoder::decode_type(detail::byte_reader& in, pgoutput::mes
   return {};
 }
 
-inline auto pgoutput_decoder::decode_stream_control(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
+REPLICANT_DECL auto pgoutput_decoder::decode_stream_control(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
     -> std::error_code {
   // Streaming messages exist only when the session asked for streaming (protocol 2+).
   const bool streaming = protocol_.streaming != pgoutput_streaming::off && protocol_.version >= 2;
@@ -456,7 +459,7 @@ inline auto pgoutput_decoder::decode_stream_control(std::uint8_t type, detail::b
   }
 }
 
-inline auto pgoutput_decoder::decode_two_phase(std::uint8_t type, detail::byte_reader& in,
+REPLICANT_DECL auto pgoutput_decoder::decode_two_phase(std::uint8_t type, detail::byte_reader& in,
                                                pgoutput::message& out) noexcept -> std::error_code {
   // Begin Prepare has no flags byte; Prepare, Commit Prepared, Rollback Prepared and Stream
   // Prepare do, and it must be zero (the server's readers error on anything else).
@@ -494,7 +497,7 @@ inline auto pgoutput_decoder::decode_two_phase(std::uint8_t type, detail::byte_r
   return {};
 }
 
-inline auto pgoutput_decoder::validate() const noexcept -> halt_or<void> {
+REPLICANT_DECL auto pgoutput_decoder::validate() const noexcept -> halt_or<void> {
   const pgoutput_options& o = options_;
   if (o.publications.empty()) return refuse(halt_reason::config_invalid);
   for (const auto& p : o.publications) {
@@ -508,7 +511,7 @@ inline auto pgoutput_decoder::validate() const noexcept -> halt_or<void> {
   return {};
 }
 
-inline auto pgoutput_decoder::negotiate(const decoder_context& ctx) const -> result<start_request> {
+REPLICANT_DECL auto pgoutput_decoder::negotiate(const decoder_context& ctx) const -> result<start_request> {
   const pgoutput_options& o = options_;
   start_request r;
   // The highest protocol the server speaks, unless one was asked for: 4 (parallel streaming) on

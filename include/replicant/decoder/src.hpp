@@ -1,0 +1,12 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_DECODER_SRC_HPP
+#define REPLICANT_DECODER_SRC_HPP
+
+/// @file
+/// The decoder's separately compiled definitions: the pgoutput decoder's bodies. Included by
+/// <replicant/src.hpp>, which is what a program includes (see there).
+
+#include <replicant/decoder/impl/pgoutput.hpp>
+
+#endif  // REPLICANT_DECODER_SRC_HPP
