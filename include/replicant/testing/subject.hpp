@@ -70,6 +70,9 @@ struct exploration {
   /// Checks beside the stream that could not be made (the side connection refused, or its query
   /// failed): each a `connection.side_check_failed` event; a run of them halts `side_check_failed`.
   std::uint64_t side_check_failures = 0;
+  /// Halts `publication_missing`: a check found the publication gone (dropped for a while in the
+  /// schedule), and the pipeline stopped rather than stream on without it.
+  std::uint64_t publication_halts = 0;
   /// Empty when every schedule kept the promise; else what broke, the seed, and the schedule,
   /// shrunk to a minimal one.
   std::string failure;

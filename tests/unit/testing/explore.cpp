@@ -267,7 +267,8 @@ auto explore_with(std::function<Policy(ledger&, sim&)> policy, Spill spill, rt::
 auto report(const rt::exploration& e) -> void {
   BOOST_TEST_MESSAGE("schedules " << e.schedules << ", crashes " << e.crashes << ", halts " << e.halts
                                   << ", idle advances " << e.idle_advances << ", side checks failed "
-                                  << e.side_check_failures);
+                                  << e.side_check_failures << ", halts for a publication gone "
+                                  << e.publication_halts);
 }
 
 // --- broken models ---------------------------------------------------------------------------
@@ -353,6 +354,18 @@ struct wal_end_probe : rt::detail::sim_probe {
 };
 static_assert(replicant::server_probe<wal_end_probe>);
 
+// A publication check that takes any answer but a failed query for "it exists": a publication
+// dropped while the pipeline streams goes unseen, and the pipeline streams on without it (the
+// fail-open check the session loop's must not be).
+struct blind_publication_probe : rt::detail::sim_probe {
+  using sim_probe::sim_probe;
+  auto publications_exist(std::span<const std::string> /*names*/) -> result<bool> {
+    if (auto ok = ask(rt::detail::probe_call::publications); !ok) return replicant::unexpected(ok.error());
+    return true;  // the bug
+  }
+};
+static_assert(replicant::server_probe<blind_publication_probe>);
+
 // Batches of @p n, or whatever a pause (longer than the deadline) leaves waiting.
 auto batches(std::size_t n) -> replicant::sink_owned_batches {
   return replicant::sink_owned_batches{.max_transactions = n, .max_delay = std::chrono::seconds(1)};
@@ -378,6 +391,8 @@ BOOST_AUTO_TEST_CASE(sink_owned_keeps_exactly_once) {
   // and checks beside the stream fail, some long enough to halt.
   BOOST_TEST(found.idle_advances > 0U);
   BOOST_TEST(found.side_check_failures > 0U);
+  // Publications dropped for a while: the checks that found one gone halted.
+  BOOST_TEST(found.publication_halts > 0U);
 }
 
 BOOST_AUTO_TEST_CASE(sink_owned_with_spilling_keeps_exactly_once) {
@@ -484,6 +499,20 @@ BOOST_AUTO_TEST_CASE(a_side_connection_that_reports_the_wal_end_as_sent) {
   BOOST_TEST_MESSAGE(e.failure);
   BOOST_TEST(!e);
   BOOST_TEST(e.failure.find("every keepalive reports the end of the WAL") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_publication_check_that_fails_open) {
+  using policy = replicant::sink_owned_checkpoint;
+  const rt::subject<policy, replicant::no_spill, ledger_sink, ledger> what{
+      .sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
+      .policy = [](ledger&, sim&) { return policy{}; },
+      .stored = &stored_of};
+  rt::detail::explorer<policy, replicant::no_spill, ledger_sink, ledger, blind_publication_probe> broken{what,
+                                                                                                       small()};
+  const auto e = broken.run();
+  BOOST_TEST_MESSAGE(e.failure);
+  BOOST_TEST(!e);
+  BOOST_TEST(e.failure.find("the publication was gone and the pipeline went on") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(writing_a_policy_quotes_the_proof) {

@@ -36,8 +36,9 @@ namespace replicant::testing::detail {
 // process crashes, whether each crash also loses the last acknowledgement (it never reached the
 // server, or the server crashed too and kept an older position), the sink calls that fail, and
 // the seed of the order in which an asynchronous sink's writes land. Beside the stream: the calls
-// on the side connection (counted over the whole run) that fail, and how; and whether every
-// keepalive reports where the WAL ends rather than what was sent (damaged on the way).
+// on the side connection (counted over the whole run) that fail, and how; the calls during which
+// the publication is gone; and whether every keepalive reports where the WAL ends rather than what
+// was sent (damaged on the way).
 struct fault_plan {
   std::vector<std::uint64_t> crashes;
   std::vector<bool> ack_lost;
@@ -47,6 +48,8 @@ struct fault_plan {
   std::uint64_t probe_down_from = 0;  // the first probe call of the outage (0: none)
   std::uint64_t probe_down_for = 0;   // how many calls it lasts
   probe_fault probe_how = probe_fault::none;
+  std::uint64_t publication_gone_from = 0;  // the first publication check that finds it gone (0: never)
+  std::uint64_t publication_gone_for = 0;   // how many checks it stays gone
   bool keepalives_ahead = false;
 };
 
@@ -67,6 +70,10 @@ inline auto describe(const fault_plan& p) -> std::string {
     out += "  side connection " + std::string{p.probe_how == probe_fault::refused ? "refused" : "failing queries"} +
            " from its call " + std::to_string(p.probe_down_from) + " for " + std::to_string(p.probe_down_for) +
            " calls\n";
+  }
+  if (p.publication_gone_for > 0) {
+    out += "  the publication gone from publication check " + std::to_string(p.publication_gone_from) + " for " +
+           std::to_string(p.publication_gone_for) + " checks\n";
   }
   if (p.keepalives_ahead) out += "  every keepalive reports the end of the WAL\n";
   return out;
@@ -89,14 +96,20 @@ class explorer {
       const world w = random_world(rng, o_.max_events, kinds_);
       const auto steps = count_steps(w);
       const auto probe_calls = probe_calls_;
+      const auto publication_checks = publication_checks_;
       fault_plan plan;
       plan.seed = rng();
-      // A side connection that goes down for a while (a tenth of the schedules), and keepalives
-      // that run ahead of what was sent (a third).
+      // A side connection that goes down for a while (a tenth of the schedules), a publication
+      // dropped for a while (a quarter of those whose sessions check it), and keepalives that run
+      // ahead of what was sent (a third).
       if (rng() % 10U == 0) {
         plan.probe_down_from = 1 + rng() % (probe_calls + 1);
         plan.probe_down_for = 1 + rng() % 24U;
         plan.probe_how = (rng() & 1U) == 0 ? probe_fault::refused : probe_fault::query_error;
+      }
+      if (publication_checks > 0 && rng() % 4U == 0) {
+        plan.publication_gone_from = 1 + rng() % (publication_checks + 1);
+        plan.publication_gone_for = 1 + rng() % 3U;
       }
       plan.keepalives_ahead = rng() % 3U == 0;
       std::uniform_int_distribution<std::uint64_t> at{1, steps + steps / 2 + 1};
@@ -150,6 +163,7 @@ class explorer {
     found.halts += halts_;
     found.idle_advances += idle_advances_;
     found.side_check_failures += side_check_failures_;
+    found.publication_halts += publication_halts_;
     if (!broken) return;
     world small = w;
     for (bool shrunk = true; shrunk;) {
@@ -192,12 +206,15 @@ class explorer {
     steps_ = 0;
     calls_ = 0;
     probe_calls_ = 0;
+    publication_checks_ = 0;
     crashes_ = 0;
     halts_ = 0;
     idle_advances_ = 0;
     side_check_failures_ = 0;
+    publication_halts_ = 0;
     broken_.reset();
-    const std::size_t most = plan.crashes.size() + plan.failing_calls.size() + plan.probe_down_for + 2;
+    const std::size_t most =
+        plan.crashes.size() + plan.failing_calls.size() + plan.probe_down_for + plan.publication_gone_for + 2;
     for (std::size_t n = 0; n < most && !broken_; ++n) {
       const auto e = incarnation();
       if (broken_) break;
@@ -214,6 +231,7 @@ class explorer {
     crashed_ = false;
     faulted_ = false;
     probe_faulted_ = false;
+    publication_gone_ = false;
     landings_.clear();
     try {
       const auto e = incarnate();
@@ -280,6 +298,8 @@ class explorer {
     server_ = nullptr;
     check_acknowledged(server.reported());
     if (r.halted()) return halted(r);
+    // Nor does it end as if nothing were wrong.
+    if (publication_gone_ && !broken_) broken_ = "the publication was gone and the pipeline went on";
     check_acknowledged(r.durable());
     slot_.confirmed = std::max({slot_.confirmed, r.durable(), server.reported()});
     return ending::completed;
@@ -287,6 +307,8 @@ class explorer {
 
   // Before the session loop receives a frame: a crash point, the checks, writes that land.
   auto before_frame(engine_run<pipeline_type>& r) -> bool {
+    // A check that found the publication gone ends the session: no frame is taken after it.
+    if (publication_gone_ && !broken_) broken_ = "the publication was gone and the pipeline went on";
     step();
     if (crashed_) return false;
     check_acknowledged(r.durable());
@@ -361,7 +383,13 @@ class explorer {
   // opening one too; failing queries: a new connection works).
   auto probe_fault_for(probe_call c) -> probe_fault {
     ++probe_calls_;
-    if (crashed_ || plan_->probe_down_for == 0) return probe_fault::none;
+    if (crashed_) return probe_fault::none;
+    if (c == probe_call::publications && ++publication_checks_ >= plan_->publication_gone_from &&
+        publication_checks_ < plan_->publication_gone_from + plan_->publication_gone_for) {
+      publication_gone_ = true;
+      return probe_fault::publication_dropped;
+    }
+    if (plan_->probe_down_for == 0) return probe_fault::none;
     if (probe_calls_ < plan_->probe_down_from || probe_calls_ >= plan_->probe_down_from + plan_->probe_down_for) {
       return probe_fault::none;
     }
@@ -382,16 +410,27 @@ class explorer {
       broken_ = "the engine stopped without a halt";
     } else if (describe(*h).find(secret_value) != std::string::npos) {
       broken_ = "a row value reached a halt's description";
-    } else if (h->reason == halt_reason::side_check_failed ? !probe_faulted_ : !faulted_) {
-      // A blind check halts only when the side connection failed; anything else, only a sink's fault.
+    } else if (!planned(h->reason)) {
       broken_ = std::string{"halted without a fault to halt for: "} + std::string{to_string(h->reason)};
     }
+    if (h && h->reason == halt_reason::publication_missing) ++publication_halts_;
     for (auto& l : landings_) {
       if (!l.landed) l.write(*live_);
     }
     landings_.clear();
     slot_.confirmed = std::max(slot_.confirmed, r.durable());
     return ending::halted;
+  }
+
+  // Whether this incarnation's schedule gave the pipeline cause to halt for @p reason: a blind
+  // check only when the side connection failed, a missing publication only when a check found it
+  // gone, anything else only a sink's fault.
+  [[nodiscard]] auto planned(halt_reason reason) const noexcept -> bool {
+    switch (reason) {
+      case halt_reason::side_check_failed: return probe_faulted_;
+      case halt_reason::publication_missing: return publication_gone_;
+      default: return faulted_;
+    }
   }
 
   // An asynchronous sink's writes move on: the next one lands, or a landed one is confirmed (one
@@ -500,13 +539,16 @@ class explorer {
   std::uint64_t steps_ = 0;
   std::uint64_t calls_ = 0;
   std::uint64_t probe_calls_ = 0;  // calls on the side connection, over the whole run
+  std::uint64_t publication_checks_ = 0;  // of them, publication checks
   std::uint64_t crashes_ = 0;
   std::uint64_t halts_ = 0;
   std::uint64_t idle_advances_ = 0;        // a state mirror's slot moved with nothing delivered
   std::uint64_t side_check_failures_ = 0;  // checks beside the stream that could not be made
+  std::uint64_t publication_halts_ = 0;    // halts for a publication a check found gone
   bool crashed_ = false;
   bool faulted_ = false;
-  bool probe_faulted_ = false;  // a call on the side connection failed in this incarnation
+  bool probe_faulted_ = false;      // a call on the side connection failed in this incarnation
+  bool publication_gone_ = false;   // a check in this incarnation was told the publication is gone
   std::vector<landing> landings_;
   engine_run<pipeline_type>* run_ = nullptr;
   sim_server* server_ = nullptr;

@@ -6,10 +6,12 @@
 // The simulated server's side connection, a model of replicant::server_probe: it answers the
 // session loop's checks from the simulated world (the walsender's sent position is what the
 // session's stream has handed so far; the server's WAL ends where the world's does; the one
-// publication exists and publishes the same table throughout; a heartbeat returns where the WAL
-// is), and fails when the simulator's schedule says: refused (the connection drops and cannot be
-// opened again for a while) or a query error (the next connection works). A failed query forgets
-// the connection, as the libpq model does. No catalog queries: pgoutput needs none.
+// publication publishes the same table throughout; a heartbeat returns where the WAL is), and
+// fails when the simulator's schedule says: refused (the connection drops and cannot be opened
+// again for a while) or a query error (the next connection works). A failed query forgets the
+// connection, as the libpq model does. The schedule may also have the publication gone when the
+// check looks (dropped, then made again before a new session checks for it at its start). No
+// catalog queries: pgoutput needs none.
 
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
@@ -28,11 +30,12 @@
 
 namespace replicant::testing::detail {
 
-// How a call on the simulated probe fails, as the schedule says.
+// How a call on the simulated probe fails, as the schedule says, or what the world has changed.
 enum class probe_fault : std::uint8_t {
   none,
-  refused,      // the connection is gone: a query fails, and so does opening another
-  query_error,  // the query fails (the server refused it); a new connection works
+  refused,              // the connection is gone: a query fails, and so does opening another
+  query_error,          // the query fails (the server refused it); a new connection works
+  publication_dropped,  // not the connection's: the publication is gone (publications_exist)
 };
 
 // What the session loop asks the probe (for the schedule, which may fail any of them).
@@ -69,7 +72,10 @@ class sim_probe {
   }
 
   auto publications_exist(std::span<const std::string> /*names*/) -> result<bool> {
-    if (auto ok = ask(probe_call::publications); !ok) return unexpected(ok.error());
+    if (!open_) return fail(errc::connection_failed);
+    const auto answer = fault_(probe_call::publications);
+    if (answer == probe_fault::publication_dropped) return false;
+    if (auto ok = settle(answer); !ok) return unexpected(ok.error());
     return true;
   }
 
@@ -88,8 +94,14 @@ class sim_probe {
   // One query: fails as the schedule says, and then forgets the connection.
   auto ask(probe_call call) -> result<void> {
     if (!open_) return fail(errc::connection_failed);
-    switch (fault_(call)) {
-      case probe_fault::none: return {};
+    return settle(fault_(call));
+  }
+
+  // What the schedule's answer @p fault makes of a query: a failure forgets the connection.
+  auto settle(probe_fault fault) -> result<void> {
+    switch (fault) {
+      case probe_fault::none:
+      case probe_fault::publication_dropped: return {};
       case probe_fault::refused: open_ = false; return fail(errc::connection_failed);
       case probe_fault::query_error: open_ = false; return fail(errc::server_error);
     }
