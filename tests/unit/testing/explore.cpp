@@ -488,29 +488,28 @@ BOOST_AUTO_TEST_CASE(a_spill_that_drops_a_part) {
   BOOST_TEST(!e);
 }
 
-BOOST_AUTO_TEST_CASE(a_side_connection_that_reports_the_wal_end_as_sent) {
+// Explores the sink-owned ledger over the side connection's model @p Probe, a broken one; what broke.
+template <class Probe>
+auto explore_over_probe() -> rt::exploration {
   using policy = replicant::sink_owned_checkpoint;
   const rt::subject<policy, replicant::no_spill, ledger_sink, ledger> what{
       .sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
       .policy = [](ledger&, sim&) { return policy{}; },
       .stored = &stored_of};
-  rt::detail::explorer<policy, replicant::no_spill, ledger_sink, ledger, wal_end_probe> broken{what, small()};
-  const auto e = broken.run();
+  rt::detail::explorer<policy, replicant::no_spill, ledger_sink, ledger, Probe> broken{what, small()};
+  auto e = broken.run();
   BOOST_TEST_MESSAGE(e.failure);
+  return e;
+}
+
+BOOST_AUTO_TEST_CASE(a_side_connection_that_reports_the_wal_end_as_sent) {
+  const auto e = explore_over_probe<wal_end_probe>();
   BOOST_TEST(!e);
   BOOST_TEST(e.failure.find("every keepalive reports the end of the WAL") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_publication_check_that_fails_open) {
-  using policy = replicant::sink_owned_checkpoint;
-  const rt::subject<policy, replicant::no_spill, ledger_sink, ledger> what{
-      .sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
-      .policy = [](ledger&, sim&) { return policy{}; },
-      .stored = &stored_of};
-  rt::detail::explorer<policy, replicant::no_spill, ledger_sink, ledger, blind_publication_probe> broken{what,
-                                                                                                       small()};
-  const auto e = broken.run();
-  BOOST_TEST_MESSAGE(e.failure);
+  const auto e = explore_over_probe<blind_publication_probe>();
   BOOST_TEST(!e);
   BOOST_TEST(e.failure.find("the publication was gone and the pipeline went on") != std::string::npos);
 }
