@@ -5,9 +5,8 @@
 // this unit and separate_src.cpp are built with REPLICANT_SEPARATE_COMPILATION, so the pgoutput
 // decoder is only declared here and linked from separate_src.cpp's <replicant/src.hpp>.
 #include <replicant/pipeline.hpp>
+#include <replicant/testing/pgoutput_writer.hpp>
 
-#include <array>
-#include <cstddef>
 #include <cstdio>
 #include <variant>
 
@@ -16,12 +15,10 @@
 #endif
 
 auto main() -> int {
-  // A Begin message: 'B', final LSN 0/16B3748, commit time 0, xid 771.
-  constexpr std::array<unsigned char, 21> begin{'B', 0, 0, 0, 0, 0x01, 0x6B, 0x37, 0x48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x03, 0x03};
-  std::array<std::byte, begin.size()> bytes{};
-  for (std::size_t i = 0; i < begin.size(); ++i) bytes[i] = static_cast<std::byte>(begin[i]);
+  using namespace replicant::literals;
+  const auto begin = replicant::testing::pgoutput::begin("0/16B3748"_lsn, 0, 771);
   replicant::pgoutput_decoder decoder{replicant::pgoutput_options{.publications = {"p"}}};
-  const auto message = decoder.decode(bytes);
+  const auto message = decoder.decode(begin);
   if (!message || !std::holds_alternative<replicant::pgoutput::begin_message>(*message)) return 1;
   std::printf("the pgoutput decoder, compiled once in its own unit\n");
   return 0;

@@ -298,8 +298,7 @@ class explorer {
     server_ = nullptr;
     check_acknowledged(server.reported());
     if (r.halted()) return halted(r);
-    // Nor does it end as if nothing were wrong.
-    if (publication_gone_ && !broken_) broken_ = "the publication was gone and the pipeline went on";
+    check_publication_heeded();  // nor does the session end as if nothing were wrong
     check_acknowledged(r.durable());
     slot_.confirmed = std::max({slot_.confirmed, r.durable(), server.reported()});
     return ending::completed;
@@ -307,8 +306,7 @@ class explorer {
 
   // Before the session loop receives a frame: a crash point, the checks, writes that land.
   auto before_frame(engine_run<pipeline_type>& r) -> bool {
-    // A check that found the publication gone ends the session: no frame is taken after it.
-    if (publication_gone_ && !broken_) broken_ = "the publication was gone and the pipeline went on";
+    check_publication_heeded();
     step();
     if (crashed_) return false;
     check_acknowledged(r.durable());
@@ -384,10 +382,13 @@ class explorer {
   auto probe_fault_for(probe_call c) -> probe_fault {
     ++probe_calls_;
     if (crashed_) return probe_fault::none;
-    if (c == probe_call::publications && ++publication_checks_ >= plan_->publication_gone_from &&
-        publication_checks_ < plan_->publication_gone_from + plan_->publication_gone_for) {
-      publication_gone_ = true;
-      return probe_fault::publication_dropped;
+    if (c == probe_call::publications) {
+      ++publication_checks_;
+      if (publication_checks_ >= plan_->publication_gone_from &&
+          publication_checks_ < plan_->publication_gone_from + plan_->publication_gone_for) {
+        publication_gone_ = true;
+        return probe_fault::publication_dropped;
+      }
     }
     if (plan_->probe_down_for == 0) return probe_fault::none;
     if (probe_calls_ < plan_->probe_down_from || probe_calls_ >= plan_->probe_down_from + plan_->probe_down_for) {
@@ -420,6 +421,12 @@ class explorer {
     landings_.clear();
     slot_.confirmed = std::max(slot_.confirmed, r.durable());
     return ending::halted;
+  }
+
+  // A check that found the publication gone ends the session with a halt: no frame is taken after
+  // it, and the session does not end as if nothing were wrong.
+  auto check_publication_heeded() -> void {
+    if (publication_gone_ && !broken_) broken_ = "the publication was gone and the pipeline went on";
   }
 
   // Whether this incarnation's schedule gave the pipeline cause to halt for @p reason: a blind

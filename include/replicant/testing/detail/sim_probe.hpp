@@ -72,11 +72,9 @@ class sim_probe {
   }
 
   auto publications_exist(std::span<const std::string> /*names*/) -> result<bool> {
-    if (!open_) return fail(errc::connection_failed);
-    const auto answer = fault_(probe_call::publications);
-    if (answer == probe_fault::publication_dropped) return false;
-    if (auto ok = settle(answer); !ok) return unexpected(ok.error());
-    return true;
+    auto answer = ask(probe_call::publications);
+    if (!answer) return unexpected(answer.error());
+    return *answer != probe_fault::publication_dropped;
   }
 
   auto check_publication_shapes(std::span<const std::string> /*names*/,
@@ -91,21 +89,18 @@ class sim_probe {
  protected:
   [[nodiscard]] auto world_wal() const noexcept -> const wal& { return *wal_; }
 
-  // One query: fails as the schedule says, and then forgets the connection.
-  auto ask(probe_call call) -> result<void> {
+  // One query: fails as the schedule says, and then forgets the connection; else what the world
+  // has changed that the query sees (none, or a publication dropped).
+  auto ask(probe_call call) -> result<probe_fault> {
     if (!open_) return fail(errc::connection_failed);
-    return settle(fault_(call));
-  }
-
-  // What the schedule's answer @p fault makes of a query: a failure forgets the connection.
-  auto settle(probe_fault fault) -> result<void> {
-    switch (fault) {
-      case probe_fault::none:
-      case probe_fault::publication_dropped: return {};
+    const auto answer = fault_(call);
+    switch (answer) {
       case probe_fault::refused: open_ = false; return fail(errc::connection_failed);
       case probe_fault::query_error: open_ = false; return fail(errc::server_error);
+      case probe_fault::none:
+      case probe_fault::publication_dropped: break;
     }
-    return {};
+    return answer;
   }
 
  private:
