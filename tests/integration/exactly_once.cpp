@@ -23,7 +23,7 @@
 // deferred_matrix: kills between hand-off and confirmation, confirmations out of order, one lost,
 // a failure reported after a later confirmation).
 //
-// Sizes (environment; defaults in brackets; CI runs 3,000 and 10 kills, on 16 and 18; tools/soak runs
+// Sizes (environment; defaults in brackets; CI runs 3,000 and 10 kills, on 18; tools/soak runs
 // the long storms on every major): REPLICANT_EXACTLY_ONCE_TRANSACTIONS [5000] writer
 // transactions per case, REPLICANT_EXACTLY_ONCE_KILLS [12] SIGKILLs at least,
 // REPLICANT_EXACTLY_ONCE_CRASHES [3] server crashes, REPLICANT_EXACTLY_ONCE_SEED [random] to replay.

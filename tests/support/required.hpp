@@ -92,7 +92,7 @@ struct broker_cases_here {
 /**
  * The precondition of a long case whose behaviour cannot depend on the PostgreSQL major (such as a
  * sink's pace against the server's) in a program that runs on every major: it runs on 17 and 18,
- * where CI's dev and asan-ubsan presets each meet it once, or on every major when the environment
+ * where CI's tsan and asan-ubsan presets each meet it once, or on every major when the environment
  * variable `REPLICANT_ALL_MAJORS` is `1` (tools/soak sets it), or when no major is named.
  */
 inline auto major_independent(boost::unit_test::test_unit_id) -> boost::test_tools::assertion_result {
