@@ -128,6 +128,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
   clock::time_point next_sent_check = p.clock_.now();
   clock::time_point next_lag_check = p.clock_.now();
   bool lag_due = false;  // the WAL-lag check waits for the end of the transaction being received
+  // The clock, read once a turn and again after whatever waits on the server or the sink (a side
+  // query, a batch handed over): not on every frame, where its cost would be the receive path's.
+  clock::time_point now_ = p.clock_.now();
   // A data frame received, with its header read once (the payload views the frame's buffer, which
   // moving the frame does not move).
   struct received_frame {
@@ -150,6 +153,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (!s.error && !s.too_slow_lag) {
       // A clean end (stop or halt): acknowledge what is durable, then end the copy so the walsender
       // exits at once.
+      static_cast<void>(refresh());
       static_cast<void>(report(true));
       const std::scoped_lock lock{guard_state.stream_mutex};
       static_cast<void>(stream.finish());
@@ -164,6 +168,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // False once the session is over.
   auto turn() -> bool {
     honour_stop();
+    static_cast<void>(refresh());
     if (!ended()) timers();
     if (ended()) return false;
     if (auto r = report(reply_now); !r) {
@@ -173,7 +178,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     reply_now = false;
     // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
     // gone, or the network in between is; halfway there it is asked for a reply.
-    if (p.options_.receive_timeout.count() > 0 && p.clock_.now() - last_heard > p.options_.receive_timeout) {
+    if (p.options_.receive_timeout.count() > 0 && now_ - last_heard > p.options_.receive_timeout) {
       s.error = make_error_code(errc::connection_failed);  // reconnect
       return false;
     }
@@ -238,11 +243,15 @@ struct pipeline<D, C, S, Sink>::session_loop {
     return std::forward<Query>(query)();
   }
 
+  // Reads the clock anew (after something that took time) and returns what it read.
+  auto refresh() -> clock::time_point { return now_ = p.clock_.now(); }
+
   // Everything the session does on time rather than on input.
   auto timers() -> void {
-    const auto now = p.clock_.now();
+    const auto now = now_;
     if (const auto due = a.due(); due && now >= *due) {
       static_cast<void>(a.tick(now));
+      static_cast<void>(refresh());
       if (a.failed) return;
     }
     // The incremental snapshot's reader stopped by itself: a halt, or a new session to resume.
@@ -250,21 +259,22 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (p.options_.publication_check_interval.count() > 0 && D::capabilities.publications &&
         now >= next_publication_check) {
       check_publications();
-      next_publication_check = p.clock_.now() + p.options_.publication_check_interval;
+      next_publication_check = refresh() + p.options_.publication_check_interval;
       if (ended()) return;
     }
     if constexpr (detail::has_recheck<D>) {
       const auto every = p.decoder_.recheck_interval();
       if (every.count() > 0 && now >= next_recheck) {
         // When it cannot run now, it is tried again at the next interval.
-        next_recheck = p.clock_.now() + every;
+        next_recheck = now_ + every;
         static_cast<void>(recheck_decoder());
+        static_cast<void>(refresh());
         if (ended()) return;
       }
     }
     if (p.options_.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
       heartbeat();
-      next_heartbeat = p.clock_.now() + p.options_.heartbeat_interval;
+      next_heartbeat = refresh() + p.options_.heartbeat_interval;
     }
     if (may_idle_advance && now >= next_sent_check) {
       // The idle advance's second source besides the keepalives, which travel in the stream and
@@ -273,7 +283,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (probe.open()) {
         if (const auto sent = probe.walsender_sent(s.walsender_pid); sent && *sent) server_sent = **sent;
       }
-      next_sent_check = p.clock_.now() + p.options_.status_interval;
+      next_sent_check = refresh() + p.options_.status_interval;
     }
     if (p.options_.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
     lag_between_transactions();
@@ -287,8 +297,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (!lag_due || !a.asm_.idle()) return;
     lag_due = false;
     check_lag();
-    next_lag_check =
-        p.clock_.now() + std::min<std::chrono::milliseconds>(p.options_.status_interval, std::chrono::seconds(1));
+    next_lag_check = refresh() + std::min<std::chrono::milliseconds>(p.options_.status_interval, std::chrono::seconds(1));
   }
 
   // The in-flight lag bound (pipeline_options::max_inflight_lag, the reference's): what was handed
@@ -417,7 +426,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
 
   // How long to wait for input: until the next status update or timer, at most 100 ms.
   [[nodiscard]] auto wait_time() const -> std::chrono::milliseconds {
-    const auto now = p.clock_.now();
+    const auto now = now_;
     auto until = std::min(next_status, now + std::chrono::milliseconds(100));
     // A durable position not yet acknowledged is reported once its delay has passed.
     if (lsn{p.durable_.load()} > reported) until = std::min(until, last_status + p.options_.acknowledge_delay);
@@ -434,7 +443,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // so that TCP holds the walsender back (the lag bound, check_lag, says how long). Silence is
   // ours then.
   auto overloaded() -> bool {
-    last_heard = p.clock_.now();
+    last_heard = now_;
     pinged = false;
     if (detail::poll_readable(p.wake_fd_, wait_time())) detail::drain_eventfd(p.wake_fd_);
     return true;
@@ -445,17 +454,21 @@ struct pipeline<D, C, S, Sink>::session_loop {
   auto receive(std::size_t room) -> bool {
     frames.clear();
     bool bad_frame = false;
+    bool heard = false;  // a frame arrived: the server is alive now (the clock read once, after the read)
     result<std::size_t> got = 0U;
     {
       const std::scoped_lock lock{guard_state.stream_mutex};
       got = stream.receive(
           [&](typename Stream::frame_type&& f) {
-            last_heard = p.clock_.now();
-            pinged = false;
+            heard = true;
             if (!take(std::move(f))) bad_frame = true;
           },
           room);
       if (!got) s.sqlstate = std::string{stream.last_sqlstate()};
+    }
+    if (heard) {
+      last_heard = p.clock_.now();
+      pinged = false;
     }
     if (!got) {
       s.error = got.error();
@@ -598,7 +611,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
                                                               telemetry::keys::kind = telemetry::kind::idle);
     }
-    const auto now = p.clock_.now();
+    const auto now = now_;
     const bool watch = p.options_.receive_timeout.count() > 0;
     const bool ping = watch && !pinged && now - last_heard > p.options_.receive_timeout / 2;
     if (!force && !ping && now < next_status && !acknowledge_now(flush, now)) return {};
