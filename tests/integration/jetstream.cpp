@@ -585,7 +585,15 @@ struct jetstream_fixture {
   void create_stream_with_program() {
     auto p = stream_maker();
     p.start();
-    BOOST_TEST_REQUIRE(p.wait_exit(60s) == 0);
+    require_made(p);
+  }
+
+  // Waits for @p maker, a stream maker started already, which must exit 0; otherwise says how it
+  // ended (-1: still running after a minute, then killed; above 128: a signal) and what it printed.
+  static void require_made(sink_process& maker) {
+    const int status = maker.wait_exit(60s);
+    BOOST_TEST_REQUIRE(status == 0, "the stream maker ended with status " << status << "; what it printed:\n"
+                                                                           << maker.output());
   }
 
   auto slot_active() -> bool {
@@ -1067,7 +1075,7 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_with_nkey_users) {
                                       secure.nkey().seed_file.string()};
   auto maker = f.stream_maker(joined(joined(ca, client), nkey));
   maker.start();
-  BOOST_TEST_REQUIRE(maker.wait_exit(60s) == 0, "what the program printed:\n" << maker.output());
+  jetstream_fixture::require_made(maker);
   auto m = f.sink(joined(joined(ca, client), nkey));
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
@@ -1099,7 +1107,7 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_with_a_token) {
   const std::vector<std::string> ca{"--nats-ca", secure.tls()->root_certificate.string()};
   auto maker = f.stream_maker(joined(ca, {"--nats-token-file", secure.token_file().string()}));
   maker.start();
-  BOOST_TEST_REQUIRE(maker.wait_exit(60s) == 0, "what the program printed:\n" << maker.output());
+  jetstream_fixture::require_made(maker);
   auto m = f.sink(joined(ca, {"--nats-token-file", secure.token_file().string()}));
   start_streaming(f, m);
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
@@ -1128,7 +1136,7 @@ BOOST_AUTO_TEST_CASE(an_operator_cluster_with_a_credentials_file) {
   const std::vector<std::string> creds{"--nats-creds", secure.credentials().path.string()};
   auto maker = f.stream_maker(creds);
   maker.start();
-  BOOST_TEST_REQUIRE(maker.wait_exit(60s) == 0, "what the program printed:\n" << maker.output());
+  jetstream_fixture::require_made(maker);
   BOOST_TEST_REQUIRE(f.client.replicated_discarding_new(f.stream));
   auto m = f.sink(creds);
   start_streaming(f, m);
