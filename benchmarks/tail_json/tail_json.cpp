@@ -33,6 +33,9 @@
 #include "support/pgoutput_builder.hpp"
 #include "support/transaction_collector.hpp"
 
+#include "../common/program.hpp"
+#include "../common/statistics.hpp"
+
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/model/pg_type.hpp>
 
@@ -44,7 +47,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -65,6 +67,9 @@ namespace tail = replicant::examples::tail;
 namespace types = replicant::pg_type;
 using ojson = nlohmann::ordered_json;
 using replicant::lsn;
+using replicant::bench::median;
+using replicant::bench::minimum;
+using replicant::bench::parse_count;
 
 struct options {
   std::size_t changes = 200'000;
@@ -373,14 +378,6 @@ auto identical_lines(std::string_view a, std::string_view b, std::size_t expecte
   return same;
 }
 
-auto median(std::vector<double> v) -> double {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-auto minimum(const std::vector<double>& v) -> double { return *std::min_element(v.begin(), v.end()); }
-
 // --- where the outputs differ ---------------------------------------------------------------------
 
 // A line's bytes with everything outside printable ASCII shown as \xNN, for the terminal.
@@ -458,14 +455,6 @@ auto show_differences() -> void {
                   printable(record(with_library)).c_str());
     }
   }
-}
-
-auto parse_count(std::string_view text, std::size_t& out) -> bool {
-  std::size_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0) return false;
-  out = v;
-  return true;
 }
 
 auto parse_options(int argc, char** argv, options& opt) -> bool {
