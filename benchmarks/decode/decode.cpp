@@ -419,15 +419,8 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage =
       "usage: replicant-bench-decode [--rows N] [--rows-per-transaction N] [--rounds N] [--only a|b|c]\n";
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
   options opt;
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
+  if (const auto status = replicant::bench::read_command_line(argc, argv, usage, parse_options, opt)) return *status;
 
   const capture c = generate(opt);
   const double mb = static_cast<double>(c.bytes.size()) / 1e6;

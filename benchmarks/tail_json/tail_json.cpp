@@ -474,15 +474,8 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
 
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage = "usage: replicant-bench-tail-json [--changes N] [--per-transaction N] [--rounds N]\n";
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
   options opt;
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
+  if (const auto status = replicant::bench::read_command_line(argc, argv, usage, parse_options, opt)) return *status;
   const int dev_null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (dev_null < 0) {
     std::fprintf(stderr, "replicant-bench-tail-json: cannot open /dev/null\n");
