@@ -112,6 +112,10 @@ class replication_arguments {
     }
   }
 
+  // The command line reads into this object's members.
+  replication_arguments(const replication_arguments&) = delete;
+  auto operator=(const replication_arguments&) -> replication_arguments& = delete;
+
   /**
    * Checks the values read and stores them in @p into (its `dsn` is kept when `--dsn` was not
    * given). @return what is wrong, or nothing; a malformed name carries the
