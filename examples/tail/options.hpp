@@ -127,13 +127,14 @@ inline auto refused(std::string_view step, const option_error& bad) -> failure {
  * Parses and validates @p args (the arguments after the program name). Options take their value
  * as the next argument or after `=` (`--slot s` or `--slot=s`).
  *
- * Checks, in order: every option is known and has its value, and a flag has none; `--slot` and at
- * least one `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL
- * accepts and publication names are plain identifiers; `--proto-version` is 1 to 4;
- * `--status-interval` and `--progress-interval` are 1 to 3600 seconds; `--end-lsn` is an LSN;
- * `--snapshot` and `--go-forward-only` are not both given; `--create-slot` comes with
- * `--go-forward-only` or `--snapshot`. Whether the slot exists, and whether there is a checkpoint,
- * are found out later by the replication pipeline.
+ * Checks, in order: every option is known and has its value, and a flag has none; the replication
+ * options, as every example checks them (replication_arguments): `--slot` and at least one
+ * `--publication` are given unless `--help` is, the slot name has the shape PostgreSQL accepts and
+ * publication names are plain identifiers, `--status-interval` is 1 to 3600 seconds; then
+ * `--checkpoint-file` is a path; `--proto-version` is 1 to 4; `--progress-interval` is 1 to 3600
+ * seconds; `--end-lsn` is an LSN; `--snapshot` and `--go-forward-only` are not both given;
+ * `--create-slot` comes with `--go-forward-only` or `--snapshot`. Whether the slot exists, and
+ * whether there is a checkpoint, are found out later by the replication pipeline.
  *
  * Why `--create-slot` needs `--go-forward-only` even when a checkpoint file exists: a slot that has
  * to be created starts at the current end of WAL, so whatever was committed since the checkpoint
