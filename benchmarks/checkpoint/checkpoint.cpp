@@ -32,9 +32,11 @@
 //                                   [--modes sink,batches,lib,lib-batched] [--fsync] [--mirror PATH]
 
 #include "support/pg_cluster.hpp"
-#include "support/required.hpp"
 
 #include "../common/process_cpu.hpp"
+#include "../common/program.hpp"
+#include "../common/server.hpp"
+#include "../common/statistics.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -43,12 +45,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -63,6 +63,8 @@
 namespace {
 
 namespace pg = replicant::test;
+using replicant::bench::median;
+using replicant::bench::parse_count;
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 
@@ -73,8 +75,6 @@ constexpr std::string_view default_mirror = REPLICANT_PG_MIRROR_BINARY;
 constexpr std::string_view default_mirror;
 #endif
 
-constexpr int exit_skipped = 77;  // ctest's SKIP_RETURN_CODE: no server binaries here
-
 struct options {
   std::uint64_t transactions = 20'000;
   std::uint64_t rounds = 3;
@@ -84,14 +84,6 @@ struct options {
   bool fsync = false;
   std::string mirror{default_mirror};
 };
-
-auto parse_count(std::string_view text, std::uint64_t& out) -> bool {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0) return false;
-  out = v;
-  return true;
-}
 
 auto parse_modes(std::string_view text, std::vector<std::string>& out) -> bool {
   out.clear();
@@ -131,12 +123,6 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
 }
 
 auto is_lib_mode(std::string_view mode) -> bool { return mode == "lib" || mode == "lib-batched"; }
-
-auto median(std::vector<double> v) -> double {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // A name usable as an SQL identifier and a slot name: "lib-batched" -> "lib_batched".
 auto ident(std::string_view mode) -> std::string {
@@ -356,92 +342,84 @@ auto run_round(pg::pg_cluster& server, const options& opt, std::uint64_t round)
   return results;
 }
 
+// Per mode and round: transactions/s (wall clock) and CPU microseconds per transaction.
+struct figures {
+  std::vector<std::vector<double>> rates;
+  std::vector<std::vector<double>> cpu_us;
+};
+
+// Runs every round, printing each mode's figures as it goes; nothing once a check failed.
+auto run_rounds(pg::pg_cluster& server, const options& opt) -> std::optional<figures> {
+  figures f{std::vector<std::vector<double>>(opt.modes.size()), std::vector<std::vector<double>>(opt.modes.size())};
+  const auto n = static_cast<double>(opt.transactions);
+  for (std::uint64_t round = 1; round <= opt.rounds; ++round) {
+    const auto results = run_round(server, opt, round);
+    if (!results) return std::nullopt;
+    for (std::size_t i = 0; i < opt.modes.size(); ++i) {
+      const auto& r = (*results)[i];
+      f.rates[i].push_back(n / r.seconds);
+      f.cpu_us[i].push_back(r.cpu_seconds * 1e6 / n);
+      std::printf("  %-12s %8.2f s %9.0f tx/s %8.1f us CPU/tx\n", opt.modes[i].c_str(), r.seconds, f.rates[i].back(),
+                  f.cpu_us[i].back());
+    }
+    std::fflush(stdout);
+  }
+  return f;
+}
+
+// The medians of every mode, and their ratios to the per-transaction mode when it ran.
+auto print_summary(const options& opt, const figures& f) -> void {
+  const auto base = static_cast<std::size_t>(std::find(opt.modes.begin(), opt.modes.end(), "sink") - opt.modes.begin());
+  const bool has_base = base < opt.modes.size();
+  const double base_rate = has_base ? median(f.rates[base]) : 0;
+  const double base_cpu = has_base ? median(f.cpu_us[base]) : 0;
+  std::printf("\nmedians of %llu round(s); ratios to sink (throughput: higher is better, CPU: lower is better)\n",
+              static_cast<unsigned long long>(opt.rounds));
+  std::printf("%-12s %10s %9s %14s %9s\n", "mode", "tx/s", "vs sink", "us CPU/tx", "vs sink");
+  for (std::size_t i = 0; i < opt.modes.size(); ++i) {
+    const double rate = median(f.rates[i]);
+    const double cpu = median(f.cpu_us[i]);
+    if (has_base) {
+      std::printf("%-12s %10.0f %8.2fx %14.1f %8.2fx\n", opt.modes[i].c_str(), rate, rate / base_rate, cpu,
+                  cpu / base_cpu);
+    } else {
+      std::printf("%-12s %10.0f %9s %14.1f %9s\n", opt.modes[i].c_str(), rate, "-", cpu, "-");
+    }
+  }
+}
+
+auto run(const options& opt) -> int {
+  // Without a choice in the environment, the provisioning cache's PostgreSQL 17.
+  const auto cluster_options = replicant::bench::server_options("17");
+  if (!cluster_options.binaries_present()) {
+    return replicant::bench::missing_part("bench-checkpoint", replicant::bench::no_server_binaries);
+  }
+  pg::pg_cluster server{cluster_options};
+  if (opt.fsync) {
+    server.set("fsync", "on");
+    server.reload();
+  }
+  std::printf(
+      "checkpoint benchmark: PostgreSQL %d (fsync %s), %llu single-row transactions over %llu keys, "
+      "%llu round(s), batch size %llu\n",
+      server.major(), opt.fsync ? "on" : "off", static_cast<unsigned long long>(opt.transactions),
+      static_cast<unsigned long long>(opt.keys), static_cast<unsigned long long>(opt.rounds),
+      static_cast<unsigned long long>(opt.batch_size));
+  std::fflush(stdout);
+  const auto f = run_rounds(server, opt);
+  if (!f) {
+    std::fprintf(stderr, "bench-checkpoint: a check failed\n");
+    return 1;
+  }
+  print_summary(opt, *f);
+  return 0;
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage =
       "usage: replicant-bench-checkpoint [--transactions N] [--rounds N] [--keys N] [--batch-size N]\n"
       "                                  [--modes sink,batches,lib,lib-batched] [--fsync] [--mirror PATH]\n";
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
-  options opt;
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
-  try {
-    // Without a choice in the environment, the provisioning cache's PostgreSQL 17.
-    if (std::getenv("REPLICANT_PG_MAJOR") == nullptr && std::getenv("REPLICANT_PG_BINDIR") == nullptr) {
-      ::setenv("REPLICANT_PG_MAJOR", "17", 1);
-    }
-    const auto cluster_options = pg::pg_cluster_options::from_environment();
-    if (!cluster_options.binaries_present()) {
-      std::fprintf(stderr,
-                   "bench-checkpoint: no PostgreSQL server binaries (set REPLICANT_PG_BINDIR or run "
-                   "tools/provision)\n");
-      return replicant::test::every_part_required() ? 1 : exit_skipped;
-    }
-    pg::pg_cluster server{cluster_options};
-    if (opt.fsync) {
-      server.set("fsync", "on");
-      server.reload();
-    }
-    std::printf(
-        "checkpoint benchmark: PostgreSQL %d (fsync %s), %llu single-row transactions over %llu keys, "
-        "%llu round(s), batch size %llu\n",
-        server.major(), opt.fsync ? "on" : "off", static_cast<unsigned long long>(opt.transactions),
-        static_cast<unsigned long long>(opt.keys), static_cast<unsigned long long>(opt.rounds),
-        static_cast<unsigned long long>(opt.batch_size));
-    std::fflush(stdout);
-
-    // Per mode and round: transactions/s (wall clock) and CPU microseconds per transaction.
-    std::vector<std::vector<double>> rates(opt.modes.size());
-    std::vector<std::vector<double>> cpu_us(opt.modes.size());
-    const auto n = static_cast<double>(opt.transactions);
-    bool ok = true;
-    for (std::uint64_t round = 1; round <= opt.rounds; ++round) {
-      const auto results = run_round(server, opt, round);
-      if (!results) {
-        ok = false;
-        break;
-      }
-      for (std::size_t i = 0; i < opt.modes.size(); ++i) {
-        const auto& r = (*results)[i];
-        rates[i].push_back(n / r.seconds);
-        cpu_us[i].push_back(r.cpu_seconds * 1e6 / n);
-        std::printf("  %-12s %8.2f s %9.0f tx/s %8.1f us CPU/tx\n", opt.modes[i].c_str(), r.seconds, rates[i].back(),
-                    cpu_us[i].back());
-      }
-      std::fflush(stdout);
-    }
-    if (!ok) {
-      std::fprintf(stderr, "bench-checkpoint: a check failed\n");
-      return 1;
-    }
-
-    const auto base =
-        static_cast<std::size_t>(std::find(opt.modes.begin(), opt.modes.end(), "sink") - opt.modes.begin());
-    const bool has_base = base < opt.modes.size();
-    const double base_rate = has_base ? median(rates[base]) : 0;
-    const double base_cpu = has_base ? median(cpu_us[base]) : 0;
-    std::printf("\nmedians of %llu round(s); ratios to sink (throughput: higher is better, CPU: lower is better)\n",
-                static_cast<unsigned long long>(opt.rounds));
-    std::printf("%-12s %10s %9s %14s %9s\n", "mode", "tx/s", "vs sink", "us CPU/tx", "vs sink");
-    for (std::size_t i = 0; i < opt.modes.size(); ++i) {
-      const double rate = median(rates[i]);
-      const double cpu = median(cpu_us[i]);
-      if (has_base) {
-        std::printf("%-12s %10.0f %8.2fx %14.1f %8.2fx\n", opt.modes[i].c_str(), rate, rate / base_rate, cpu,
-                    cpu / base_cpu);
-      } else {
-        std::printf("%-12s %10.0f %9s %14.1f %9s\n", opt.modes[i].c_str(), rate, "-", cpu, "-");
-      }
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench-checkpoint: %s\n", e.what());
-    return 1;
-  }
+  return replicant::bench::benchmark_main<options>(argc, argv, "bench-checkpoint", usage, parse_options, run);
 }

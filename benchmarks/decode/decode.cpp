@@ -31,9 +31,11 @@
 
 #include "support/pgoutput_builder.hpp"
 
+#include "../common/program.hpp"
+#include "../common/statistics.hpp"
+
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +53,9 @@ namespace {
 
 namespace pg = replicant::test;
 using replicant::value_kind;
+using replicant::bench::median;
+using replicant::bench::minimum;
+using replicant::bench::parse_count;
 
 constexpr std::uint32_t orders_oid = 16384;
 constexpr std::size_t columns_per_row = 5;
@@ -380,20 +385,6 @@ auto verify(measurement m, const tally& t, const capture& c) -> bool {
   return ok;
 }
 
-auto median(std::vector<double> v) -> double {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-auto parse_count(std::string_view text, std::size_t& out) -> bool {
-  std::size_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0) return false;
-  out = v;
-  return true;
-}
-
 auto parse_options(int argc, char** argv, options& opt) -> bool {
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -428,15 +419,8 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage =
       "usage: replicant-bench-decode [--rows N] [--rows-per-transaction N] [--rounds N] [--only a|b|c]\n";
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
   options opt;
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
+  if (const auto status = replicant::bench::read_command_line(argc, argv, usage, parse_options, opt)) return *status;
 
   const capture c = generate(opt);
   const double mb = static_cast<double>(c.bytes.size()) / 1e6;
@@ -469,7 +453,6 @@ auto main(int argc, char** argv) -> int {
     }
   }
 
-  const auto minimum = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
   const auto& floor_ns = ns_per_row[static_cast<std::size_t>(measurement::floor)];
   const auto& assemble_ns = ns_per_row[static_cast<std::size_t>(measurement::assemble)];
   std::printf("%-30s %12s %14s %12s %14s\n", "", "min ns/row", "median ns/row", "median MB/s",

@@ -31,6 +31,8 @@
 #include "support/pg_cluster.hpp"
 
 #include "../common/process_cpu.hpp"
+#include "../common/program.hpp"
+#include "../common/server.hpp"
 
 #include <nats/nats.h>
 
@@ -40,12 +42,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -72,8 +72,6 @@ constexpr std::string_view default_tail = REPLICANT_TAIL_BINARY;
 constexpr std::string_view default_tail;
 #endif
 
-constexpr int exit_skipped = 77;
-
 struct options {
   std::uint64_t transactions = 20'000;
   std::uint64_t rows = 4;
@@ -89,8 +87,7 @@ auto parse_list(std::string_view text, std::vector<std::uint64_t>& out) -> bool 
     const auto comma = text.find(',');
     const auto item = text.substr(0, comma);
     std::uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc{} || end != item.data() + item.size() || v == 0) return false;
+    if (!replicant::bench::parse_count(item, v)) return false;
     out.push_back(v);
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
   }
@@ -305,14 +302,11 @@ auto ms_per_1000(std::uint64_t ticks, std::uint64_t transactions) -> double {
 }
 
 auto run(const options& opt) -> int {
-  if (std::getenv("REPLICANT_PG_MAJOR") == nullptr && std::getenv("REPLICANT_PG_BINDIR") == nullptr) {
-    ::setenv("REPLICANT_PG_MAJOR", "17", 1);
-  }
-  const auto cluster_options = test::pg_cluster_options::from_environment();
+  const auto cluster_options = replicant::bench::server_options("17");
   const auto nats_binary = test::nats_server_binary();
   if (!cluster_options.binaries_present() || !nats_binary) {
-    std::fprintf(stderr, "bench-jetstream: no PostgreSQL server binaries or no nats-server (run tools/provision)\n");
-    return test::every_part_required() ? 1 : exit_skipped;
+    return replicant::bench::missing_part("bench-jetstream",
+                                          "no PostgreSQL server binaries or no nats-server (run tools/provision)");
   }
   test::pg_cluster server{cluster_options};
   test::nats_cluster nats{*nats_binary};
@@ -454,21 +448,11 @@ auto main(int argc, char** argv) -> int {
   constexpr const char* usage =
       "usage: replicant-bench-jetstream [--transactions N] [--rows N] [--replicas 1,3] [--max-pending 256,4096]\n"
       "                                 [--program PATH] [--tail PATH]\n";
-  options opt;
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
-  try {
+  // nats.c's library-wide state goes after a run that returned (an exception leaves it to exit).
+  const auto run_and_close = [](const options& opt) {
     const int status = run(opt);
     nats_Close();
     return status;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench-jetstream: %s\n", e.what());
-    return 1;
-  }
+  };
+  return replicant::bench::benchmark_main<options>(argc, argv, "bench-jetstream", usage, parse_options, run_and_close);
 }

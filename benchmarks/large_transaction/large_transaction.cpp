@@ -54,7 +54,11 @@
 #include <replicant/pipeline.hpp>
 
 #include "support/pg_cluster.hpp"
-#include "support/required.hpp"
+
+#include "../common/process_cpu.hpp"
+#include "../common/program.hpp"
+#include "../common/server.hpp"
+#include "../common/statistics.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -96,10 +100,13 @@ namespace pg = replicant::test;
 using namespace std::chrono_literals;
 using clock_type = std::chrono::steady_clock;
 using replicant::lsn;
+using replicant::bench::maximum;
+using replicant::bench::median;
+using replicant::bench::minimum;
+using replicant::bench::parse_count;
 
 constexpr int exit_failed = 1;
 constexpr int exit_usage = 2;
-constexpr int exit_skipped = 77;  // ctest's SKIP_RETURN_CODE: no server binaries here
 
 constexpr std::uint64_t mib = 1024U * 1024U;
 
@@ -132,14 +139,6 @@ auto find_config(std::string_view name) -> const config* {
 }
 
 // --- small parsers --------------------------------------------------------------------------------
-
-auto parse_count(std::string_view text, std::uint64_t& out) -> bool {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0) return false;
-  out = v;
-  return true;
-}
 
 // A memory setting as PostgreSQL writes it ("64MB", "64kB", "1GB"), in bytes. Only these units:
 // the value is passed to the server as it is, and the checks need to know what it means.
@@ -442,15 +441,6 @@ auto parse_options(const std::vector<std::string_view>& args, options& opt) -> b
   return true;
 }
 
-auto median(std::vector<double> v) -> double {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-auto minimum(const std::vector<double>& v) -> double { return *std::min_element(v.begin(), v.end()); }
-auto maximum(const std::vector<double>& v) -> double { return *std::max_element(v.begin(), v.end()); }
-
 // The bytes the server sends for the transaction's rows when it is not streamed: one Insert message
 // per row ('I', relation id, 'N', column count, then per column 't', length and the text), each in a
 // CopyData with its 25-byte XLogData header, as libpq hands it over. Streamed Inserts carry the
@@ -469,20 +459,9 @@ auto wire_bytes(std::uint64_t rows) -> std::uint64_t {
 
 // CPU time (user + system) of process @p pid in seconds, from /proc; nothing once it is gone.
 auto process_cpu_seconds(pid_t pid) -> std::optional<double> {
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};
-  std::string stat;
-  if (!std::getline(in, stat)) return std::nullopt;
-  // The command name is in parentheses and may hold spaces: count fields after it. utime and
-  // stime are fields 14 and 15, the state (field 3) comes first after the name.
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields{stat.substr(close + 2)};
-  std::string field;
-  std::uint64_t ticks = 0;
-  for (int n = 3; n <= 15 && fields >> field; ++n) {
-    if (n == 14 || n == 15) ticks += std::stoull(field);
-  }
-  return static_cast<double>(ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  const auto ticks = replicant::bench::cpu_ticks(pid);
+  if (!ticks) return std::nullopt;
+  return static_cast<double>(*ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 // A temporary directory for the spill files, removed with what it holds.
@@ -785,14 +764,9 @@ auto mb(std::uint64_t bytes) -> double { return static_cast<double>(bytes) / 1e6
 
 auto run_driver(const options& opt) -> int {
   // Without a choice in the environment, the provisioning cache's PostgreSQL 18.
-  if (std::getenv("REPLICANT_PG_MAJOR") == nullptr && std::getenv("REPLICANT_PG_BINDIR") == nullptr) {
-    ::setenv("REPLICANT_PG_MAJOR", "18", 1);
-  }
-  const auto cluster_options = pg::pg_cluster_options::from_environment();
+  const auto cluster_options = replicant::bench::server_options("18");
   if (!cluster_options.binaries_present()) {
-    std::fprintf(stderr,
-                 "bench-large-txn: no PostgreSQL server binaries (set REPLICANT_PG_BINDIR or run tools/provision)\n");
-    return replicant::test::every_part_required() ? exit_failed : exit_skipped;
+    return replicant::bench::missing_part("bench-large-txn", replicant::bench::no_server_binaries);
   }
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -924,20 +898,6 @@ constexpr const char* usage =
 auto main(int argc, char** argv) -> int {
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "--config") return consumer_main(args);
-  if (args.size() == 1 && args[0] == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
-  options opt;
-  if (!parse_options(args, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return exit_usage;
-  }
-  try {
-    return run_driver(opt);
-  } catch (const std::exception& e) {
-    // pg_cluster's errors name the operation and the SQLSTATE, never a value.
-    std::fprintf(stderr, "bench-large-txn: %s\n", e.what());
-    return exit_failed;
-  }
+  const auto parse = [&args](int, char**, options& opt) { return parse_options(args, opt); };
+  return replicant::bench::benchmark_main<options>(argc, argv, "bench-large-txn", usage, parse, run_driver);
 }

@@ -46,9 +46,11 @@
 // (--only runs one contender once per workload, without warm-up: for a profiler.)
 
 #include "support/pg_cluster.hpp"
-#include "support/required.hpp"
 
 #include "../common/process_cpu.hpp"
+#include "../common/program.hpp"
+#include "../common/server.hpp"
+#include "../common/statistics.hpp"
 
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/store.hpp>
@@ -68,12 +70,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -89,8 +89,9 @@ namespace {
 
 namespace pg = replicant::test;
 using clock_type = std::chrono::steady_clock;
-
-constexpr int exit_skipped = 77;  // ctest's SKIP_RETURN_CODE: no server binaries here
+using replicant::bench::median;
+using replicant::bench::minimum;
+using replicant::bench::parse_count;
 
 struct options {
   std::uint64_t rows = 1'000'000;
@@ -100,14 +101,6 @@ struct options {
   std::string only;  // empty: both contenders, timed rounds
   std::string psql;  // empty: the server bindir's
 };
-
-auto parse_count(std::string_view text, std::uint64_t& out, bool zero_ok = false) -> bool {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || (v == 0 && !zero_ok)) return false;
-  out = v;
-  return true;
-}
 
 auto parse_options(int argc, char** argv, options& opt) -> bool {
   const std::vector<std::string_view> args(argv + 1, argv + argc);
@@ -132,15 +125,6 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
   }
   return true;
 }
-
-auto median(std::vector<double> v) -> double {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-auto minimum(const std::vector<double>& v) -> double { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
 
 // --- CPU time ------------------------------------------------------------------------------------
 
@@ -509,105 +493,111 @@ auto load(pg::pg_cluster& server, workload& w, const std::string& db, const opti
   std::fflush(stdout);
 }
 
+// Names a fresh slot for each replicant run: a point-in-time snapshot starts with the slot's creation.
+class slot_names {
+ public:
+  auto next() -> std::string { return "bench_snapshot_" + std::to_string(++count_); }
+
+ private:
+  std::uint64_t count_ = 0;
+};
+
+// --only: one contender, once per workload, without a warm-up (for a profiler). false when a check
+// failed.
+auto run_only(pg::pg_cluster& server, const options& opt, const std::vector<workload>& workloads, const std::string& db,
+              slot_names& slots) -> bool {
+  bool ok = true;
+  for (const auto& w : workloads) {
+    const auto r =
+        opt.only == "replicant" ? run_replicant(server, opt, w, db, slots.next()) : run_psql_copy(server, opt, w, db);
+    ok = ok && r.ok;
+    print_run(opt.only.c_str(), w, r);
+  }
+  return ok;
+}
+
+// One untimed run of each contender on @p w, then the timed rounds, alternating which goes first,
+// then the summary. false when a check failed.
+auto compare(pg::pg_cluster& server, const options& opt, const workload& w, const std::string& db, slot_names& slots)
+    -> bool {
+  // One untimed run of each: the table in the server's buffers, the code paged in.
+  std::printf("%s: warm-up\n", w.name.c_str());
+  bool ok = run_replicant(server, opt, w, db, slots.next()).ok;
+  ok = run_psql_copy(server, opt, w, db).ok && ok;
+  series rep;
+  series ps;
+  for (std::uint64_t round = 1; round <= opt.rounds && ok; ++round) {
+    std::printf("round %llu\n", static_cast<unsigned long long>(round));
+    // Alternate which goes first, so that neither always follows the other.
+    for (int k = 0; k < 2 && ok; ++k) {
+      const bool replicant_turn = (k == 0) == (round % 2 == 1);
+      const auto r =
+          replicant_turn ? run_replicant(server, opt, w, db, slots.next()) : run_psql_copy(server, opt, w, db);
+      ok = ok && r.ok;
+      if (!r.ok) break;
+      print_run(replicant_turn ? "replicant" : "psql", w, r);
+      series& s = replicant_turn ? rep : ps;
+      s.seconds.push_back(r.seconds);
+      s.client_cpu.push_back(r.client_cpu);
+      s.server_cpu.push_back(r.server_cpu);
+    }
+  }
+  if (ok) print_summary(w, rep, ps, opt.rounds);
+  return ok;
+}
+
+// Gives @p server the buffers to hold the tables, and says which server and psql are compared.
+auto prepare(pg::pg_cluster& server, const options& opt) -> void {
+  server.set("shared_buffers", "1GB");
+  server.restart();
+  const auto server_version = server.scalar("SHOW server_version");
+  const auto client_version = psql_version(opt.psql);
+  std::printf("snapshot benchmark: PostgreSQL %s, psql %s, %llu round(s), %llu rows per batch\n",
+              server_version.c_str(), client_version.c_str(), static_cast<unsigned long long>(opt.rounds),
+              static_cast<unsigned long long>(opt.batch_rows));
+  if (client_version.empty() || server_version.rfind(client_version.substr(0, client_version.find('.')), 0) != 0) {
+    std::printf("note: psql's major version differs from the server's\n");
+  }
+  std::fflush(stdout);
+}
+
+auto run(options& opt) -> int {
+  // Without a choice in the environment, PostgreSQL 15: its provisioned bindir has a psql.
+  const auto cluster_options = replicant::bench::server_options("15");
+  if (!cluster_options.binaries_present()) {
+    return replicant::bench::missing_part("bench-snapshot", replicant::bench::no_server_binaries);
+  }
+  if (opt.psql.empty()) opt.psql = (cluster_options.bindir / "psql").string();
+  if (::access(opt.psql.c_str(), X_OK) != 0) {
+    return replicant::bench::missing_part(
+        "bench-snapshot",
+        "no psql next to the server binaries; the comparison needs the psql of the server's version (pass --psql "
+        "PATH, or use REPLICANT_PG_MAJOR=15)");
+  }
+  pg::pg_cluster server{cluster_options};
+  prepare(server, opt);
+  const std::string db = "bench_snapshot";
+  server.create_database(db);
+  std::vector<workload> workloads{narrow_workload(opt.rows)};
+  if (opt.wide_rows > 0) workloads.push_back(wide_workload(opt.wide_rows));
+  for (auto& w : workloads) load(server, w, db, opt);
+
+  slot_names slots;
+  if (!opt.only.empty()) return run_only(server, opt, workloads, db, slots) ? 0 : 1;
+  for (const auto& w : workloads) {
+    if (!compare(server, opt, w, db, slots)) {
+      std::fprintf(stderr, "bench-snapshot: a check failed\n");
+      return 1;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage =
       "usage: replicant-bench-snapshot [--rows N] [--wide-rows N] [--rounds N] [--batch-rows N]\n"
       "                                [--only replicant|psql] [--psql PATH]\n";
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
-  options opt;
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
-  try {
-    // Without a choice in the environment, PostgreSQL 15: its provisioned bindir has a psql.
-    if (std::getenv("REPLICANT_PG_MAJOR") == nullptr && std::getenv("REPLICANT_PG_BINDIR") == nullptr) {
-      ::setenv("REPLICANT_PG_MAJOR", "15", 1);
-    }
-    const auto cluster_options = pg::pg_cluster_options::from_environment();
-    if (!cluster_options.binaries_present()) {
-      std::fprintf(stderr,
-                   "bench-snapshot: no PostgreSQL server binaries (set REPLICANT_PG_BINDIR or run tools/provision)\n");
-      return replicant::test::every_part_required() ? 1 : exit_skipped;
-    }
-    if (opt.psql.empty()) opt.psql = (cluster_options.bindir / "psql").string();
-    if (::access(opt.psql.c_str(), X_OK) != 0) {
-      std::fprintf(stderr,
-                   "bench-snapshot: no psql next to the server binaries; the comparison needs the psql of the "
-                   "server's version (pass --psql PATH, or use REPLICANT_PG_MAJOR=15)\n");
-      return replicant::test::every_part_required() ? 1 : exit_skipped;
-    }
-    pg::pg_cluster server{cluster_options};
-    server.set("shared_buffers", "1GB");
-    server.restart();
-    const std::string db = "bench_snapshot";
-    server.create_database(db);
-    const auto server_version = server.scalar("SHOW server_version");
-    const auto client_version = psql_version(opt.psql);
-    std::printf("snapshot benchmark: PostgreSQL %s, psql %s, %llu round(s), %llu rows per batch\n",
-                server_version.c_str(), client_version.c_str(), static_cast<unsigned long long>(opt.rounds),
-                static_cast<unsigned long long>(opt.batch_rows));
-    if (client_version.empty() || server_version.rfind(client_version.substr(0, client_version.find('.')), 0) != 0) {
-      std::printf("note: psql's major version differs from the server's\n");
-    }
-    std::fflush(stdout);
-
-    std::vector<workload> workloads{narrow_workload(opt.rows)};
-    if (opt.wide_rows > 0) workloads.push_back(wide_workload(opt.wide_rows));
-    for (auto& w : workloads) load(server, w, db, opt);
-
-    std::uint64_t slots = 0;
-    const auto next_slot = [&] { return "bench_snapshot_" + std::to_string(++slots); };
-    bool ok = true;
-
-    if (!opt.only.empty()) {
-      for (const auto& w : workloads) {
-        const auto r = opt.only == "replicant" ? run_replicant(server, opt, w, db, next_slot())
-                                               : run_psql_copy(server, opt, w, db);
-        ok = ok && r.ok;
-        print_run(opt.only.c_str(), w, r);
-      }
-      return ok ? 0 : 1;
-    }
-
-    for (const auto& w : workloads) {
-      // One untimed run of each: the table in the server's buffers, the code paged in.
-      std::printf("%s: warm-up\n", w.name.c_str());
-      ok = run_replicant(server, opt, w, db, next_slot()).ok && ok;
-      ok = run_psql_copy(server, opt, w, db).ok && ok;
-      series rep;
-      series ps;
-      for (std::uint64_t round = 1; round <= opt.rounds && ok; ++round) {
-        std::printf("round %llu\n", static_cast<unsigned long long>(round));
-        // Alternate which goes first, so that neither always follows the other.
-        for (int k = 0; k < 2 && ok; ++k) {
-          const bool replicant_turn = (k == 0) == (round % 2 == 1);
-          const auto r =
-              replicant_turn ? run_replicant(server, opt, w, db, next_slot()) : run_psql_copy(server, opt, w, db);
-          ok = ok && r.ok;
-          if (!r.ok) break;
-          print_run(replicant_turn ? "replicant" : "psql", w, r);
-          series& s = replicant_turn ? rep : ps;
-          s.seconds.push_back(r.seconds);
-          s.client_cpu.push_back(r.client_cpu);
-          s.server_cpu.push_back(r.server_cpu);
-        }
-      }
-      if (!ok) break;
-      print_summary(w, rep, ps, opt.rounds);
-    }
-    if (!ok) {
-      std::fprintf(stderr, "bench-snapshot: a check failed\n");
-      return 1;
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench-snapshot: %s\n", e.what());
-    return 1;
-  }
+  return replicant::bench::benchmark_main<options>(argc, argv, "bench-snapshot", usage, parse_options, run);
 }

@@ -33,6 +33,9 @@
 #include "support/pgoutput_builder.hpp"
 #include "support/transaction_collector.hpp"
 
+#include "../common/program.hpp"
+#include "../common/statistics.hpp"
+
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/model/pg_type.hpp>
 
@@ -44,7 +47,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -65,6 +67,9 @@ namespace tail = replicant::examples::tail;
 namespace types = replicant::pg_type;
 using ojson = nlohmann::ordered_json;
 using replicant::lsn;
+using replicant::bench::median;
+using replicant::bench::minimum;
+using replicant::bench::parse_count;
 
 struct options {
   std::size_t changes = 200'000;
@@ -373,14 +378,6 @@ auto identical_lines(std::string_view a, std::string_view b, std::size_t expecte
   return same;
 }
 
-auto median(std::vector<double> v) -> double {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-auto minimum(const std::vector<double>& v) -> double { return *std::min_element(v.begin(), v.end()); }
-
 // --- where the outputs differ ---------------------------------------------------------------------
 
 // A line's bytes with everything outside printable ASCII shown as \xNN, for the terminal.
@@ -460,14 +457,6 @@ auto show_differences() -> void {
   }
 }
 
-auto parse_count(std::string_view text, std::size_t& out) -> bool {
-  std::size_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || end != text.data() + text.size() || v == 0) return false;
-  out = v;
-  return true;
-}
-
 auto parse_options(int argc, char** argv, options& opt) -> bool {
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -485,15 +474,8 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
 
 auto main(int argc, char** argv) -> int {
   constexpr const char* usage = "usage: replicant-bench-tail-json [--changes N] [--per-transaction N] [--rounds N]\n";
-  if (argc == 2 && std::string_view{argv[1]} == "--help") {
-    std::printf("%s", usage);
-    return 0;
-  }
   options opt;
-  if (!parse_options(argc, argv, opt)) {
-    std::fprintf(stderr, "%s", usage);
-    return 2;
-  }
+  if (const auto status = replicant::bench::read_command_line(argc, argv, usage, parse_options, opt)) return *status;
   const int dev_null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (dev_null < 0) {
     std::fprintf(stderr, "replicant-bench-tail-json: cannot open /dev/null\n");

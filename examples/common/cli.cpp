@@ -42,7 +42,7 @@ auto leading_option(std::string_view message) -> std::string {
 }
 
 // CLI11's error, reduced to an option name and fixed text: its own message may quote a value.
-auto describe(const CLI::App& app, const CLI::ParseError& e) -> syntax_error {
+auto describe(const CLI::App& app, const CLI::ParseError& e) -> option_error {
   const std::string_view message = e.what();
   // CLI11 checks the required options before it reports what it did not know: an unknown option
   // is the likelier cause of a missing one, so it is named first.
@@ -50,17 +50,17 @@ auto describe(const CLI::App& app, const CLI::ParseError& e) -> syntax_error {
                       (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && app.remaining_size() > 0);
   if (extras) {
     const auto extra = app.remaining();
-    return {extra.empty() ? std::string{} : printable_option_name(extra.front()),
-            "is an unknown option or a stray value (see --help)"};
+    return {.option = extra.empty() ? std::string{} : printable_option_name(extra.front()),
+            .problem = "is an unknown option or a stray value (see --help)"};
   }
   if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-    return {leading_option(message), "is required (see --help)"};
+    return {.option = leading_option(message), .problem = "is required (see --help)"};
   }
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
     const bool value_on_a_flag = message.find("flag override") != std::string_view::npos;
-    return {leading_option(message), value_on_a_flag ? "takes no value" : "needs a value"};
+    return {.option = leading_option(message), .problem = value_on_a_flag ? "takes no value" : "needs a value"};
   }
-  return {std::string{}, "the command line cannot be read (see --help)"};
+  return {.option = std::string{}, .problem = "the command line cannot be read (see --help)"};
 }
 
 }  // namespace
@@ -111,7 +111,7 @@ auto command_line::flag(const std::string& names, bool& into, const std::string&
                     ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)};
 }
 
-auto command_line::parse(std::span<const char* const> args) -> std::optional<syntax_error> {
+auto command_line::parse(std::span<const char* const> args) -> std::optional<option_error> {
   std::vector<std::string> reversed;  // CLI11 takes the arguments last first
   reversed.reserve(args.size());
   for (auto it = args.rbegin(); it != args.rend(); ++it) reversed.emplace_back(*it);

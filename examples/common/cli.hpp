@@ -13,20 +13,15 @@
 /// value may be a password in a connection string pasted into the wrong place. Each program checks
 /// its values itself, with fixed text that names the option only.
 
-#include <replicant/core/identifier.hpp>
-#include <replicant/decoder/pgoutput.hpp>
-#include <replicant/pipeline/options.hpp>
-
 #include <algorithm>
 #include <charconv>
-#include <chrono>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -75,13 +70,16 @@ struct refusal {
   std::string reason;
 };
 
-/// What is wrong with the shape of a command line, as CLI11 found it: the option concerned (a name
-/// of the form `--[a-z0-9-]+`, `(not shown)`, or empty) and fixed text.
-struct syntax_error {
+/// What is wrong with one option of a command line, as CLI11 found it or as a check of its value
+/// did: the option concerned (a name of the form `--[a-z0-9-]+`, `(not shown)`, or empty) and
+/// fixed text, never the value.
+struct option_error {
   /// The option, e.g. `--slot`; empty when none can be named.
   std::string option;
   /// What is wrong with it, e.g. `"needs a value"` (fixed text).
   std::string_view problem;
+  /// The rule a malformed name broke (a @ref replicant::identifier_error); empty otherwise.
+  std::error_code cause{};
 
   /// The refusal that says it, e.g. `"--slot needs a value"`. @throws std::bad_alloc only.
   [[nodiscard]] auto to_refusal() const -> refusal {
@@ -92,7 +90,7 @@ struct syntax_error {
 /**
  * A program's command line: a CLI11 app whose options are all read as text (or as flags), with a
  * default shown in `--help` for each, and a parse that turns CLI11's errors into value-free
- * @ref syntax_error "syntax errors".
+ * @ref option_error "option errors".
  *
  * CLI11 itself is compiled once, in `cli.cpp` (the `replicant::examples_cli` library): it is all
  * inline code, and parsing it cost every program and test that includes this header about nine
@@ -161,7 +159,7 @@ class command_line {
    * what is wrong, value-free.
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto parse(std::span<const char* const> args) -> std::optional<syntax_error>;
+  [[nodiscard]] auto parse(std::span<const char* const> args) -> std::optional<option_error>;
 
   /// Whether option @p name (e.g. `--slot`) was on the command line parse() read.
   /// @throws std::bad_alloc only.
@@ -177,108 +175,6 @@ class command_line {
   std::unique_ptr<CLI::App> app_;
   bool help_ = false;
 };
-
-/**
- * The options of a program that follows one slot: where to connect, which slot and publications,
- * whether to create the slot, and how often to report to the server. Programs derive their own
- * options from it; @ref slot_arguments declares and checks them.
- *
- * @par Thread safety
- * A value type.
- */
-struct slot_options {
-  /// The libpq connection string; empty lets libpq read the PG* variables.
-  std::string dsn;
-  /// The replication slot (validated with identifier::validate_slot_name).
-  std::string slot;
-  /// The publications, without duplicates (each validated with identifier::validate).
-  std::vector<std::string> publications;
-  /// Create the slot when it does not exist.
-  bool create_slot = false;
-  /// Time between periodic status updates.
-  std::chrono::seconds status_interval{10};
-};
-
-/// @p names without repeats, in the order first given. @throws std::bad_alloc only.
-[[nodiscard]] inline auto without_repeats(const std::vector<std::string>& names) -> std::vector<std::string> {
-  std::vector<std::string> kept;
-  for (const auto& n : names) {
-    if (std::find(kept.begin(), kept.end(), n) == kept.end()) kept.push_back(n);
-  }
-  return kept;
-}
-
-/**
- * The slot options on a @ref command_line: `--dsn`, `--slot` (required), `--publication`
- * (repeatable, required), `--create-slot` and `--status-interval` (1 to 3600 seconds, default
- * 10), read as text by parse() and checked by check().
- *
- * @par Thread safety
- * Distinct objects: safe. Shared objects: unsafe.
- */
-class slot_arguments {
- public:
-  /// Declares the options on @p cli, which must outlive this. @p create_slot_help describes
-  /// `--create-slot` (what it needs differs between programs). @p required: `--slot` and
-  /// `--publication` are required by CLI11 (and marked so in `--help`); a program that needs them
-  /// only in some modes leaves that to check(). @throws std::bad_alloc only.
-  slot_arguments(command_line& cli, const std::string& create_slot_help, bool required = true) {
-    cli.text("--dsn", dsn_, "CONNINFO", "the PG* environment variables", "libpq connection string or URI");
-    auto slot = cli.text("--slot", slot_, "NAME", required ? "" : "none",
-                         "logical replication slot ([a-z0-9_], at most 63 bytes)");
-    auto publication = cli.texts("--publication", publications_, "NAME", required ? "" : "none",
-                                 "publication to stream (repeatable; at least one)");
-    if (required) {
-      slot.required();
-      publication.required();
-    }
-    cli.flag("--create-slot", create_slot_, create_slot_help);
-    cli.text("--status-interval", status_interval_, "SECS", "10", "seconds between status updates to the server");
-  }
-
-  /**
-   * Checks the values read and stores them in @p into (its `dsn` is kept when `--dsn` was not
-   * given). @return the refusal, or nothing. @throws std::bad_alloc only.
-   */
-  [[nodiscard]] auto check(slot_options& into) const -> std::optional<refusal> {
-    if (slot_.empty()) return refusal{"--slot is required (see --help)"};
-    if (publications_.empty()) return refusal{"at least one --publication is required (see --help)"};
-    if (!identifier::validate_slot_name(slot_)) return refusal{"--slot is 1 to 63 characters of a-z, 0-9 and _"};
-    for (const auto& p : publications_) {
-      if (!identifier::validate(p)) {
-        return refusal{"--publication is a plain identifier: a letter or _, then letters, digits, _ or $"};
-      }
-    }
-    const auto interval = parse_unsigned(status_interval_, 1, 3600);
-    if (!interval) return refusal{"--status-interval is 1 to 3600 seconds"};
-    if (!dsn_.empty()) into.dsn = dsn_;
-    into.slot = slot_;
-    into.publications = without_repeats(publications_);
-    into.create_slot = create_slot_;
-    into.status_interval = std::chrono::seconds{*interval};
-    return std::nullopt;
-  }
-
- private:
-  std::string dsn_;
-  std::string slot_;
-  std::vector<std::string> publications_;
-  bool create_slot_ = false;
-  std::string status_interval_ = "10";
-};
-
-/**
- * `--go-forward-only` with `--create-slot`, for a program that reads a slot from its start: a slot
- * created now starts at the current end of WAL, so the gap must be accepted on the command line.
- * @return the refusal, or nothing. @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto check_created_slot_goes_forward(const slot_options& o, bool go_forward_only)
-    -> std::optional<refusal> {
-  if (o.create_slot && !go_forward_only) {
-    return refusal{"--create-slot needs --go-forward-only: a slot created now never shows earlier changes"};
-  }
-  return std::nullopt;
-}
 
 /**
  * The pipeline's memory budget, `--max-inflight-mib N` (default 64), for a program that lets it
@@ -334,27 +230,6 @@ template <class Arguments>
 [[nodiscard]] auto usage_of() -> std::string {
   const Arguments a;
   return a.cli.help();
-}
-
-/**
- * What pgoutput is asked for: the publications of @p o; everything else keeps pgoutput's defaults.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto pgoutput_options_for_slot(const slot_options& o) -> pgoutput_options {
-  return pgoutput_options{.publications = o.publications};
-}
-
-/**
- * The replication pipeline's options for @p o: everything else keeps the pipeline's defaults.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto pipeline_options_for_slot(const slot_options& o) -> pipeline_options {
-  pipeline_options p;
-  p.conninfo = o.dsn;
-  p.slot = o.slot;
-  p.create_slot = o.create_slot;
-  p.status_interval = o.status_interval;
-  return p;
 }
 
 }  // namespace replicant::examples

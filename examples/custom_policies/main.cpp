@@ -110,7 +110,7 @@ auto run(const custom_policies::options& o) -> int {
                                .max_delay = o.checkpoint_delay};
   custom_policies::mmap_spill spill{.dir = o.spill_dir, .max_bytes = 0};
   custom_pipeline pipeline{*sink,
-                           replicant::examples::pgoutput_options_for_slot(o),
+                           replicant::examples::pgoutput_options_for_replication(o),
                            std::move(checkpoint),
                            std::move(spill),
                            pipeline_options_for(o),

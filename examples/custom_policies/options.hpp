@@ -8,6 +8,7 @@
 /// connected. A refusal names the option, never the value given.
 
 #include "../common/cli.hpp"
+#include "../common/replication_options.hpp"
 
 #include <replicant/pipeline/options.hpp>
 
@@ -32,15 +33,13 @@ using replicant::examples::refusal;
  * @par Thread safety
  * A value type.
  */
-struct options : replicant::examples::slot_options {
+struct options : replicant::examples::replication_options {
   /// The file the lines are appended to.
   std::filesystem::path output;
   /// The checkpoint file.
   std::filesystem::path checkpoint_file;
   /// Where spilled transactions go.
   std::filesystem::path spill_dir;
-  /// With no checkpoint, start at the slot's acknowledged position.
-  bool go_forward_only = false;
   /// The WAL-bytes rule of the checkpoint policy.
   std::uint64_t checkpoint_every_bytes = std::uint64_t{16} << 20U;
   /// The checkpoint policy's timer.
@@ -68,11 +67,13 @@ struct arguments {
       "followed the last checkpoint written is appended again (a reader skips commit LSNs it has seen).",
       "Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when\n"
       "refused to start."};
-  replicant::examples::slot_arguments slot{cli, "create the slot if it does not exist; needs --go-forward-only"};
+  replicant::examples::replication_arguments replication{
+      cli,
+      {.create_slot_help = "create the slot if it does not exist; needs --go-forward-only",
+       .go_forward_only_help = "with no checkpoint yet, start at the slot's acknowledged position"}};
   std::string output;
   std::string checkpoint_file;
   std::string spill_dir;
-  bool go_forward_only = false;
   std::string every_kib = "16384";
   std::string delay_ms = "5000";
   std::string max_inflight_mib = "64";
@@ -84,8 +85,6 @@ struct arguments {
     cli.text("--spill-dir", spill_dir, "DIR", "",
              "where spilled transactions go: an existing directory of yours that\nno one else may write to")
         .required();
-    cli.flag("--go-forward-only", go_forward_only,
-             "with no checkpoint yet, start at the slot's acknowledged position");
     cli.text("--checkpoint-every-kib", every_kib, "N", "16384",
              "write the checkpoint once the transactions not yet covered span N\nKiB of WAL (1 to 4194304)");
     cli.text("--checkpoint-delay-ms", delay_ms, "MS", "5000", "... or once the oldest of them is MS old (1 to 600000)");
@@ -101,8 +100,7 @@ struct arguments {
 inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   using replicant::examples::parse_unsigned;
   o.dsn = "fallback_application_name=replicant-custom-policies";
-  if (auto bad = a.slot.check(o)) return *bad;
-  o.go_forward_only = a.go_forward_only;
+  if (auto bad = a.replication.check(o)) return bad->to_refusal();
   if (a.output.empty()) return refusal{"--output needs a path"};
   o.output = std::filesystem::path{a.output};
   const bool has_checkpoint_file = a.cli.given("--checkpoint-file");
@@ -118,7 +116,7 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   const auto mib = parse_unsigned(a.max_inflight_mib, 1, 4096);
   if (!mib) return refusal{"--max-inflight-mib is 1 to 4096"};
   o.max_inflight_bytes = std::size_t{*mib} << 20U;
-  if (auto bad = replicant::examples::check_created_slot_goes_forward(o, o.go_forward_only)) return bad;
+  if (auto bad = replicant::examples::check_created_slot_goes_forward(o)) return bad;
   o.checkpoint_file = has_checkpoint_file ? std::filesystem::path{a.checkpoint_file}
                                           : std::filesystem::path{o.output.string() + ".checkpoint"};
   if (o.checkpoint_file == o.output) return refusal{"--checkpoint-file must differ from --output"};
@@ -146,8 +144,7 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o) -> replicant::pipeline_options {
-  replicant::pipeline_options p = replicant::examples::pipeline_options_for_slot(o);
-  if (o.go_forward_only) p.start = replicant::start::go_forward{};
+  replicant::pipeline_options p = replicant::examples::pipeline_options_for_replication(o);
   p.max_inflight_bytes = o.max_inflight_bytes;
   return p;
 }

@@ -171,8 +171,7 @@ auto stream(const options& o) -> int {
   }
   outage.reset();
 
-  auto po = replicant::examples::pipeline_options_for_slot(o.slot);
-  if (o.go_forward_only) po.start = replicant::start::go_forward{};
+  auto po = replicant::examples::pipeline_options_for_replication(o.replication);
   // A restarted program can find its previous walsender still finishing for a moment.
   po.max_command_retries = 30;
   po.max_reconnect_delay = 2s;
@@ -180,7 +179,7 @@ auto stream(const options& o) -> int {
   // The sink's own acknowledgement wait fires first; this only catches a confirmation lost for good.
   const auto confirm_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(3 * o.ack_wait + 10s);
   jetstream_pipeline pipeline{
-      sink, replicant::examples::pgoutput_options_for_slot(o.slot),
+      sink, replicant::examples::pgoutput_options_for_replication(o.replication),
       replicant::deferred_checkpoint{
           .max_unconfirmed = o.max_unconfirmed, .max_unconfirmed_bytes = 0, .confirm_timeout = confirm_timeout},
       po};

@@ -8,6 +8,7 @@
 /// may carry a password, `--dsn` too.
 
 #include "../common/cli.hpp"
+#include "../common/replication_options.hpp"
 #include "security.hpp"
 #include "subjects.hpp"
 
@@ -28,10 +29,8 @@ namespace replicant::examples::jetstream {
  * A value type.
  */
 struct options {
-  /// The source: DSN, slot, publications, slot creation, status interval.
-  slot_options slot;
-  /// Without a checkpoint, start at the slot's acknowledged position (a slot created now: the end of the WAL).
-  bool go_forward_only = false;
+  /// The source: DSN, slot, publications, slot creation, where to start, status interval.
+  replication_options replication;
   /// The pipeline's resident budget in MiB; 1 to 65,536.
   std::uint32_t max_inflight_mib = 64;
   /// The NATS servers (never printed).
@@ -87,8 +86,11 @@ struct arguments {
       "The checkpoint lives in the stream: the last commit marker. Ctrl-C or SIGTERM stops cleanly; SIGKILL\n"
       "at any moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.\n"
       "See docs/scale_out.md."};
-  slot_arguments slot{cli, "create the slot when it does not exist", false};
-  bool go_forward_only = false;
+  replication_arguments replication{
+      cli,
+      {.create_slot_help = "create the slot when it does not exist",
+       .go_forward_only_help = "without a checkpoint in the stream, start at the slot's acknowledged position",
+       .required = false}};
   max_inflight_argument max_inflight_mib;
   std::string nats;
   std::string stream;
@@ -103,8 +105,6 @@ struct arguments {
   std::string max_bytes;
 
   arguments() {
-    cli.flag("--go-forward-only", go_forward_only,
-             "without a checkpoint in the stream, start at the slot's acknowledged position");
     max_inflight_mib.declare(cli);
     const std::string broker = "Broker";
     cli.text(
@@ -149,7 +149,6 @@ struct arguments {
 // @throws std::bad_alloc only.
 inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   const auto given = [&](const char* name) { return a.cli.given(name); };
-  o.go_forward_only = a.go_forward_only;
   o.create_stream = a.create_stream;
   if (auto bad = a.max_inflight_mib.check(o.max_inflight_mib)) return bad;
   if (a.nats.empty()) return refusal{"--nats needs one or more server URLs"};
@@ -189,7 +188,7 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
     return refusal{"--replicas, --duplicate-window-s and --max-bytes apply to --create-stream only"};
   }
   if (o.create_stream) return std::nullopt;
-  if (auto bad = a.slot.check(o.slot)) return *bad;
+  if (auto bad = a.replication.check(o.replication)) return bad->to_refusal();
   return std::nullopt;
 }
 

@@ -99,8 +99,8 @@ auto run(const options& o) -> int {
 
   replicant::lib_owned_checkpoint<replicant::file_checkpoint_store> policy{
       .store = replicant::file_checkpoint_store{o.checkpoint_file}, .batch = o.batching};
-  jsonl_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_slot(o), std::move(policy),
-                          pipeline_options_for(o), &events};
+  jsonl_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_replication(o), std::move(policy),
+                          replicant::examples::pipeline_options_for_replication(o), &events};
   std::error_code ec;
   {
     const running_pipeline_scope running{pipeline};  // a stop signal now stops the pipeline

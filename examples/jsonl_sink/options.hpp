@@ -8,10 +8,9 @@
 /// connected. A refusal names the option, never the value given.
 
 #include "../common/cli.hpp"
+#include "../common/replication_options.hpp"
 
 #include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/core/identifier.hpp>
-#include <replicant/pipeline/options.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -34,13 +33,11 @@ using examples::refusal;
  * @par Thread safety
  * A value type.
  */
-struct options : slot_options {
+struct options : replication_options {
   /// The file the lines are appended to.
   std::filesystem::path output;
   /// The checkpoint file.
   std::filesystem::path checkpoint_file;
-  /// With no checkpoint, start at the slot's acknowledged position.
-  bool go_forward_only = false;
   /// Batched checkpoint writes, if asked for.
   std::optional<checkpoint_batching> batching;
   /// Print the usage text and exit.
@@ -60,10 +57,13 @@ struct arguments {
       "the last transaction (or the last --checkpoint-every batch) is written again.",
       "Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when\n"
       "refused to start. See docs/jsonl_sink.md."};
-  slot_arguments slot{cli, "create the slot if it does not exist; needs --go-forward-only"};
+  replication_arguments replication{
+      cli,
+      {.create_slot_help = "create the slot if it does not exist; needs --go-forward-only",
+       .go_forward_only_help = "with no checkpoint yet, start at the slot's acknowledged position\n(a new slot: the "
+                               "current end of WAL); earlier changes are never written"}};
   std::string output;
   std::string checkpoint_file;
-  bool go_forward_only = false;
   std::string every;
   std::string delay_ms = "1000";
 
@@ -71,9 +71,6 @@ struct arguments {
     cli.text("--output", output, "PATH", "", "the file to append to; created if missing").required();
     cli.text("--checkpoint-file", checkpoint_file, "PATH", "the output path + \".checkpoint\"",
              "where the checkpoint is kept");
-    cli.flag("--go-forward-only", go_forward_only,
-             "with no checkpoint yet, start at the slot's acknowledged position\n(a new slot: the current end of "
-             "WAL); earlier changes are never written");
     cli.text("--checkpoint-every", every, "N", "1: after each transaction",
              "write the checkpoint once per N transactions (1 to 100000);\na crash may then write up to N "
              "transactions again");
@@ -89,8 +86,7 @@ struct arguments {
 // @throws std::bad_alloc only.
 inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   o.dsn = "fallback_application_name=replicant-jsonl-sink";
-  if (auto bad = a.slot.check(o)) return *bad;
-  o.go_forward_only = a.go_forward_only;
+  if (auto bad = a.replication.check(o)) return bad->to_refusal();
   if (a.output.empty()) return refusal{"--output needs a path"};
   o.output = std::filesystem::path{a.output};
   const bool has_checkpoint_file = a.cli.given("--checkpoint-file");
@@ -103,7 +99,7 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   const bool has_delay = a.cli.given("--checkpoint-delay-ms");
   const auto delay_ms = parse_unsigned(a.delay_ms, 1, 60000);
   if (!delay_ms) return refusal{"--checkpoint-delay-ms is 1 to 60000 milliseconds"};
-  if (auto bad = check_created_slot_goes_forward(o, o.go_forward_only)) return bad;
+  if (auto bad = check_created_slot_goes_forward(o)) return bad;
   if (has_delay && !every) return refusal{"--checkpoint-delay-ms applies only with --checkpoint-every"};
   if (every) {
     o.batching = checkpoint_batching{.max_transactions = *every, .max_delay = std::chrono::milliseconds{*delay_ms}};
@@ -134,18 +130,6 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> std::variant<options, refusal> {
   return parse_command_line<options, detail::arguments>(args, detail::check);
-}
-
-/**
- * The replication pipeline's options for @p o. Everything not on the command line keeps the
- * pipeline's defaults: a 64 MiB memory budget with back-pressure on the server, reconnects with
- * backoff, 5 refused connect cycles before halting `command_error_limit`.
- * @throws std::bad_alloc only.
- */
-[[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
-  pipeline_options p = pipeline_options_for_slot(o);
-  if (o.go_forward_only) p.start = start::go_forward{};
-  return p;
 }
 
 }  // namespace replicant::examples::jsonl

@@ -64,7 +64,7 @@ auto stream(const options& o) -> int {
   kafka_sink sink{sink_settings{.brokers = o.brokers,
                                 .topic = o.topic,
                                 .checkpoint_topic = o.checkpoint_topic,
-                                .checkpoint_key = o.slot.slot,
+                                .checkpoint_key = o.replication.slot,
                                 .transactional_id = o.transactional_id,
                                 .request_timeout = o.request_timeout,
                                 .transaction_timeout = o.transaction_timeout,
@@ -76,13 +76,12 @@ auto stream(const options& o) -> int {
     return now - *outage_since >= o.max_outage;
   };
 
-  auto po = replicant::examples::pipeline_options_for_slot(o.slot);
-  if (o.go_forward_only) po.start = replicant::start::go_forward{};
+  auto po = replicant::examples::pipeline_options_for_replication(o.replication);
   // A restarted program can find its previous walsender still finishing for a moment.
   po.max_command_retries = 30;
   po.max_reconnect_delay = 2s;
   po.max_inflight_bytes = std::size_t{o.max_inflight_mib} << 20U;
-  kafka_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_slot(o.slot),
+  kafka_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_replication(o.replication),
                           replicant::sink_owned_checkpoint{}, po};
   say("started");
 

@@ -8,6 +8,7 @@
 /// and `--dsn` may carry credentials.
 
 #include "../common/cli.hpp"
+#include "../common/replication_options.hpp"
 #include "properties.hpp"
 
 #include <chrono>
@@ -29,10 +30,8 @@ namespace replicant::examples::kafka {
  * A value type.
  */
 struct options {
-  /// The source: DSN, slot, publications, slot creation, status interval.
-  slot_options slot;
-  /// Without a checkpoint, start at the slot's acknowledged position (a slot created now: the end of the WAL).
-  bool go_forward_only = false;
+  /// The source: DSN, slot, publications, slot creation, where to start, status interval.
+  replication_options replication;
   /// The pipeline's resident budget in MiB; 1 to 65,536.
   std::uint32_t max_inflight_mib = 64;
   /// The bootstrap servers (never printed).
@@ -79,8 +78,11 @@ struct arguments {
       "Readers must use isolation.level=read_committed. Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
       "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.\n"
       "See docs/scale_out.md."};
-  slot_arguments slot{cli, "create the slot when it does not exist"};
-  bool go_forward_only = false;
+  replication_arguments replication{
+      cli,
+      {.create_slot_help = "create the slot when it does not exist",
+       .go_forward_only_help =
+           "without a checkpoint in the checkpoint topic, start at the slot's acknowledged position"}};
   max_inflight_argument max_inflight_mib;
   std::string brokers;
   std::string topic;
@@ -93,8 +95,6 @@ struct arguments {
   std::string properties_file;
 
   arguments() {
-    cli.flag("--go-forward-only", go_forward_only,
-             "without a checkpoint in the checkpoint topic, start at the slot's acknowledged position");
     max_inflight_mib.declare(cli);
     const std::string broker = "Broker";
     cli.text("--brokers", brokers, "LIST", "", "bootstrap servers, host:port,... (never printed)")
@@ -154,7 +154,6 @@ struct arguments {
 // The values @p a read, checked, into @p o: parse_options() after the syntax and `--help`.
 // @throws std::bad_alloc only.
 inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
-  o.go_forward_only = a.go_forward_only;
   if (auto bad = a.max_inflight_mib.check(o.max_inflight_mib)) return bad;
   if (a.brokers.empty()) return refusal{"--brokers needs one or more host:port"};
   o.brokers = a.brokers;
@@ -184,8 +183,8 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   if (o.transaction_timeout < o.request_timeout) {
     return refusal{"--transaction-timeout-ms must be at least --request-timeout-ms"};
   }
-  if (auto bad = a.slot.check(o.slot)) return *bad;
-  if (o.transactional_id.empty()) o.transactional_id = "replicant-" + o.slot.slot;
+  if (auto bad = a.replication.check(o.replication)) return bad->to_refusal();
+  if (o.transactional_id.empty()) o.transactional_id = "replicant-" + o.replication.slot;
   return std::nullopt;
 }
 

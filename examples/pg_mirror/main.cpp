@@ -71,15 +71,9 @@ auto describe(std::error_code ec, const std::string& sqlstate) -> std::string {
 // sink, whose worker writes): it tells what was done, and whether a failure is worth a retry.
 template <class Pipeline, class Target, class Sink, class... Policies>
 auto stream(const Target& target, Sink& sink, const options& o, Policies... policies) -> int {
-  replicant::pipeline_options po;
-  po.conninfo = o.source;
-  po.slot = o.slot;
+  auto po = replicant::examples::pipeline_options_for_replication(o);
   // parse_options() refuses --snapshot with --go-forward-only: two start modes at once.
-  if (o.snapshot) {
-    po.start = replicant::start::point_in_time_snapshot{};
-  } else if (o.go_forward_only) {
-    po.start = replicant::start::go_forward{};
-  }
+  if (o.snapshot) po.start = replicant::start::point_in_time_snapshot{};
   // A restarted mirror can find its previous walsender still finishing for a moment (the slot is
   // "active"): allow a few seconds of that before giving up.
   po.max_command_retries = 30;

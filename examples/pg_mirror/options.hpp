@@ -8,8 +8,7 @@
 /// the option, never the value given (a connection string can hold a password).
 
 #include "../common/cli.hpp"
-
-#include <replicant/core/identifier.hpp>
+#include "../common/replication_options.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,7 +19,6 @@
 #include <string>
 #include <string_view>
 #include <variant>
-#include <vector>
 
 namespace replicant::examples::pg_mirror {
 
@@ -130,22 +128,16 @@ struct confirmation_hook {
 }
 
 /**
- * What the command line asked for.
+ * What the command line asked for: the source (`dsn` is `--source`), the slot, created when
+ * absent, the publications and `--go-forward-only` as every example reads them, then the target
+ * and how to mirror into it.
  *
  * @par Thread safety
  * A value type.
  */
-struct options {
-  /// Connection string of the source.
-  std::string source;
+struct options : replication_options {
   /// Connection string of the target.
   std::string target;
-  /// The slot (shape checked).
-  std::string slot;
-  /// The publications, without duplicates (each shape checked).
-  std::vector<std::string> publications;
-  /// Accept that a new slot starts now.
-  bool go_forward_only = false;
   /// Copy the tables first (point-in-time snapshot), then stream from the snapshot's point.
   bool snapshot = false;
   /// Where the checkpoint lives.
@@ -185,6 +177,20 @@ using examples::refusal;
 
 namespace detail {
 
+// --source and --target, first in --help: the two databases the mirror joins.
+struct database_arguments {
+  std::string source;
+  std::string target;
+
+  explicit database_arguments(command_line& cli) {
+    cli.text("--source", source, "CONNINFO", "", "libpq connection string of the source (the publisher)").required();
+    cli.text("--target", target, "CONNINFO", "", "libpq connection string of the target; its tables must exist")
+        .required();
+  }
+  database_arguments(const database_arguments&) = delete;
+  auto operator=(const database_arguments&) -> database_arguments& = delete;
+};
+
 // The command line as text, before its values are checked: CLI11 reads into these.
 struct arguments {
   command_line cli{
@@ -196,11 +202,13 @@ struct arguments {
       "replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
       "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See\n"
       "docs/pg_mirror.md."};
-  std::string source;
-  std::string target;
-  std::string slot;
-  std::vector<std::string> publications;
-  bool go_forward_only = false;
+  database_arguments databases{cli};
+  replication_arguments replication{
+      cli,
+      {.go_forward_only_help = "accept that a new slot mirrors only what commits from now on\n(required until a "
+                               "checkpoint for the slot exists, unless\n--snapshot is given)",
+       .dsn = false,
+       .status_interval = false}};
   bool snapshot = false;
   std::string checkpoint = "sink";
   std::string batch_size = "100";
@@ -217,17 +225,6 @@ struct arguments {
   bool streaming = false;
 
   arguments() {
-    cli.text("--source", source, "CONNINFO", "", "libpq connection string of the source (the publisher)")
-        .required();
-    cli.text("--target", target, "CONNINFO", "", "libpq connection string of the target; its tables must exist")
-        .required();
-    cli.text("--slot", slot, "NAME", "", "logical replication slot ([a-z0-9_], at most 63 bytes);\ncreated if absent")
-        .required();
-    cli.texts("--publication", publications, "NAME", "", "publication to mirror (repeatable; at least one)")
-        .required();
-    cli.flag("--go-forward-only", go_forward_only,
-             "accept that a new slot mirrors only what commits from now on\n(required until a checkpoint for the "
-             "slot exists, unless\n--snapshot is given)");
     cli.flag("--snapshot", snapshot,
              "with a new slot, first copy the published tables as they are (a\npoint-in-time snapshot), then mirror "
              "from exactly that point on;\n--checkpoint sink only. An interrupted copy makes the next start\nstop "
@@ -288,23 +285,13 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   const bool store_given = given("--store-retries") || given("--store-backoff-ms");
   const bool deferred_given =
       given("--max-unconfirmed") || given("--confirm-timeout-ms") || given("--test-confirmations");
-  o.go_forward_only = a.go_forward_only;
   o.snapshot = a.snapshot;
   o.streaming = a.streaming;
-  if (a.source.empty()) return refusal{"--source needs a connection string"};
-  if (a.target.empty()) return refusal{"--target needs a connection string"};
-  o.source = a.source;
-  o.target = a.target;
-  if (!identifier::validate_slot_name(a.slot)) {
-    return refusal{"--slot needs a valid slot name (1 to 63 characters of a-z, 0-9 and _)"};
-  }
-  o.slot = a.slot;
-  for (const auto& p : a.publications) {
-    if (!identifier::validate(p)) {
-      return refusal{"--publication needs a plain identifier (a letter or _, then letters, digits, _ or $)"};
-    }
-  }
-  o.publications = without_repeats(a.publications);
+  if (a.databases.source.empty()) return refusal{"--source needs a connection string"};
+  if (a.databases.target.empty()) return refusal{"--target needs a connection string"};
+  o.dsn = a.databases.source;
+  o.target = a.databases.target;
+  if (auto bad = a.replication.check(o)) return bad->to_refusal();
   static constexpr std::array modes{checkpoint_mode::sink, checkpoint_mode::batches, checkpoint_mode::lib,
                                     checkpoint_mode::lib_batched, checkpoint_mode::deferred};
   const auto found =

@@ -124,7 +124,8 @@ auto run(const options& o) -> int {
   events.attach([&metrics](const replicant::telemetry::event_record& e) { metrics.observe(e); });
 
   counting_sink sink{metrics};
-  counting_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_slot(o), pipeline_options_for(o), &events};
+  counting_pipeline pipeline{sink, replicant::examples::pgoutput_options_for_replication(o), pipeline_options_for(o),
+                             &events};
   std::optional<replicant::halt> halted;
   metrics.set_running(true);
   std::thread streaming{[&] {

@@ -8,8 +8,8 @@
 /// connects. A refusal names the option, never the value given.
 
 #include "../common/cli.hpp"
+#include "../common/replication_options.hpp"
 
-#include <replicant/core/identifier.hpp>
 #include <replicant/pipeline/options.hpp>
 
 #include <chrono>
@@ -31,7 +31,7 @@ using examples::refusal;
  * @par Thread safety
  * A value type.
  */
-struct options : slot_options {
+struct options : replication_options {
   /// The port on 127.0.0.1; 0 for any free one.
   std::uint16_t port = 9464;
   /// Print the usage text and exit.
@@ -50,7 +50,7 @@ struct arguments {
       "a halt the metrics are still served (replicant_up 0, replicant_halts_total by reason) until\n"
       "Ctrl-C (SIGINT) or SIGTERM. Exit status: 0 when stopped, 1 after a halt or a failure, 2 when\n"
       "refused to start. See docs/prometheus.md."};
-  slot_arguments slot{cli, "create the slot if it does not exist"};
+  replication_arguments replication{cli, {.create_slot_help = "create the slot if it does not exist"}};
   std::string port = "9464";
 
   arguments() {
@@ -64,7 +64,7 @@ struct arguments {
 // @throws std::bad_alloc only.
 inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
   o.dsn = "fallback_application_name=replicant-prometheus";
-  if (auto bad = a.slot.check(o)) return *bad;
+  if (auto bad = a.replication.check(o)) return bad->to_refusal();
   const auto port = parse_unsigned(a.port, 0, 65535);
   if (!port) return refusal{"--port is 0 to 65535"};
   o.port = static_cast<std::uint16_t>(*port);
@@ -93,7 +93,7 @@ inline auto check(const arguments& a, options& o) -> std::optional<refusal> {
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o) -> pipeline_options {
-  pipeline_options p = pipeline_options_for_slot(o);
+  pipeline_options p = pipeline_options_for_replication(o);
   p.start = start::go_forward{};
   return p;
 }

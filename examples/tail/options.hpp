@@ -7,15 +7,14 @@
 /// replicant-tail's command line: parsing and validation, before anything connects.
 
 #include "../common/cli.hpp"
+#include "../common/replication_options.hpp"
 #include "failure.hpp"
 
 #include <replicant/core/halt.hpp>
-#include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline/options.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +23,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace replicant::examples::tail {
 
@@ -34,17 +32,7 @@ namespace replicant::examples::tail {
  * @par Thread safety
  * A value type.
  */
-struct options {
-  /// The libpq connection string; empty means libpq's defaults (PGHOST, PGPORT, PGUSER, ...).
-  std::string dsn;
-  /// The replication slot (validated with identifier::validate_slot_name).
-  std::string slot;
-  /// The publications, without duplicates (each validated with identifier::validate).
-  std::vector<std::string> publications;
-  /// Create the slot when it does not exist (only together with `go_forward_only`).
-  bool create_slot = false;
-  /// With no checkpoint, start at the slot's acknowledged position (a new slot: now).
-  bool go_forward_only = false;
+struct options : replication_options {
   /// With no checkpoint, create the slot and print the published tables' rows first (the
   /// replication pipeline's point-in-time snapshot), then stream from the snapshot's point.
   bool snapshot = false;
@@ -56,8 +44,6 @@ struct options {
   std::optional<std::uint32_t> proto_version;
   /// Print logical messages too.
   bool messages = false;
-  /// Time between periodic status updates.
-  std::chrono::seconds status_interval{10};
   /// Stop once every transaction committed at or before it is written and acknowledged
   /// (`pipeline_options::end_lsn`).
   std::optional<lsn> end_lsn;
@@ -78,30 +64,20 @@ struct arguments {
                    "Once streaming, a lost connection or a restarted server is reconnected to with backoff. Ctrl-C\n"
                    "(SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, at --end-lsn, or when the output\n"
                    "was closed; 1 on a failure; 2 when refused to start. See docs/tail.md."};
-  std::string dsn;
-  std::string slot;
-  std::vector<std::string> publications;
-  bool create_slot = false;
-  bool go_forward_only = false;
+  replication_arguments replication{
+      cli,
+      {.create_slot_help =
+           "create the slot (persistent, pgoutput) if it does not exist;\nneeds --go-forward-only (or --snapshot)",
+       .go_forward_only_help = "with no checkpoint yet, start at the slot's acknowledged position\n(a new slot: the "
+                               "current end of WAL); earlier changes are never shown"}};
   bool snapshot = false;
   std::string progress_interval = "5";
   std::string checkpoint_file;
   std::string proto_version;
   bool messages = false;
-  std::string status_interval = "10";
   std::string end_lsn;
 
   arguments() {
-    cli.text("--dsn", dsn, "CONNINFO", "the PG* environment variables", "libpq connection string or URI");
-    cli.text("--slot", slot, "NAME", "", "logical replication slot to stream from ([a-z0-9_], at most 63 bytes)")
-        .required();
-    cli.texts("--publication", publications, "NAME", "", "publication to stream (repeatable; at least one)")
-        .required();
-    cli.flag("--create-slot", create_slot,
-             "create the slot (persistent, pgoutput) if it does not exist;\nneeds --go-forward-only (or --snapshot)");
-    cli.flag("--go-forward-only", go_forward_only,
-             "with no checkpoint yet, start at the slot's acknowledged position\n(a new slot: the current end of WAL); "
-             "earlier changes are never shown");
     cli.flag("--snapshot", snapshot,
              "with no checkpoint yet, create the slot and first print every row\nthe published tables hold at that "
              "moment (\"op\":\"snapshot\"), then stream\nfrom exactly there; a progress line goes to stderr meanwhile");
@@ -113,7 +89,6 @@ struct arguments {
              "nothing");
     cli.text("--proto-version", proto_version, "N", "the highest the server supports", "pgoutput protocol version");
     cli.flag("--messages", messages, "also print logical messages (pg_logical_emit_message)");
-    cli.text("--status-interval", status_interval, "SECS", "10", "seconds between status updates to the server");
     cli.text("--end-lsn", end_lsn, "LSN", "none: stream until stopped",
              "print every transaction committed at or before LSN (e.g. 0/16B3748),\nthen stop with exit status 0 once "
              "that position is acknowledged:\nwhen a later transaction arrives (not printed) or the server's\nWAL "
@@ -125,6 +100,19 @@ struct arguments {
 
 inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
   return failure{.step = step, .code = make_error_code(errc::invalid_options), .hint = hint};
+}
+
+// An option the shared command line refused, said as replicant-tail says it: a malformed name as
+// the pipeline would refuse it (halt `invalid_identifier`, with the rule it broke), anything else
+// as invalid options.
+inline auto refused(std::string_view step, const option_error& bad) -> failure {
+  failure f{.step = step, .code = make_error_code(errc::invalid_options), .hint = bad.problem, .option = bad.option};
+  if (bad.cause) {
+    f.code = make_error_code(errc::halted);
+    f.reason = halt_reason::invalid_identifier;
+    f.cause = bad.cause;
+  }
+  return f;
 }
 
 }  // namespace detail
@@ -139,13 +127,14 @@ inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
  * Parses and validates @p args (the arguments after the program name). Options take their value
  * as the next argument or after `=` (`--slot s` or `--slot=s`).
  *
- * Checks, in order: every option is known and has its value, and a flag has none; `--slot` and at
- * least one `--publication` are given unless `--help` is; the slot name has the shape PostgreSQL
- * accepts and publication names are plain identifiers; `--proto-version` is 1 to 4;
- * `--status-interval` and `--progress-interval` are 1 to 3600 seconds; `--end-lsn` is an LSN;
- * `--snapshot` and `--go-forward-only` are not both given; `--create-slot` comes with
- * `--go-forward-only` or `--snapshot`. Whether the slot exists, and whether there is a checkpoint,
- * are found out later by the replication pipeline.
+ * Checks, in order: every option is known and has its value, and a flag has none; the replication
+ * options, as every example checks them (replication_arguments): `--slot` and at least one
+ * `--publication` are given unless `--help` is, the slot name has the shape PostgreSQL accepts and
+ * publication names are plain identifiers, `--status-interval` is 1 to 3600 seconds; then
+ * `--checkpoint-file` is a path; `--proto-version` is 1 to 4; `--progress-interval` is 1 to 3600
+ * seconds; `--end-lsn` is an LSN; `--snapshot` and `--go-forward-only` are not both given;
+ * `--create-slot` comes with `--go-forward-only` or `--snapshot`. Whether the slot exists, and
+ * whether there is a checkpoint, are found out later by the replication pipeline.
  *
  * Why `--create-slot` needs `--go-forward-only` even when a checkpoint file exists: a slot that has
  * to be created starts at the current end of WAL, so whatever was committed since the checkpoint
@@ -162,40 +151,13 @@ inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
  */
 [[nodiscard]] inline auto parse_options(std::span<const char* const> args) -> parsed_options {
   detail::arguments a;
-  if (auto bad = a.cli.parse(args)) {
-    return failure{.step = "parsing the command line",
-                   .code = make_error_code(errc::invalid_options),
-                   .hint = bad->problem,
-                   .option = bad->option};
-  }
+  if (auto bad = a.cli.parse(args)) return detail::refused("parsing the command line", *bad);
   options o;
   if (a.cli.help_requested()) {
     o.help = true;
     return o;
   }
-  if (auto ok = identifier::validate_slot_name(a.slot); !ok) {
-    return failure{.step = "checking --slot",
-                   .code = make_error_code(errc::halted),
-                   .reason = halt_reason::invalid_identifier,
-                   .hint = "a slot name is 1 to 63 characters of a-z, 0-9 and _",
-                   .cause = ok.error()};
-  }
-  for (const auto& p : a.publications) {
-    if (auto ok = identifier::validate(p); !ok) {
-      return failure{.step = "checking --publication",
-                     .code = make_error_code(errc::halted),
-                     .reason = halt_reason::invalid_identifier,
-                     .hint =
-                         "a publication name is a plain identifier: a letter or _, then letters, digits, _ "
-                         "or $, at most 63 bytes",
-                     .cause = ok.error()};
-    }
-  }
-  o.dsn = a.dsn;
-  o.slot = a.slot;
-  o.publications = without_repeats(a.publications);
-  o.create_slot = a.create_slot;
-  o.go_forward_only = a.go_forward_only;
+  if (auto bad = a.replication.check(o)) return detail::refused("checking", *bad);
   o.snapshot = a.snapshot;
   o.messages = a.messages;
   if (a.cli.given("--checkpoint-file")) {
@@ -209,9 +171,6 @@ inline auto bad_value(std::string_view step, std::string_view hint) -> failure {
     if (!n) return detail::bad_value("parsing --proto-version", "--proto-version is 1, 2, 3 or 4");
     o.proto_version = *n;
   }
-  const auto status = parse_unsigned(a.status_interval, 1, 3600);
-  if (!status) return detail::bad_value("parsing --status-interval", "--status-interval is 1 to 3600 seconds");
-  o.status_interval = std::chrono::seconds{*status};
   const auto progress = parse_unsigned(a.progress_interval, 1, 3600);
   if (!progress) return detail::bad_value("parsing --progress-interval", "--progress-interval is 1 to 3600 seconds");
   o.progress_interval = std::chrono::seconds{*progress};
@@ -272,17 +231,11 @@ inline constexpr std::size_t snapshot_batch_rows = 1000;
  * @throws std::bad_alloc only.
  */
 [[nodiscard]] inline auto pipeline_options_for(const options& o, bool has_checkpoint = false) -> pipeline_options {
-  pipeline_options p;
-  p.conninfo = o.dsn.empty() ? std::string{default_conninfo} : o.dsn;
-  p.slot = o.slot;
+  pipeline_options p = pipeline_options_for_replication(o);
+  if (o.dsn.empty()) p.conninfo = std::string{default_conninfo};
   p.create_slot = o.snapshot ? !has_checkpoint : o.create_slot;
   // parse_options() refuses --snapshot with --go-forward-only: two start modes at once.
-  if (o.snapshot) {
-    p.start = start::point_in_time_snapshot{.batch_rows = snapshot_batch_rows};
-  } else if (o.go_forward_only) {
-    p.start = start::go_forward{};
-  }
-  p.status_interval = o.status_interval;
+  if (o.snapshot) p.start = start::point_in_time_snapshot{.batch_rows = snapshot_batch_rows};
   p.end_lsn = o.end_lsn;
   return p;
 }

@@ -8,11 +8,12 @@
 // the replication pipeline does), and the assembler's delivery target, which reads everything
 // delivered and checks what a translation may produce.
 //
-// Input: byte 0 selects the session (each fuzzer says what its bits mean); then chunks, each a
-// big-endian u16 length and that many bytes (cut short at the end of the input). A chunk is one
-// XLogData payload, translated from a heap buffer of its own that is overwritten and freed right
-// after, so that AddressSanitizer reports any view kept into it. A chunk of length 0 is a
-// reconnect: reset() of both the decoder and the assembler.
+// Input: byte 0 selects the session (bit 0 seeds the decoder with the fuzzer's catalog of the
+// recorded session's tables, so that its messages find their types; each fuzzer says what its
+// other bits mean); then chunks, each a big-endian u16 length and that many bytes (cut short at
+// the end of the input). A chunk is one XLogData payload, translated from a heap buffer of its own
+// that is overwritten and freed right after, so that AddressSanitizer reports any view kept into
+// it. A chunk of length 0 is a reconnect: reset() of both the decoder and the assembler.
 //
 // Properties, besides the sanitizers':
 // - translation errors are value-free and one of the documented codes; after one, reset() of both
@@ -26,6 +27,7 @@
 #include "fuzz_common.hpp"
 
 #include <replicant/assembler/assembler.hpp>
+#include <replicant/decoder/catalog.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
 
@@ -35,6 +37,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace replicant::fuzz {
 
@@ -93,16 +96,25 @@ struct translated_handler {
   }
 };
 
+// Checks an error of translate(): value-free (fuzz::check_error), and one that @p documented
+// (`(std::error_code) -> bool`) says the decoder's translate() documents.
+template <class Documented>
+auto check_translation_error(std::error_code ec, Documented documented) -> void {
+  check_error(ec);
+  REPLICANT_FUZZ_CHECK(documented(ec));
+}
+
 // One input of a translator's fuzzer (the body of its LLVMFuzzerTestOneInput): the decoder that
-// @p make_decoder makes for the session byte translates the input's chunks into a fresh assembler,
-// under the properties above. @p check_translation_error checks an error of translate() against the
-// decoder's documented codes (and fuzz::check_error).
-template <class MakeDecoder, class CheckError>
-auto fuzz_translator(std::string_view plugin, const std::uint8_t* data, std::size_t size, MakeDecoder make_decoder,
-                     CheckError check_translation_error) -> int {
+// @p make_decoder (`(std::uint8_t session, relation_catalog seed)`) makes for the session byte,
+// seeded with @p catalog when bit 0 asks for it, translates the input's chunks into a fresh
+// assembler, under the properties above; its errors are checked with check_translation_error().
+template <class MakeDecoder, class Documented>
+auto fuzz_translator(std::string_view plugin, const std::uint8_t* data, std::size_t size,
+                     const relation_catalog& catalog, MakeDecoder make_decoder, Documented documented) -> int {
   begin_input();
   if (size == 0) return 0;
-  auto decoder = make_decoder(data[0]);
+  const bool seeded = (data[0] & 1U) != 0;
+  auto decoder = make_decoder(data[0], seeded ? catalog : relation_catalog{});
   auto owner = std::make_unique<assembler>();
   assembler& a = *owner;
   translated_handler h{plugin};
@@ -123,7 +135,7 @@ auto fuzz_translator(std::string_view plugin, const std::uint8_t* data, std::siz
     const auto translated = decoder.translate(chunk->bytes(), emit);
     chunk->release();
     if (!translated) {
-      check_translation_error(translated.error());
+      check_translation_error(translated.error(), documented);
       decoder.reset();
       a.reset();
     }

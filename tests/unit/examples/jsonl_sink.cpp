@@ -16,9 +16,9 @@
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/sink/concepts.hpp>
-#include <replicant/pipeline/sink_for.hpp>
 #include <replicant/model/pg_type.hpp>
+#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(parses_a_command_line_with_its_defaults) {
   BOOST_TEST(o.output == "/data/out.jsonl");
   BOOST_TEST(o.checkpoint_file == "/data/out.jsonl.checkpoint");
   BOOST_TEST(!o.batching.has_value(), "a checkpoint per transaction unless asked");
-  const auto po = jsonl::pipeline_options_for(o);
+  const auto po = replicant::examples::pipeline_options_for_replication(o);
   BOOST_TEST(po.slot == "s1");
   BOOST_TEST(po.create_slot);
   BOOST_TEST(std::holds_alternative<replicant::start::go_forward>(po.start));

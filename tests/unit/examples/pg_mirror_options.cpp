@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(parses_the_required_options_in_both_spellings) {
   const auto o =
       accepted({"--source", "host=/tmp dbname=src", "--target=host=/tmp dbname=dst", "--slot=m_1", "--publication",
                 "pub_a", "--publication=PubB", "--publication", "pub_a", "--go-forward-only"});
-  BOOST_TEST(o.source == "host=/tmp dbname=src");
+  BOOST_TEST(o.dsn == "host=/tmp dbname=src", "the source is the replication connection");
   BOOST_TEST(o.target == "host=/tmp dbname=dst", "a value after '=' keeps its own '='");
   BOOST_TEST(o.slot == "m_1");
   BOOST_TEST(o.publications == (std::vector<std::string>{"pub_a", "PubB"}), "duplicates dropped, case kept");
