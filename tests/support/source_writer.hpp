@@ -4,10 +4,10 @@
 #define REPLICANT_TESTS_SUPPORT_SOURCE_WRITER_HPP
 
 /// @file
-/// The busy source of the broker sinks' live tests (tests/integration/jetstream.cpp, kafka.cpp):
-/// the tables (cdc_schema_ddl()) and a writer that commits numbered transactions into them and
-/// knows exactly how many committed, across crashes of the server. What a test's independent
-/// reader then checks:
+/// The busy source of the broker sinks' live tests (tests/integration/examples/jetstream.cpp,
+/// kafka.cpp): the tables (cdc_schema_ddl()) and a writer that commits numbered transactions into
+/// them and knows exactly how many committed, across crashes of the server. What a test's
+/// independent reader then checks:
 ///
 ///   txlog     every writer transaction inserts its own id: the reader finds 1..N, each once, in order
 ///   counters  an update adds 1 to v: per key, the reader finds v = 1, 2, 3 ... up to the source's value

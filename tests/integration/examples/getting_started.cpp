@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(getting_started_tests)
+BOOST_AUTO_TEST_SUITE(examples_getting_started_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -169,4 +169,4 @@ BOOST_AUTO_TEST_CASE(a_wrong_result_fails_its_step_value_free_and_is_cleaned_up)
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // getting_started_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_getting_started_tests

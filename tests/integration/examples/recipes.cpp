@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(recipes_tests)
+BOOST_AUTO_TEST_SUITE(examples_recipes_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -342,4 +342,4 @@ BOOST_AUTO_TEST_CASE(replica_identity_full_logs_the_whole_old_row_with_every_upd
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // recipes_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_recipes_tests

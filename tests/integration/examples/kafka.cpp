@@ -64,7 +64,7 @@
 #include <utility>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(kafka_tests)
+BOOST_AUTO_TEST_SUITE(examples_kafka_tests)
 
 namespace {
 
@@ -101,7 +101,7 @@ struct parts_required {
 // A missing Kafka part is decided before any test runs: the rest of the suite runs inside
 // parts_required.
 BOOST_AUTO_TEST_SUITE_END()
-BOOST_AUTO_TEST_SUITE(kafka_tests, *boost::unit_test::fixture<parts_required>())
+BOOST_AUTO_TEST_SUITE(examples_kafka_tests, *boost::unit_test::fixture<parts_required>())
 
 #if defined(REPLICANT_HAVE_RDKAFKA)
 
@@ -650,4 +650,4 @@ BOOST_AUTO_TEST_CASE(unreachable) { BOOST_TEST(false); }
 
 #endif
 
-BOOST_AUTO_TEST_SUITE_END()  // kafka_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_kafka_tests

@@ -30,7 +30,7 @@
 // The modes other than `sink` run two fifths of the transactions and a third of the kills each (at
 // least 1), and the store outage an eighth of the transactions.
 // The program under test is examples/pg_mirror; its options header gives the exit statuses.
-#include "../../examples/pg_mirror/options.hpp"
+#include "../../../examples/pg_mirror/options.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -66,7 +66,7 @@
 
 extern char** environ;  // NOLINT: POSIX, for execve
 
-BOOST_AUTO_TEST_SUITE(exactly_once_tests)
+BOOST_AUTO_TEST_SUITE(examples_exactly_once_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -1483,4 +1483,4 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // exactly_once_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_exactly_once_tests

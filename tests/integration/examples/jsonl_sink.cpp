@@ -37,7 +37,7 @@
 #include <thread>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(jsonl_sink_tests)
+BOOST_AUTO_TEST_SUITE(examples_jsonl_sink_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -346,4 +346,4 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_another_slot_is_refused) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // jsonl_sink_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_jsonl_sink_tests

@@ -15,11 +15,11 @@
 //
 // The binary is the build's own: examples/custom_policies/CMakeLists.txt passes its path as
 // REPLICANT_CUSTOM_POLICIES_BINARY.
-#include "../../examples/custom_policies/wal_bytes_checkpoint.hpp"
+#include "../../../examples/custom_policies/wal_bytes_checkpoint.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "../../examples/custom_policies/mmap_spill.hpp"
+#include "../../../examples/custom_policies/mmap_spill.hpp"
 #include "support/child_process.hpp"
 #include "support/live_pipeline.hpp"
 #include "support/pg_cluster.hpp"
@@ -51,7 +51,7 @@
 #include <utility>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(custom_policies_tests)
+BOOST_AUTO_TEST_SUITE(examples_custom_policies_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -428,4 +428,4 @@ BOOST_AUTO_TEST_CASE(a_failing_store_halts_for_the_policy_s_own_reason_and_ackno
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // custom_policies_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_custom_policies_tests

@@ -39,7 +39,7 @@
 #include <thread>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(prometheus_tests)
+BOOST_AUTO_TEST_SUITE(examples_prometheus_tests)
 
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
@@ -345,4 +345,4 @@ BOOST_AUTO_TEST_CASE(a_silent_client_neither_holds_up_a_scrape_nor_stays_connect
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // prometheus_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_prometheus_tests

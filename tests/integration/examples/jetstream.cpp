@@ -76,7 +76,7 @@
 #include <thread>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(jetstream_tests)
+BOOST_AUTO_TEST_SUITE(examples_jetstream_tests)
 
 namespace {
 
@@ -110,7 +110,7 @@ struct parts_required {
 // A missing NATS part is decided before any test runs: the rest of the suite runs inside
 // parts_required.
 BOOST_AUTO_TEST_SUITE_END()
-BOOST_AUTO_TEST_SUITE(jetstream_tests, *boost::unit_test::fixture<parts_required>())
+BOOST_AUTO_TEST_SUITE(examples_jetstream_tests, *boost::unit_test::fixture<parts_required>())
 
 #if defined(REPLICANT_HAVE_NATS)
 
@@ -1158,4 +1158,4 @@ BOOST_AUTO_TEST_CASE(unreachable) { BOOST_TEST(false); }
 
 #endif
 
-BOOST_AUTO_TEST_SUITE_END()  // jetstream_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_jetstream_tests

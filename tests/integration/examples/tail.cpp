@@ -9,7 +9,7 @@
 // no duplicate under a concurrent writer, the progress lines on stderr, and SIGINT mid-snapshot.
 //
 // The binary is the build's own: examples/tail/CMakeLists.txt passes its path as REPLICANT_TAIL_BINARY.
-#include "../../examples/tail/failure.hpp"
+#include "../../../examples/tail/failure.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -44,7 +44,7 @@
 
 extern char** environ;  // NOLINT: POSIX, for posix_spawn
 
-BOOST_AUTO_TEST_SUITE(tail_tests)
+BOOST_AUTO_TEST_SUITE(examples_tail_tests)
 
 namespace utf = boost::unit_test;
 namespace tail = replicant::examples::tail;
@@ -1031,4 +1031,4 @@ BOOST_AUTO_TEST_CASE(sigint_during_a_snapshot_stops_cleanly_and_the_next_start_s
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // tail_tests
+BOOST_AUTO_TEST_SUITE_END()  // examples_tail_tests
