@@ -20,12 +20,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/custom_policies/mmap_spill.hpp"
-#include "support/child_process.hpp"
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/process.hpp"
-#include "support/temp_dir.hpp"
-#include "support/written_output.hpp"
+#include "support/checks/written_output.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/processes/child_process.hpp"
+#include "support/processes/process.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/decoder/pgoutput.hpp>

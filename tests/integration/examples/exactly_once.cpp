@@ -34,12 +34,12 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pg_cluster.hpp"
-#include "support/background_writer.hpp"
-#include "support/process.hpp"
-#include "support/required.hpp"
-#include "support/temp_dir.hpp"
-#include "support/time_scale.hpp"
+#include "support/common/required.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/common/time_scale.hpp"
+#include "support/processes/process.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/writers/background_writer.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -3,19 +3,19 @@
 //
 // Exactly-once into NATS JetStream, end to end, once per PostgreSQL major: replicant-jetstream
 // (examples/jetstream) publishes a busy database into a stream replicated three times (R3) on a real
-// three-node JetStream cluster that the test starts on loopback (support/nats_cluster.hpp), while
-// the test kills the program with SIGKILL at random moments, kills NATS nodes (one, the stream's
-// leader, all of them), crashes PostgreSQL, and makes the broker refuse (the stream missing,
-// permission denied, the stream full, no quorum). Afterwards an independent reader (this file's
-// own, sharing no code with the sink) reads the whole stream through an ordered consumer, honours
-// the commit markers as docs/scale_out.md's reader rules say, and checks that every source change
-// arrived exactly once and in commit order per table:
+// three-node JetStream cluster that the test starts on loopback (support/server/nats_cluster.hpp),
+// while the test kills the program with SIGKILL at random moments, kills NATS nodes (one, the
+// stream's leader, all of them), crashes PostgreSQL, and makes the broker refuse (the stream
+// missing, permission denied, the stream full, no quorum). Afterwards an independent reader (this
+// file's own, sharing no code with the sink) reads the whole stream through an ordered consumer,
+// honours the commit markers as docs/scale_out.md's reader rules say, and checks that every source
+// change arrived exactly once and in commit order per table:
 //
 //   txlog     every writer transaction inserts its own id: the reader finds 1..N, each once, in order
 //   counters  an update adds 1 to v: per key, the reader finds v = 1, 2, 3 ... up to the source's value
 //   events    the inserts (txn, n): the reader finds the source's rows, each once, in (txn, n) order
 //   scratch   a second connection's inserts, deletes, 300-row and rolled-back transactions: replayed,
-//             the source's rows (support/source_writer.hpp's scratch_writer)
+//             the source's rows (support/writers/source_writer.hpp's scratch_writer)
 //
 // Before the reader's rules, the stream itself is counted: no message id twice, every marker after
 // each of its transaction's changes once, no change without a marker; and the reader must then skip
@@ -34,18 +34,18 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/background_writer.hpp"
-#include "support/change_check.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/required.hpp"
-#include "support/sink_process.hpp"
-#include "support/source_writer.hpp"
-#include "support/temp_dir.hpp"
-#include "support/time_scale.hpp"
-#include "support/value_free_audit.hpp"
+#include "support/checks/change_check.hpp"
+#include "support/checks/value_free_audit.hpp"
+#include "support/common/required.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/common/time_scale.hpp"
+#include "support/processes/sink_process.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/writers/background_writer.hpp"
+#include "support/writers/source_writer.hpp"
 
 #if defined(REPLICANT_HAVE_NATS)
-#include "support/nats_cluster.hpp"
+#include "support/server/nats_cluster.hpp"
 
 #include <simdjson.h>
 #endif

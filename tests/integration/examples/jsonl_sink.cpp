@@ -10,11 +10,11 @@
 // REPLICANT_JSONL_SINK_BINARY.
 #include <boost/test/unit_test.hpp>
 
-#include "support/child_process.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/process.hpp"
-#include "support/temp_dir.hpp"
-#include "support/written_output.hpp"
+#include "support/checks/written_output.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/processes/child_process.hpp"
+#include "support/processes/process.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/core/identifier.hpp>

@@ -2,11 +2,11 @@
 // SPDX-License-Identifier: MIT
 //
 // Exactly-once into Kafka, end to end, once per PostgreSQL major: replicant-kafka (examples/kafka)
-// writes a busy database (support/source_writer.hpp) into a three-broker cluster while the test
-// kills the program with SIGKILL at random moments, takes every broker down for longer than the
-// program's outage bound, and has the transaction coordinator fence the producer. Afterwards an
-// independent reader (this file's own, and support/change_check.hpp, sharing no code with the
-// sink) reads the change topic and the checkpoint topic through librdkafka with
+// writes a busy database (support/writers/source_writer.hpp) into a three-broker cluster while the
+// test kills the program with SIGKILL at random moments, takes every broker down for longer than
+// the program's outage bound, and has the transaction coordinator fence the producer. Afterwards an
+// independent reader (this file's own, and support/checks/change_check.hpp, sharing no code with
+// the sink) reads the change topic and the checkpoint topic through librdkafka with
 // isolation.level=read_committed and checks that every source change arrived, in commit order per
 // table, and that every transaction has its checkpoint record.
 //
@@ -25,15 +25,15 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/background_writer.hpp"
-#include "support/change_check.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/required.hpp"
-#include "support/sink_process.hpp"
-#include "support/source_writer.hpp"
-#include "support/temp_dir.hpp"
-#include "support/time_scale.hpp"
-#include "support/value_free_audit.hpp"
+#include "support/checks/change_check.hpp"
+#include "support/checks/value_free_audit.hpp"
+#include "support/common/required.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/common/time_scale.hpp"
+#include "support/processes/sink_process.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/writers/background_writer.hpp"
+#include "support/writers/source_writer.hpp"
 
 #if defined(REPLICANT_HAVE_RDKAFKA)
 #include <librdkafka/rdkafka.h>

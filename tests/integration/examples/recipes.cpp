@@ -11,11 +11,11 @@
 // The binaries are the build's own: examples/recipes/CMakeLists.txt passes their paths.
 #include <boost/test/unit_test.hpp>
 
-#include "support/child_process.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/process.hpp"
-#include "support/temp_dir.hpp"
-#include "support/time_scale.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/common/time_scale.hpp"
+#include "support/processes/child_process.hpp"
+#include "support/processes/process.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <replicant/core/lsn.hpp>
 

@@ -13,9 +13,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pg_cluster.hpp"
-#include "support/process.hpp"
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/processes/process.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/core/identifier.hpp>

@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <replicant/model/change.hpp>
 #include <replicant/model/relation.hpp>
