@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # librdkafka, the reference C client of Apache Kafka (Debian's librdkafka-dev), for replicant-kafka,
-# the mock-cluster host of its tests (tests/kafka_mock) and tests/integration/kafka.cpp:
+# the mock-cluster host of its tests (tests/kafka_mock) and tests/integration/examples/kafka.cpp:
 # `replicant::rdkafka` when it is found. Not part of the library or its package. Found by its header
 # and shared library, as nats.c is (cmake/nats.cmake); the transactional producer needs 1.4 or later,
 # Debian 12 ships 2.0.2.

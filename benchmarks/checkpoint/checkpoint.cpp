@@ -22,7 +22,7 @@
 // does not: quote the wall clock from a quiet machine, the CPU figure from any. Any failed check
 // makes the exit status non-zero, which is what the ctest entry relies on; it never judges a time.
 //
-// The server is a test-harness cluster (tests/support/pg_cluster.hpp): PostgreSQL of
+// The server is a test-harness cluster (tests/support/server/pg_cluster.hpp): PostgreSQL of
 // REPLICANT_PG_MAJOR (default 17) from the provisioning cache, or REPLICANT_PG_BINDIR, with
 // fsync=off unless --fsync is given. With fsync=off a commit costs what its round trips and WAL
 // insertion cost; with --fsync each target commit also waits for the disk, which is what batching
@@ -31,7 +31,7 @@
 // Usage: replicant-bench-checkpoint [--transactions N] [--rounds N] [--keys N] [--batch-size N]
 //                                   [--modes sink,batches,lib,lib-batched] [--fsync] [--mirror PATH]
 
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"

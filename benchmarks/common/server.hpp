@@ -8,8 +8,8 @@
 // without a server skips like a live test does (and fails where every part is required, in CI).
 
 #include "program.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/required.hpp"
+#include "support/common/required.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -29,7 +29,7 @@
 #include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/model/value.hpp>
 
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include "../common/program.hpp"
 #include "../common/statistics.hpp"

@@ -4,7 +4,8 @@
 // replicant-bench-jetstream: how fast replicant-jetstream drains a backlog into a three-node
 // JetStream cluster, and what the stream's replicas and the window of unacknowledged publishes
 // (--max-pending) cost. One run, one throwaway PostgreSQL server and one throwaway cluster of the
-// test harness (tests/support/nats_cluster.hpp), every configuration against the same backlog.
+// test harness (tests/support/server/nats_cluster.hpp), every configuration against the same
+// backlog.
 //
 //   1. For every configuration (replicas x max-pending) a stream, a slot and a subject prefix of
 //      its own; each program runs once from now (--go-forward-only) until a seed transaction's
@@ -27,8 +28,8 @@
 // Usage: replicant-bench-jetstream [--transactions N] [--rows N] [--replicas 1,3] [--max-pending 256,4096]
 //                                  [--program PATH] [--tail PATH]
 
-#include "support/nats_cluster.hpp"
-#include "support/pg_cluster.hpp"
+#include "support/server/nats_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"

@@ -40,7 +40,7 @@
 // a forked child's ru_maxrss is at least the parent's RSS at the fork. VmHWM belongs to the
 // address space of the exec'd program alone. Both are printed per run.
 //
-// The server is a test-harness cluster (tests/support/pg_cluster.hpp): PostgreSQL of
+// The server is a test-harness cluster (tests/support/server/pg_cluster.hpp): PostgreSQL of
 // REPLICANT_PG_MAJOR (default 18) from the provisioning cache, or REPLICANT_PG_BINDIR; exit 77 when
 // there are none. It runs with fsync off, autovacuum off, 512 MB of shared buffers, checkpoints
 // spaced out, and logical_decoding_work_mem = --work-mem (default 64MB, the server's default):
@@ -53,7 +53,7 @@
 
 #include <replicant/pipeline.hpp>
 
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"

@@ -4,9 +4,9 @@
 // replicant-bench-snapshot: how fast the point-in-time snapshot reads a table, against psql's
 // `\copy (SELECT ...) TO /dev/null` on the same table, in the same run, on one throwaway server.
 //
-// Setup: a test-harness cluster (tests/support/pg_cluster.hpp), one database, and per workload a
-// table loaded with generate_series, vacuumed and analysed (so that both readers find hint bits set
-// and the visibility map complete), in a publication of its own:
+// Setup: a test-harness cluster (tests/support/server/pg_cluster.hpp), one database, and per
+// workload a table loaded with generate_series, vacuumed and analysed (so that both readers find
+// hint bits set and the visibility map complete), in a publication of its own:
 //
 //   narrow  --rows rows (default 1,000,000) of about 100 bytes of COPY text: bigint key, int,
 //           numeric(12,2), text, timestamptz, bool, float8, and a text that is NULL in a third of
@@ -45,7 +45,7 @@
 //                                 [--only replicant|psql] [--psql PATH]
 // (--only runs one contender once per workload, without warm-up: for a profiler.)
 
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"

@@ -30,8 +30,8 @@
 #include "../../examples/tail/jsonl_sink.hpp"
 #include "../../examples/tail/output.hpp"
 
-#include "support/pgoutput_builder.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/sinks/transaction_collector.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include "../common/program.hpp"
 #include "../common/statistics.hpp"

@@ -12,7 +12,7 @@
 //     temporary files.
 //
 // The pipeline treats them as it treats its own models. `replicant-custom-policies --help` for
-// the options; tests/integration/custom_policies.cpp runs it against a live server.
+// the options; tests/integration/examples/custom_policies.cpp runs it against a live server.
 
 #include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"

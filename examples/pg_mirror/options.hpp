@@ -74,7 +74,8 @@ enum class checkpoint_mode {
 
 /**
  * How the deferred mode's worker misbehaves with its confirmations, on purpose: the test-only option
- * `--test-confirmations`, for the deferred policy's crash matrix (tests/integration/exactly_once.cpp).
+ * `--test-confirmations`, for the deferred policy's crash matrix
+ * (tests/integration/examples/exactly_once.cpp).
  * The worker still applies every transaction in order, with the claim; only what it reports, and
  * when, changes. Counting is by transaction the worker applied in this process, from 1.
  *

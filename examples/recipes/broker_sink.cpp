@@ -11,7 +11,8 @@
 // now on). The "broker" is a local log file, one line per message, `<id> <changes>`, written by the
 // producer's thread in groups, each group durable (fsync) before its deliveries are reported. Like a
 // real broker with idempotent publishing, it drops a message whose id it already holds. SIGINT or
-// SIGTERM stops it cleanly. tests/integration/recipes.cpp kills and restarts it, and counts.
+// SIGTERM stops it cleanly. tests/integration/examples/recipes.cpp kills and restarts it, and
+// counts.
 
 #include "run.hpp"
 

@@ -9,7 +9,8 @@
 //
 // Streams the publication `recipe_pub` through the slot `recipe_file` or `recipe_postgres` (created
 // if missing, from now on) and appends one line per change to OUTPUT_FILE. SIGINT or SIGTERM stops
-// it cleanly. tests/integration/recipes.cpp runs it with both stores, restarts it, and counts.
+// it cleanly. tests/integration/examples/recipes.cpp runs it with both stores, restarts it, and
+// counts.
 
 #include "run.hpp"
 

@@ -9,8 +9,8 @@
 //
 // Streams the publication `recipe_pub` (the table `orders (id bigint PRIMARY KEY, amount bigint)`)
 // through the slot `recipe_sql`, created if missing (from now on), and appends one row per change to
-// the target's `order_events`. SIGINT or SIGTERM stops it cleanly. tests/integration/recipes.cpp
-// kills and restarts it, and counts.
+// the target's `order_events`. SIGINT or SIGTERM stops it cleanly.
+// tests/integration/examples/recipes.cpp kills and restarts it, and counts.
 
 #include "run.hpp"
 #include "sql.hpp"

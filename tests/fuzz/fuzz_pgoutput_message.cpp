@@ -18,7 +18,7 @@
 #include <replicant/decoder/pgoutput.hpp>
 
 #include "fuzz_common.hpp"
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <array>
 #include <cstddef>

@@ -20,7 +20,7 @@
 #include <replicant/assembler/assembler.hpp>
 
 #include "fuzz_common.hpp"
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <boost/hana/define_struct.hpp>
 #include <boost/hana/for_each.hpp>

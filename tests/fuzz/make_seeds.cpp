@@ -3,15 +3,15 @@
 //
 // Writes the seed corpora of the fuzz targets, in the input layouts the targets document:
 //   replicant_fuzz_seeds <out dir> <casting roundtrip.tsv> [<directory of pgoutput captures>]
-// into <out dir>/<target>/. Seeds are built with tests/support/pgoutput_builder.hpp, use every value
-// of the casting fixtures (each type's real text and send output), and, when the capture directory
-// exists and holds `*.capture` files (tests/support/capture_file.hpp), the recorded sessions too.
-// Run at build time; nothing here is committed.
+// into <out dir>/<target>/. Seeds are built with tests/support/wire/pgoutput_builder.hpp, use every
+// value of the casting fixtures (each type's real text and send output), and, when the capture
+// directory exists and holds `*.capture` files (tests/support/wire/capture_file.hpp), the recorded
+// sessions too. Run at build time; nothing here is committed.
 #include "fuzz_common.hpp"
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
-#if __has_include("support/capture_file.hpp")
-#include "support/capture_file.hpp"
+#if __has_include("support/wire/capture_file.hpp")
+#include "support/wire/capture_file.hpp"
 #define REPLICANT_FUZZ_HAVE_CAPTURES 1
 #else
 #define REPLICANT_FUZZ_HAVE_CAPTURES 0

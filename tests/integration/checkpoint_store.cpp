@@ -8,7 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <signal.h>
 #include <unistd.h>

@@ -11,8 +11,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include <chrono>
 #include <fstream>

@@ -15,9 +15,9 @@
 //   `numeric-data-types-as-string`), a table that is missing or keyless, a dropped column (at the
 //   change, or within `schema_check_interval` where no change shows it), a missing replication
 //   set or pglogical node, a slot made for another plugin. What no sane server says is made to be
-//   said by a proxy that rewrites the server's messages (support/rewrite_proxy.hpp): a pglogical
-//   protocol range the decoder does not speak, a wal2json commit without its LSN, a server too old
-//   to have pgoutput.
+//   said by a proxy that rewrites the server's messages (support/faults/rewrite_proxy.hpp): a
+//   pglogical protocol range the decoder does not speak, a wal2json commit without its LSN, a
+//   server too old to have pgoutput.
 // - Exactly once under SIGKILL for each plugin: this program runs itself as a child process
 //   (`--decoder-child`) that mirrors the source into a target database, the mirrored rows and the
 //   commit LSN in one transaction, and is killed at random moments under a concurrent writer.
@@ -27,15 +27,15 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/child_mode.hpp"
-#include "support/child_process.hpp"
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/plugin_compare.hpp"
-#include "support/plugin_replay.hpp"
-#include "support/required.hpp"
-#include "support/rewrite_proxy.hpp"
-#include "support/temp_dir.hpp"
+#include "support/checks/plugin_compare.hpp"
+#include "support/common/required.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/faults/rewrite_proxy.hpp"
+#include "support/processes/child_mode.hpp"
+#include "support/processes/child_process.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
+#include "support/wire/plugin_replay.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/decoder/pglogical.hpp>

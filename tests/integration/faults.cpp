@@ -6,7 +6,7 @@
 // A writer commits numbered transactions into a published table: transaction k inserts the rows
 // with ids [k * rows_per_transaction, (k + 1) * rows_per_transaction), each with qty = k and a
 // label carrying a secret marker. A pipeline streams them, through a fault proxy
-// (tests/support/fault_proxy.hpp), into a sink that records every delivered transaction and
+// (tests/support/faults/fault_proxy.hpp), into a sink that records every delivered transaction and
 // skips, by commit LSN, what its checkpoint already covers: exactly-once in effect. Each case
 // injects a fault while the writer runs and lets the pipeline recover (or halt; it is then started
 // again, as an operator would, which shows whether the halt acknowledged anything it should not
@@ -61,10 +61,10 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/fault_proxy.hpp"
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/required.hpp"
+#include "support/common/required.hpp"
+#include "support/faults/fault_proxy.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include <algorithm>
 #include <atomic>

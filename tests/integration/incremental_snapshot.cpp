@@ -15,11 +15,11 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/child_mode.hpp"
-#include "support/child_process.hpp"
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/processes/child_mode.hpp"
+#include "support/processes/child_process.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include <replicant/checkpoint/postgres_store.hpp>
 

@@ -9,9 +9,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include "../examples/custom_policies/mmap_spill.hpp"
 

@@ -8,9 +8,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/required.hpp"
+#include "support/common/required.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include <algorithm>
 #include <atomic>

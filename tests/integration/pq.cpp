@@ -7,7 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <replicant/core/lsn.hpp>
 

@@ -12,9 +12,9 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/live_pipeline.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/unprintable.hpp"
+#include "support/common/unprintable.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/sinks/live_pipeline.hpp"
 
 #include <chrono>
 #include <condition_variable>

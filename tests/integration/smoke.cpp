@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: MIT
 //
 // Live smoke test, run once per PostgreSQL major: the replication commands a consumer starts with
-// behave as PROTOCOL.md section 1 says on this version, and the harness (tests/support/pg_cluster)
-// does what the other integration tests rely on.
-#include "support/pg_cluster.hpp"
+// behave as PROTOCOL.md section 1 says on this version, and the harness
+// (tests/support/server/pg_cluster) does what the other integration tests rely on.
+#include "support/server/pg_cluster.hpp"
 
 #include <boost/test/unit_test.hpp>
 

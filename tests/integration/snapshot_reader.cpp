@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/framing.hpp>

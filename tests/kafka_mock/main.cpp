@@ -1,10 +1,10 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// replicant-kafka-mock: the Kafka cluster of tests/integration/kafka.cpp. Debian packages no Kafka
-// broker, so the test runs the mock cluster librdkafka carries (rdkafka_mock.h) in a process of its
-// own, which outlives every run of the sink under test (the sink is SIGKILLed and restarted against
-// it). It starts three mock brokers, creates the topics named on its command line
+// replicant-kafka-mock: the Kafka cluster of tests/integration/examples/kafka.cpp. Debian packages
+// no Kafka broker, so the test runs the mock cluster librdkafka carries (rdkafka_mock.h) in a
+// process of its own, which outlives every run of the sink under test (the sink is SIGKILLed and
+// restarted against it). It starts three mock brokers, creates the topics named on its command line
 // (`NAME:PARTITIONS`, replicated three times), prints its bootstrap servers on one line, and then
 // obeys one command per line on stdin, answering each with `ok` (or `error`) on one line:
 //

@@ -10,8 +10,8 @@
 #define BOOST_TEST_NO_MAIN
 #include <boost/test/unit_test.hpp>
 
-#include "support/child_mode.hpp"
-#include "support/pg_cluster.hpp"
+#include "support/processes/child_mode.hpp"
+#include "support/server/pg_cluster.hpp"
 
 using replicant::test::live_server_fixture;
 BOOST_TEST_GLOBAL_FIXTURE(live_server_fixture);

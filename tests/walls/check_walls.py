@@ -121,7 +121,7 @@ def self_test():
         'a header of another component, through an allowed one':
             {'model/a.hpp': ['replicant/core/b.hpp'], 'core/b.hpp': ['replicant/pq/c.hpp'], 'pq/c.hpp': []},
         'libpq outside pq/': {'core/b.hpp': ['libpq-fe.h']},
-        'a file of tests/': {'core/b.hpp': ['support/pg_cluster.hpp']},
+        'a file of tests/': {'core/b.hpp': ['support/server/pg_cluster.hpp']},
         'a header no row covers': {'stray.hpp': []},
         'an impl/ header from another folder':
             {'model/a.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': []},

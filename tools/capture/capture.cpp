@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-capture: records what a walsender sends for one START_REPLICATION command into a
-// capture file (format: tests/support/capture_file.hpp, tests/data/pgoutput/README.md).
+// capture file (format: tests/support/wire/capture_file.hpp, tests/data/pgoutput/README.md).
 //
 //   replicant-capture --dsn 'host=... dbname=shop'
 //       --command "START_REPLICATION SLOT s LOGICAL 0/0 (proto_version '4', publication_names 'pub')"

@@ -8,7 +8,7 @@
 /// START_REPLICATION command and keep every CopyData payload the server sends, raw, until the
 /// server reports that it has passed a given WAL position.
 
-#include "support/capture_file.hpp"
+#include "support/wire/capture_file.hpp"
 
 #include <replicant/decoder/framing.hpp>
 #include <replicant/core/error.hpp>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 //
 // replicant-record-captures: re-records the pgoutput captures of this directory from a throwaway
-// server of the test harness (tests/support/pg_cluster.hpp). Not a test; see README.md.
+// server of the test harness (tests/support/server/pg_cluster.hpp). Not a test; see README.md.
 //
 //   replicant-record-captures <major> <out-dir> [scenario...]
 //
@@ -16,8 +16,8 @@
 // change the two together.
 
 #include "capture_session.hpp"
-#include "support/capture_file.hpp"
-#include "support/pg_cluster.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/wire/capture_file.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -13,9 +13,9 @@
 // pglogical.cpp) compare transaction by transaction; the plugin capture's header also keeps the
 // catalog rows a pipeline would read at connect (relation_catalog's query, run after the workload).
 
-#include "support/capture_file.hpp"
-#include "support/pg_cluster.hpp"
-#include "support/plugin_capture.hpp"
+#include "support/server/pg_cluster.hpp"
+#include "support/wire/capture_file.hpp"
+#include "support/wire/plugin_capture.hpp"
 
 #include <replicant/decoder/catalog.hpp>
 #include <replicant/decoder/framing.hpp>

@@ -9,8 +9,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/spill_fixture.hpp"
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/sinks/spill_fixture.hpp"
 
 #include <replicant/spill/disk.hpp>
 

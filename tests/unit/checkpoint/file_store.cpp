@@ -8,7 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
 
 #include <sys/resource.h>
 #include <sys/stat.h>

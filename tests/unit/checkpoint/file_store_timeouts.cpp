@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
 
 #include <replicant/core/detail/bounded_call.hpp>
 

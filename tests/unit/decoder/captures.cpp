@@ -10,7 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/capture_file.hpp"
+#include "support/wire/capture_file.hpp"
 
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>

@@ -10,11 +10,11 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/capture_file.hpp"
-#include "support/pgoutput_builder.hpp"
-#include "support/plugin_capture.hpp"
-#include "support/plugin_compare.hpp"
-#include "support/plugin_replay.hpp"
+#include "support/checks/plugin_compare.hpp"
+#include "support/wire/capture_file.hpp"
+#include "support/wire/pgoutput_builder.hpp"
+#include "support/wire/plugin_capture.hpp"
+#include "support/wire/plugin_replay.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>

@@ -4,8 +4,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <support/pgoutput_builder.hpp>
-#include <support/unprintable.hpp>
+#include <support/common/unprintable.hpp>
+#include <support/wire/pgoutput_builder.hpp>
 
 #include <cstdint>
 #include <functional>

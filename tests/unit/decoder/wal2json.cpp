@@ -9,10 +9,10 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/capture_file.hpp"
-#include "support/plugin_capture.hpp"
-#include "support/plugin_compare.hpp"
-#include "support/plugin_replay.hpp"
+#include "support/checks/plugin_compare.hpp"
+#include "support/wire/capture_file.hpp"
+#include "support/wire/plugin_capture.hpp"
+#include "support/wire/plugin_replay.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/catalog.hpp>

@@ -9,8 +9,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pgoutput_builder.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/sinks/transaction_collector.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 #include "unit/docs/support.hpp"
 
 #include <replicant/assembler/assembler.hpp>

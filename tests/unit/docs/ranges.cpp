@@ -9,9 +9,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/spill_policy.hpp"
-#include "support/spill_fixture.hpp"
-#include "support/std_views.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/common/std_views.hpp"
+#include "support/sinks/spill_fixture.hpp"
+#include "support/sinks/transaction_collector.hpp"
 #include "unit/docs/support.hpp"
 
 #include <replicant/assembler/assembler.hpp>
@@ -40,7 +40,8 @@ BOOST_AUTO_TEST_SUITE(docs_ranges_tests)
 
 namespace pg = replicant::test;
 
-// Where the toolchain cannot compile std::views (support/std_views.hpp) the snippet is not compiled.
+// Where the toolchain cannot compile std::views (support/common/std_views.hpp) the snippet is not
+// compiled.
 #if REPLICANT_TEST_STD_RANGES
 //[ranges_pipelines
 // The tables a transaction inserted into, with std::views; the same with range-v3's views.

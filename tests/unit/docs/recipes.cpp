@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: MIT
 //
 // The recipes of the documentation are programs of the build (examples/recipes), compiled there and
-// run against a live server by tests/integration/recipes.cpp. Their `//[name` ... `//]` snippets
-// must be quoted verbatim by the pages that teach them, so that a recipe on a page is always code
-// that compiles and was run.
+// run against a live server by tests/integration/examples/recipes.cpp. Their `//[name` ... `//]`
+// snippets must be quoted verbatim by the pages that teach them, so that a recipe on a page is
+// always code that compiles and was run.
 #include <boost/test/unit_test.hpp>
 
 #include "unit/docs/support.hpp"

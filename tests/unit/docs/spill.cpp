@@ -8,7 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 #include "unit/docs/support.hpp"
 
 #include <replicant/assembler/assembler.hpp>

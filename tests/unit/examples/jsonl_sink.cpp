@@ -9,9 +9,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "../../../examples/jsonl_sink/options.hpp"
-#include "support/pgoutput_builder.hpp"
-#include "support/temp_dir.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/sinks/transaction_collector.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/file_store.hpp>

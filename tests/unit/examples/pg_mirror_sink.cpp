@@ -4,7 +4,7 @@
 // replicant-pg-mirror's sinks (examples/pg_mirror/mirror_sink.hpp, mirror_deferred_sink.hpp) fit
 // exactly the checkpoint policy each is meant for, and nothing else; their shared core reports an
 // unreachable target as retryable without a server. The live behaviour is
-// tests/integration/exactly_once.cpp.
+// tests/integration/examples/exactly_once.cpp.
 #include "../../../examples/pg_mirror/mirror_sink.hpp"
 #include "../../../examples/pg_mirror/mirror_deferred_sink.hpp"
 

@@ -5,12 +5,12 @@
 // with a primary key, the key's columns address the row, taken from the whole old row; without one,
 // a single row equal to the whole old row does. And what is refused, without a value in the error.
 // Changes are built from TupleData bytes, as the decoder hands them over; no server. The live
-// behaviour is tests/integration/exactly_once.cpp.
+// behaviour is tests/integration/examples/exactly_once.cpp.
 #include "../../../examples/pg_mirror/statements.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <replicant/model/change.hpp>
 #include <replicant/model/relation.hpp>

@@ -13,7 +13,7 @@
 #include "../../../examples/tail/estimate.hpp"
 #include "../../../examples/tail/jsonl_sink.hpp"
 #include "../../../examples/tail/status.hpp"
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
 
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/snapshot/detail/copy_text.hpp>

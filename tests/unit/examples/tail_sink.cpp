@@ -11,9 +11,9 @@
 
 #include "../../../examples/tail/failure.hpp"
 #include "../../../examples/tail/memory_store.hpp"
-#include "support/pgoutput_builder.hpp"
-#include "support/temp_dir.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/sinks/transaction_collector.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>

@@ -13,9 +13,9 @@
 #include "../../../examples/custom_policies/line_sink.hpp"
 #include "../../../examples/custom_policies/mmap_spill.hpp"
 #include "archetypes/sink.hpp"
-#include "support/pgoutput_builder.hpp"
-#include "support/temp_dir.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/common/temp_dir.hpp"
+#include "support/sinks/transaction_collector.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/file_store.hpp>

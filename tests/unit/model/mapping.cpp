@@ -4,7 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/pgoutput_builder.hpp"
+#include "support/wire/pgoutput_builder.hpp"
 
 #include <boost/hana/define_struct.hpp>
 

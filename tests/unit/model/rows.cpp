@@ -11,9 +11,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include "archetypes/spill_policy.hpp"
-#include "support/spill_fixture.hpp"
-#include "support/std_views.hpp"
-#include "support/transaction_collector.hpp"
+#include "support/common/std_views.hpp"
+#include "support/sinks/spill_fixture.hpp"
+#include "support/sinks/transaction_collector.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/model/transaction.hpp>
@@ -219,7 +219,7 @@ auto ids_std(const transaction& t) -> std::vector<std::int64_t> {
   for (const std::int64_t id : t.changes() | std::views::filter(is_order_row) | std::views::transform(id_of)) {
     ids.push_back(id);
   }
-#else  // this toolchain cannot compile std::views at all (support/std_views.hpp): range-v3 again
+#else  // this toolchain cannot compile std::views at all (support/common/std_views.hpp): range-v3 again
   for (const std::int64_t id : t.changes() | ranges::views::filter(is_order_row) | ranges::views::transform(id_of)) {
     ids.push_back(id);
   }

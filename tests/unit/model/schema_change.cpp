@@ -4,7 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/unprintable.hpp"
+#include "support/common/unprintable.hpp"
 
 #include <string>
 #include <vector>

@@ -9,7 +9,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/temp_dir.hpp"
+#include "support/common/temp_dir.hpp"
 
 #include <pwd.h>
 #include <sys/stat.h>

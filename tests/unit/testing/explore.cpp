@@ -11,7 +11,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "support/required.hpp"
+#include "support/common/required.hpp"
 #include "unit/docs/support.hpp"
 
 #include <algorithm>
