@@ -29,8 +29,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -484,7 +484,7 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
         f.options, &events.dispatcher};
     if (limit_file_size) {  // the session starts, and fails at the first write that does not fit
       BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
-      before = f.confirmed_flush();
+      before = f.wal_position();
       f.sql(rows);
     }
     reason = r.halted();
@@ -496,10 +496,12 @@ auto spill_fault_halts_and_a_restart_delivers(const std::filesystem::path& spill
     BOOST_TEST(sink.count() == 0U);
   }
   if (!limit_file_size) {  // refused at connect: the transaction is committed while nothing runs
-    before = f.confirmed_flush();
+    before = f.wal_position();
     f.sql(rows);
   }
-  BOOST_TEST(f.confirmed_flush() == before, "nothing was acknowledged");
+  // The slot may have moved over WAL written before the transaction (a keepalive's position while
+  // the pipeline held nothing), never into it.
+  BOOST_TEST(f.confirmed_flush() <= before, "nothing of the transaction was acknowledged");
   // Working storage again: the same transaction, whole.
   replicant::test::temp_dir good{"replicant-spill-live"};
   counting_sink sink;
@@ -636,7 +638,8 @@ auto unreadable_spill_halts(Policy policy, bool careless) -> void {
   Sink sink;
   sink.careless = careless;
   using unreadable_pipeline = replicant::pipeline<replicant::pgoutput_decoder, Policy, unreadable_spill, Sink>;
-  running<unreadable_pipeline> r{sink, f.pgoutput, std::move(policy), unreadable_spill{}, f.options, &events.dispatcher};
+  running<unreadable_pipeline> r{sink,      f.pgoutput,        std::move(policy), unreadable_spill{},
+                                 f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   const lsn before = f.confirmed_flush();
   f.sql("INSERT INTO items SELECT g, '" + std::string{secret} +

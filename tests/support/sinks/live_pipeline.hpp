@@ -14,11 +14,11 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/pipeline/options.hpp>
 #include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction.hpp>
+#include <replicant/pipeline/options.hpp>
 #include <replicant/sink/vocabulary.hpp>
 #include <replicant/telemetry/telemetry.hpp>
-#include <replicant/model/transaction.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -200,9 +200,10 @@ struct published_database {
 
   published_database() {
     pg.create_database(db);
-    pg.sql("CREATE TABLE items (id int PRIMARY KEY, label text, qty int); "
-           "CREATE PUBLICATION pub FOR TABLE items",
-           db);
+    pg.sql(
+        "CREATE TABLE items (id int PRIMARY KEY, label text, qty int); "
+        "CREATE PUBLICATION pub FOR TABLE items",
+        db);
     options.conninfo = pg.dsn(db);
     options.slot = slot;
     options.start = replicant::start::go_forward{};
@@ -247,6 +248,11 @@ struct published_database {
         .value();
   }
 
+  /// The server's current WAL write position: anything committed after this call lies past it.
+  [[nodiscard]] auto wal_position() -> replicant::lsn {
+    return replicant::parse_lsn(pg.scalar("SELECT pg_current_wal_lsn()")).value();
+  }
+
   /// Waits until the slot's walsender has processed a status update the pipeline sent after this
   /// call began, so that what the slot says it acknowledged (confirmed_flush()) is the pipeline's
   /// answer as of now. Two updates are waited for: the server notes an update's time just before
@@ -259,9 +265,10 @@ struct published_database {
   auto wait_for_status_update(const std::string& of_slot, std::chrono::seconds timeout = std::chrono::seconds(30))
       -> bool {
     const auto reply_time = [&] {
-      return pg.scalar("SELECT coalesce((SELECT r.reply_time FROM pg_stat_replication r JOIN pg_replication_slots s "
-                       "ON s.active_pid = r.pid WHERE s.slot_name = '" +
-                       of_slot + "')::text, '')");
+      return pg.scalar(
+          "SELECT coalesce((SELECT r.reply_time FROM pg_stat_replication r JOIN pg_replication_slots s "
+          "ON s.active_pid = r.pid WHERE s.slot_name = '" +
+          of_slot + "')::text, '')");
     };
     const auto after = [&](const std::string& since) {
       return test::wait_until(
