@@ -24,9 +24,9 @@
 // (--only runs one measurement once, without a warm-up: for instruction counts with callgrind).
 
 #include <replicant/assembler/assembler.hpp>
+#include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/model/value.hpp>
 
 #include "support/wire/pgoutput_builder.hpp"

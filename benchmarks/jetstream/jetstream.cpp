@@ -273,9 +273,9 @@ auto wait_for_marker(broker& b, const configuration& c, std::uint64_t past, std:
 
 // The position slot @p slot has acknowledged, or 0.
 auto confirmed(test::pg_cluster& server, const std::string& slot) -> std::uint64_t {
-  return parse_lsn(server.scalar(
-      "SELECT coalesce((SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + slot +
-      "'), '0/0')"));
+  return parse_lsn(
+      server.scalar("SELECT coalesce((SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" +
+                    slot + "'), '0/0')"));
 }
 
 // Waits until slot @p slot has acknowledged a position past @p past.
@@ -389,7 +389,8 @@ auto run(const options& opt) -> int {
     const auto first = std::to_string(1 + i * opt.rows);
     server.sql(
         "INSERT INTO t SELECT g, 'name-' || lpad(g::text, 16, '0'), (g % 100000) / 100.0, now(), g % 2 = 0 "
-        "FROM generate_series(" + first + ", " + first + " + " + rows + " - 1) g",
+        "FROM generate_series(" +
+            first + ", " + first + " + " + rows + " - 1) g",
         "bench");
   }
   const std::uint64_t expected = 2 + opt.transactions * (opt.rows + 1);  // the seed, then the backlog

@@ -47,10 +47,10 @@ class stop_signal {
     hook_.store(on_stop);
     fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (fd_ < 0) return false;
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_handler = &stop_signal::on_signal;
     sigemptyset(&sa.sa_mask);
-    struct sigaction ignore {};
+    struct sigaction ignore{};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     return ::sigaction(SIGINT, &sa, nullptr) == 0 && ::sigaction(SIGTERM, &sa, nullptr) == 0 &&

@@ -20,9 +20,9 @@
 /// transaction; a torn last line is ended with a newline when the file is opened again, so that it
 /// stands alone and a reader can skip it.
 
-#include <replicant/model/change.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/model/value.hpp>
 
@@ -60,7 +60,7 @@ class line_sink {
     if (fd < 0) return os_error();
     line_sink sink{fd};
     // A crash may have torn the last line: end it, so that the next line starts on its own.
-    struct stat st {};
+    struct stat st{};
     if (::fstat(fd, &st) != 0) return os_error();
     if (st.st_size > 0) {
       char last = '\n';

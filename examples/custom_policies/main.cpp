@@ -23,8 +23,8 @@
 #include "wal_bytes_checkpoint.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/halt.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/telemetry/telemetry.hpp>

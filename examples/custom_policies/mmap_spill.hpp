@@ -95,7 +95,8 @@ class mmap_part final : public replicant::spill_part {
   auto grow(std::size_t needed) -> replicant::result<void> {
     constexpr std::size_t least = std::size_t{1} << 20U;
     const std::size_t capacity = std::max({needed, 2 * capacity_, least});
-    if (::posix_fallocate(fd_, 0, static_cast<off_t>(capacity)) != 0) return replicant::fail(replicant::errc::io_failed);
+    if (::posix_fallocate(fd_, 0, static_cast<off_t>(capacity)) != 0)
+      return replicant::fail(replicant::errc::io_failed);
     void* map = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (map == MAP_FAILED) return replicant::fail(replicant::errc::io_failed);
     if (map_ != nullptr) ::munmap(map_, capacity_);  // the new mapping sees the same file
@@ -130,7 +131,7 @@ struct mmap_spill {
   // Refuses a directory that is missing, not ours, or one others may write into (value-free: the
   // error says io_failed, never which path).
   auto prepare(const replicant::spill_context& /*ctx*/) -> replicant::result<void> {
-    struct stat st {};
+    struct stat st{};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
         (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
       return replicant::fail(replicant::errc::io_failed);

@@ -22,8 +22,8 @@
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/telemetry/telemetry.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -45,9 +45,7 @@ concept takes_transactions = requires(S& s, const replicant::transaction& txn) {
 /// What @ref wal_bytes_checkpoint forbids of a sink: a `checkpoint` member. The store's checkpoint
 /// is the only one; a sink's own would be silently ignored, so it is refused instead.
 template <class S>
-concept declares_checkpoint = requires {
-  &S::checkpoint;
-};
+concept declares_checkpoint = requires { &S::checkpoint; };
 
 /// The policy's own halt reason: its store failed. Its name, message and operator action are
 /// literals, so the halt stays value-free.
@@ -71,10 +69,10 @@ inline constexpr replicant::own_halt_reason wal_bytes_store_failed{
  * transactions, whichever came first. A clean stop repeats nothing: the stop writes the checkpoint.
  *
  * Store faults: a read or write that fails halts at once for the policy's own reason,
- * @ref wal_bytes_store_failed (`halt_reason::policy_halted`), with the store's error as the cause (value-free: an error code, never a path or a row), unless the
- * pipeline is stopping, when the session ends anyway. Nothing is retried here: the process's
- * supervisor restarts it, and the restart resumes after the last checkpoint written, so nothing is
- * lost. (`replicant::lib_owned_checkpoint` shows how to retry transient faults.)
+ * @ref wal_bytes_store_failed (`halt_reason::policy_halted`), with the store's error as the cause (value-free: an error
+ * code, never a path or a row), unless the pipeline is stopping, when the session ends anyway. Nothing is retried here:
+ * the process's supervisor restarts it, and the restart resumes after the last checkpoint written, so nothing is lost.
+ * (`replicant::lib_owned_checkpoint` shows how to retry transient faults.)
  *
  * Requires of the sink: `result<void> handle_transaction(const transaction&)`, and no
  * `checkpoint()` member (see @ref takes_transactions and @ref declares_checkpoint).

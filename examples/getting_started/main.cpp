@@ -21,16 +21,16 @@
 #include "../common/cli.hpp"
 
 #include <replicant/checkpoint/sink_owned.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/mapping.hpp>
 #include <replicant/model/rows.hpp>
+#include <replicant/model/transaction.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/snapshot/batch.hpp>
 #include <replicant/spill/none.hpp>
-#include <replicant/model/transaction.hpp>
 
 #include <boost/hana/define_struct.hpp>
 
@@ -196,9 +196,9 @@ class mirror_sink {
     // not): the name of every item inserted or updated, mapped onto `item`.
     std::vector<std::string> names;
     const replicant::table_ref items{"public", table_};
-    for (auto&& name : replicant::rows<item>(txn, items) |
-                           ranges::views::filter([](const auto& row) { return row.has_value(); }) |
-                           ranges::views::transform([](auto&& row) { return std::move(row->name); })) {
+    for (auto&& name : replicant::rows<item>(txn, items) | ranges::views::filter([](const auto& row) {
+                         return row.has_value();
+                       }) | ranges::views::transform([](auto&& row) { return std::move(row->name); })) {
       names.push_back(std::move(name));
     }
     // A transaction spilled to disk (under disk_spill) whose file cannot be read back ends the loops
@@ -378,9 +378,8 @@ auto parse_options(std::span<const char* const> args) -> tour_options {
   // The names derived from the prefix must be valid slot and table names without quoting.
   const auto& v = a.prefix;
   const bool plain = !v.empty() && v.size() <= 40 && (v[0] < '0' || v[0] > '9') &&
-                     std::all_of(v.begin(), v.end(), [](char c) {
-                       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-                     });
+                     std::all_of(v.begin(), v.end(),
+                                 [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
   if (!plain) throw refusal{"--prefix is 1 to 40 characters of a-z, 0-9 and _, not starting with a digit"};
   o.prefix = v;
   const auto n = replicant::examples::parse_unsigned(a.timeout, 1, 600);
@@ -515,9 +514,10 @@ class tour {
                                                                           {replicant::change_op::delete_, 3}},
            "step 3: the changes did not arrive as written (insert 4; update 2, delete 3)");
     expect(seen.rows == table_rows(), "step 3: the mirror differs from the table");
-    expect(std::vector<std::string>(seen.names_written.begin() + static_cast<std::ptrdiff_t>(before.names_written.size()),
-                                    seen.names_written.end()) == std::vector<std::string>{"fig", "green pear"},
-           "step 3: the typed view did not give the names written (fig, green pear)");
+    expect(
+        std::vector<std::string>(seen.names_written.begin() + static_cast<std::ptrdiff_t>(before.names_written.size()),
+                                 seen.names_written.end()) == std::vector<std::string>{"fig", "green pear"},
+        "step 3: the typed view did not give the names written (fig, green pear)");
     say("ok: 3. insert, update and delete: 2 transactions with 3 changes arrived in commit order; the mirror "
         "equals the table");
   }

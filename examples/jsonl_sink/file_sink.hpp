@@ -16,10 +16,10 @@
 #include "../tail/json.hpp"
 #include "../tail/output.hpp"
 
-#include <replicant/sink/concepts.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/sink/concepts.hpp>
 #include <replicant/sink/vocabulary.hpp>
 
 #include <fcntl.h>
@@ -149,7 +149,7 @@ enum class line_kind { foreign, change, commit };
     ::close(fd);
     return unexpected<std::error_code>(ec);
   };
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0) return fail_closing(std::error_code{errno, std::system_category()});
   if (!S_ISREG(st.st_mode)) return fail_closing(make_error_code(std::errc::invalid_argument));
   const auto size = static_cast<std::uint64_t>(st.st_size);

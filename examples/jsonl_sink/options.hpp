@@ -48,15 +48,14 @@ namespace detail {
 
 // The command line as text, before its values are checked: CLI11 reads into these.
 struct arguments {
-  command_line cli{
-      "replicant-jsonl-sink",
-      "Appends the committed changes of PostgreSQL publications to a file as JSON lines: one line per\n"
-      "change, then one commit line per transaction, made durable (fsync) before the transaction counts\n"
-      "as written. The position of the last transaction written is kept in a checkpoint file, written\n"
-      "after the lines, so a restart continues after it: nothing is skipped, and after a crash at most\n"
-      "the last transaction (or the last --checkpoint-every batch) is written again.",
-      "Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when\n"
-      "refused to start. See docs/jsonl_sink.md."};
+  command_line cli{"replicant-jsonl-sink",
+                   "Appends the committed changes of PostgreSQL publications to a file as JSON lines: one line per\n"
+                   "change, then one commit line per transaction, made durable (fsync) before the transaction counts\n"
+                   "as written. The position of the last transaction written is kept in a checkpoint file, written\n"
+                   "after the lines, so a restart continues after it: nothing is skipped, and after a crash at most\n"
+                   "the last transaction (or the last --checkpoint-every batch) is written again.",
+                   "Ctrl-C (SIGINT) or SIGTERM stops cleanly. Exit status: 0 when stopped, 1 on a failure, 2 when\n"
+                   "refused to start. See docs/jsonl_sink.md."};
   replication_arguments replication{
       cli,
       {.create_slot_help = "create the slot if it does not exist; needs --go-forward-only",

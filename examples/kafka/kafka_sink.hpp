@@ -259,7 +259,8 @@ class kafka_sink {
   [[nodiscard]] auto base_config() const -> rd_kafka_conf_t* {
     rd_kafka_conf_t* conf = rd_kafka_conf_new();
     char errstr[512];
-    bool ok = set(conf, "client.id", "replicant-kafka", errstr) && set_properties(conf, settings_.properties) == nullptr &&
+    bool ok = set(conf, "client.id", "replicant-kafka", errstr) &&
+              set_properties(conf, settings_.properties) == nullptr &&
               set(conf, "bootstrap.servers", settings_.brokers, errstr);
     if (!ok) {
       rd_kafka_conf_destroy(conf);
@@ -341,7 +342,7 @@ class kafka_sink {
     return unexpected<std::error_code>(ec);
   }
 
-  auto bump(std::uint64_t sink_counts::*field) -> void {
+  auto bump(std::uint64_t sink_counts::* field) -> void {
     const std::scoped_lock lock{mutex_};
     ++(counts_.*field);
   }
@@ -363,8 +364,7 @@ class kafka_sink {
     }
     if (reader == nullptr) return fail(kafka_errc::client_failed, RD_KAFKA_RESP_ERR__INVALID_ARG);
     rd_kafka_topic_partition_list_t* parts = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(parts, settings_.checkpoint_topic.c_str(), 0)->offset =
-        RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_topic_partition_list_add(parts, settings_.checkpoint_topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
     const rd_kafka_resp_err_t assigned = rd_kafka_assign(reader, parts);
     rd_kafka_topic_partition_list_destroy(parts);
     result<std::optional<lsn>> out = std::optional<lsn>{};

@@ -71,13 +71,12 @@ namespace detail {
 
 // The command line as text, before its values are checked: CLI11 reads into these.
 struct arguments {
-  command_line cli{
-      "replicant-kafka",
-      "Writes the committed changes of PostgreSQL tables to Kafka, each source transaction as one Kafka\n"
-      "transaction holding its change records and a checkpoint record.",
-      "Readers must use isolation.level=read_committed. Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
-      "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.\n"
-      "See docs/scale_out.md."};
+  command_line cli{"replicant-kafka",
+                   "Writes the committed changes of PostgreSQL tables to Kafka, each source transaction as one Kafka\n"
+                   "transaction holding its change records and a checkpoint record.",
+                   "Readers must use isolation.level=read_committed. Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
+                   "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start.\n"
+                   "See docs/scale_out.md."};
   replication_arguments replication{
       cli,
       {.create_slot_help = "create the slot when it does not exist",

@@ -5,8 +5,8 @@
 // database, each source transaction applied exactly once (checkpoint modes sink, batches and
 // deferred) or at least once (lib, lib-batched). How: docs/pg_mirror.md, or --help.
 
-#include "../common/running_pipeline.hpp"
 #include "../common/program.hpp"
+#include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
 #include "mirror_deferred_sink.hpp"
 #include "mirror_sink.hpp"

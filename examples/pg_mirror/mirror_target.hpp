@@ -13,16 +13,16 @@
 #include "statements.hpp"
 #include "target.hpp"
 
-#include <replicant/model/change.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/snapshot/batch.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/snapshot/batch.hpp>
 
 #include <concepts>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -252,7 +252,7 @@ class mirror_target {
    * @return nothing, or the error.
    */
   template <class Body>
-  requires std::same_as<std::invoke_result_t<Body&>, result<bool>>
+    requires std::same_as<std::invoke_result_t<Body&>, result<bool>>
   [[nodiscard]] auto transact(Body&& body) -> result<void> {
     if (auto c = connect(); !c) return c;
     pending_ = {};
@@ -620,7 +620,7 @@ class mirror_target {
   bool retryable_ = false;
   std::string sqlstate_;
   mirror_counts counts_;
-  mirror_counts pending_;  // of the target transaction in progress; counted once it ends well
+  mirror_counts pending_;     // of the target transaction in progress; counted once it ends well
   std::optional<lsn> given_;  // what read_checkpoint() last returned
   // The primary key columns of the FULL tables met on this connection, by quoted qualified name.
   std::map<std::string, std::vector<std::string>, std::less<>> primary_keys_;

@@ -194,15 +194,14 @@ struct database_arguments {
 
 // The command line as text, before its values are checked: CLI11 reads into these.
 struct arguments {
-  command_line cli{
-      "replicant-pg-mirror",
-      "Mirrors the published tables of a source PostgreSQL database into a target database. How often a\n"
-      "source transaction can take effect depends on where the checkpoint is kept (--checkpoint).",
-      "The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied\n"
-      "transaction), and replicant_mirror_checkpoint (one row per slot; sink, batches, deferred) or\n"
-      "replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
-      "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See\n"
-      "docs/pg_mirror.md."};
+  command_line cli{"replicant-pg-mirror",
+                   "Mirrors the published tables of a source PostgreSQL database into a target database. How often a\n"
+                   "source transaction can take effect depends on where the checkpoint is kept (--checkpoint).",
+                   "The target gets bookkeeping tables: replicant_mirror_applied (the commit LSN of every applied\n"
+                   "transaction), and replicant_mirror_checkpoint (one row per slot; sink, batches, deferred) or\n"
+                   "replicant_checkpoints (lib and lib-batched). Ctrl-C or SIGTERM stops cleanly; SIGKILL at any\n"
+                   "moment is safe too. Exit status: 0 when stopped, 1 on a failure, 2 when refused to start. See\n"
+                   "docs/pg_mirror.md."};
   database_arguments databases{cli};
   replication_arguments replication{
       cli,

@@ -11,10 +11,10 @@
 #include "mirror_error.hpp"
 #include "target.hpp"
 
-#include <replicant/model/change.hpp>
 #include <replicant/core/identifier.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/model/relation.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -312,8 +312,8 @@ inline auto append_placeholder(std::string& sql, std::size_t n) -> void {
   if (!table) return unexpected(table.error());
   statement s;
   s.sql = "DELETE FROM " + *table;
-  auto w = id.whole_row() ? detail::append_row_match(s, *table, c.old())
-                          : detail::append_key_condition(s, rel, id, c.old());
+  auto w =
+      id.whole_row() ? detail::append_row_match(s, *table, c.old()) : detail::append_key_condition(s, rel, id, c.old());
   if (!w) return unexpected(w.error());
   return s;
 }

@@ -8,8 +8,8 @@
 /// failures reduced to an error code and a SQLSTATE, never the server's message text.
 
 #include <replicant/core/error.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/pq/connection.hpp>
 
 #include <libpq-fe.h>
 
@@ -117,8 +117,7 @@ class target_connection {
     if (PQsetnonblocking(c->native_handle(), 0) != 0) return fail(errc::connection_failed);
     // Notices (e.g. "relation ... already exists, skipping") are dropped: their text can name
     // objects or quote values, and nothing here needs them.
-    PQsetNoticeProcessor(
-        c->native_handle(), [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(c->native_handle(), [](void*, const char*) {}, nullptr);
     return target_connection{std::move(*c)};
   }
 

@@ -14,13 +14,13 @@
 #include "options.hpp"
 
 #include <replicant/checkpoint/sink_owned.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/halt.hpp>
-#include <replicant/pipeline.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction.hpp>
+#include <replicant/pipeline.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/telemetry/telemetry.hpp>
-#include <replicant/model/transaction.hpp>
 
 #include <prometheus/exposer.h>
 

@@ -42,20 +42,17 @@ namespace detail {
 
 // The command line as text, before its values are checked: CLI11 reads into these.
 struct arguments {
-  command_line cli{
-      "replicant-prometheus",
-      "Streams PostgreSQL publications through a replication pipeline whose sink only counts, and\n"
-      "serves the pipeline's telemetry as Prometheus metrics on http://127.0.0.1:PORT/metrics.",
-      "The sink keeps no data, so every start goes forward from the slot's acknowledged position. After\n"
-      "a halt the metrics are still served (replicant_up 0, replicant_halts_total by reason) until\n"
-      "Ctrl-C (SIGINT) or SIGTERM. Exit status: 0 when stopped, 1 after a halt or a failure, 2 when\n"
-      "refused to start. See docs/prometheus.md."};
+  command_line cli{"replicant-prometheus",
+                   "Streams PostgreSQL publications through a replication pipeline whose sink only counts, and\n"
+                   "serves the pipeline's telemetry as Prometheus metrics on http://127.0.0.1:PORT/metrics.",
+                   "The sink keeps no data, so every start goes forward from the slot's acknowledged position. After\n"
+                   "a halt the metrics are still served (replicant_up 0, replicant_halts_total by reason) until\n"
+                   "Ctrl-C (SIGINT) or SIGTERM. Exit status: 0 when stopped, 1 after a halt or a failure, 2 when\n"
+                   "refused to start. See docs/prometheus.md."};
   replication_arguments replication{cli, {.create_slot_help = "create the slot if it does not exist"}};
   std::string port = "9464";
 
-  arguments() {
-    cli.text("--port", port, "N", "9464", "the port on 127.0.0.1 to serve on; 0 picks a free one");
-  }
+  arguments() { cli.text("--port", port, "N", "9464", "the port on 127.0.0.1 to serve on; 0 picks a free one"); }
   arguments(const arguments&) = delete;
   auto operator=(const arguments&) -> arguments& = delete;
 };

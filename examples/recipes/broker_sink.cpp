@@ -84,7 +84,7 @@ class async_producer {
   // The id of the log's last complete line. What follows it, a line cut off by a crash, is
   // removed first, so that the next line starts on a line of its own.
   static auto read_newest(int fd) -> std::optional<replicant::lsn> {
-    struct stat st {};
+    struct stat st{};
     if (::fstat(fd, &st) != 0 || st.st_size == 0) return std::nullopt;
     std::string text(static_cast<std::size_t>(st.st_size), '\0');
     if (::pread(fd, text.data(), text.size(), 0) != st.st_size) return std::nullopt;

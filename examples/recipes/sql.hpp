@@ -76,7 +76,7 @@ class sql_connection {
  *         unknown, which the next claim settles.
  */
 template <class Body>
-requires std::same_as<std::invoke_result_t<Body&>, result<bool>>
+  requires std::same_as<std::invoke_result_t<Body&>, result<bool>>
 [[nodiscard]] auto in_transaction(sql_connection& target, Body&& body) -> result<void> {
   if (auto r = target.exec("BEGIN"); !r) return unexpected(r.error());
   auto keep = body();

@@ -19,11 +19,11 @@
 /// would interpret (C0 and C1 controls, DEL), and replaces bytes that are not well-formed UTF-8 with
 /// U+FFFD, so a line is always valid UTF-8 JSON and a single line, whatever the data.
 
-#include <replicant/model/change.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/core/detail/utf8.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/framing.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/model/value.hpp>
 

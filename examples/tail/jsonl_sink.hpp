@@ -12,12 +12,12 @@
 #include "json.hpp"
 #include "output.hpp"
 
-#include <replicant/sink/concepts.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/model/schema_change.hpp>
+#include <replicant/model/transaction.hpp>
+#include <replicant/sink/concepts.hpp>
 #include <replicant/sink/vocabulary.hpp>
 #include <replicant/snapshot/batch.hpp>
-#include <replicant/model/transaction.hpp>
 
 #include <cstdint>
 #include <functional>

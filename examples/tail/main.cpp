@@ -21,8 +21,8 @@
 
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/halt.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/telemetry/telemetry.hpp>

@@ -57,7 +57,7 @@ class output_stream {
  public:
   /// Writes to @p fd, which the caller keeps open. Never throws.
   explicit output_stream(int fd) noexcept : fd_(fd) {
-    struct stat st {};
+    struct stat st{};
     regular_file_ = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   }
 

@@ -11,8 +11,8 @@
 #include "failure.hpp"
 #include "options.hpp"
 
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/error.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pq/connection.hpp>
 
 #include <cstdint>
@@ -59,7 +59,8 @@ inline constexpr int min_server_version = 150000;
     case pq::refusal::authentication:
       return "the server refused the password: check it in --dsn, PGPASSWORD or the password file";
     case pq::refusal::role: return "the server refused the role: check the user name, and that the role may log in";
-    case pq::refusal::host: return "a pg_hba.conf line rejects this connection: add one for this host, user and database";
+    case pq::refusal::host:
+      return "a pg_hba.conf line rejects this connection: add one for this host, user and database";
     case pq::refusal::database: return "the database does not exist: check dbname in --dsn";
     case pq::refusal::tls: return "sslmode requires TLS and the server offers none: check the server's ssl setting";
     case pq::refusal::tls_verification:

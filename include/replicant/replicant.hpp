@@ -10,30 +10,30 @@
 
 // Vocabulary
 #include <replicant/core/error.hpp>
-#include <replicant/core/result.hpp>
-#include <replicant/core/lsn.hpp>
-#include <replicant/core/identifier.hpp>
 #include <replicant/core/halt.hpp>
-#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/sink/concepts.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 // Values and the transaction model
-#include <replicant/model/pg_type.hpp>
-#include <replicant/model/value.hpp>
 #include <replicant/model/cast.hpp>
-#include <replicant/model/relation.hpp>
-#include <replicant/model/schema_change.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/mapping.hpp>
+#include <replicant/model/pg_type.hpp>
+#include <replicant/model/relation.hpp>
 #include <replicant/model/rows.hpp>
+#include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/model/value.hpp>
 
 // Decoding
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pglogical.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
-#include <replicant/decoder/pglogical.hpp>
-#include <replicant/assembler/assembler.hpp>
 
 // libpq
 #include <replicant/pq/connection.hpp>
@@ -41,21 +41,21 @@
 #include <replicant/pq/replication_stream.hpp>
 
 // The replication pipeline and its policies
-#include <replicant/sink/vocabulary.hpp>
-#include <replicant/pipeline/options.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
 #include <replicant/checkpoint/store.hpp>
+#include <replicant/pipeline/options.hpp>
+#include <replicant/pipeline/pipeline.hpp>
+#include <replicant/sink/vocabulary.hpp>
 #include <replicant/snapshot/batch.hpp>
 #include <replicant/snapshot/incremental.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/spill/policy.hpp>
-#include <replicant/pipeline/pipeline.hpp>
 
 /// replicant: PostgreSQL logical replication into a sink, acknowledged only up to what is durable.
 /// Start at @ref replicant::pipeline.

@@ -6,10 +6,10 @@
 // The minimal sink: exactly the members replicant::sink requires and nothing else, so that code
 // instantiated with it proves it needs nothing more (Asio's archetypes).
 
-#include <replicant/sink/concepts.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/model/transaction_fwd.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <optional>
 

@@ -115,9 +115,7 @@ struct batch_sink {
   auto checkpoint() -> result<std::optional<lsn>> { return std::optional<lsn>{}; }
 #endif
 #if defined(REPLICANT_COMPILE_FAIL_batches_handle_batch_misdeclared)
-  auto handle_batch(const std::vector<replicant::transaction>& txns) -> result<lsn> {
-    return txns.back().commit_lsn();
-  }
+  auto handle_batch(const std::vector<replicant::transaction>& txns) -> result<lsn> { return txns.back().commit_lsn(); }
 #elif defined(REPLICANT_COMPILE_FAIL_batches_handle_batch_wrong_return)
   auto handle_batch(std::span<const replicant::transaction> txns) -> result<void> {
     static_cast<void>(txns);

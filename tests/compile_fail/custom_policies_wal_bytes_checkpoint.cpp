@@ -51,7 +51,8 @@ namespace compile_fail {
 struct declaring_sink : my_sink {
   auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> { return std::optional<replicant::lsn>{}; }
 };
-using declaring_pipeline = replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, declaring_sink>;
+using declaring_pipeline =
+    replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, declaring_sink>;
 inline auto make(declaring_sink& s, const replicant::pipeline_options& o) -> void {
   declaring_pipeline p{s, replicant::pgoutput_options{}, policy{}, o};
 }

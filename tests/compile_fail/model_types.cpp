@@ -43,7 +43,7 @@ struct order {
 #elif defined(REPLICANT_COMPILE_FAIL_as_optional_member_type)
 struct order {
   BOOST_HANA_DEFINE_STRUCT(order, (std::int64_t, id), (std::string, customer),
-                           (std::optional<std::pair<std::int64_t, std::int64_t>>, total));
+                           (std::optional<std::pair<std::int64_t, std::int64_t> >, total));
 };
 #else
 struct order {

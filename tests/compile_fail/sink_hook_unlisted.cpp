@@ -20,8 +20,7 @@ struct my_sink {
     return t.commit_lsn();
   }
   auto handle_schema_change(const replicant::schema_change&) -> replicant::result<void> { return {}; }
-  auto handle_message(const replicant::logical_message&, const replicant::message_context&)
-      -> replicant::result<void> {
+  auto handle_message(const replicant::logical_message&, const replicant::message_context&) -> replicant::result<void> {
     return {};
   }
 };

@@ -17,8 +17,7 @@ struct my_sink {
 #ifdef REPLICANT_COMPILE_FAIL
   auto handle_message(const replicant::logical_message&) -> bool { return true; }
 #else
-  auto handle_message(const replicant::logical_message&, const replicant::message_context&)
-      -> replicant::result<void> {
+  auto handle_message(const replicant::logical_message&, const replicant::message_context&) -> replicant::result<void> {
     return {};
   }
 #endif

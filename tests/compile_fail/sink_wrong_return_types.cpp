@@ -20,7 +20,7 @@ struct my_sink {
   // The position alone: the pipeline cannot tell "none yet" from a failure to read it.
   auto checkpoint() -> std::optional<replicant::lsn> { return std::nullopt; }
 #else
-  auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> { return std::optional<replicant::lsn>{}; }
+  auto checkpoint() -> replicant::result<std::optional<replicant::lsn> > { return std::optional<replicant::lsn>{}; }
 #endif
 
 #ifdef REPLICANT_COMPILE_FAIL_handle_transaction

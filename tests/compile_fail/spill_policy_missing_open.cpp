@@ -31,5 +31,5 @@ struct my_sink {
 
 }  // namespace compile_fail
 
-template class replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, compile_fail::my_spill,
-                                   compile_fail::my_sink>;
+template class replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                   compile_fail::my_spill, compile_fail::my_sink>;

@@ -10,10 +10,10 @@
 // A target reports a broken property by printing what broke and aborting, which libFuzzer records
 // as a crash with the input that caused it.
 
+#include <replicant/core/error.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/cast.hpp>
 #include <replicant/model/change.hpp>
-#include <replicant/decoder/pgoutput.hpp>
-#include <replicant/core/error.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/model/relation.hpp>
 #include <replicant/model/value.hpp>

@@ -17,9 +17,9 @@
 #define REPLICANT_FUZZ_HAVE_CAPTURES 0
 #endif
 
+#include <replicant/core/lsn.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/core/lsn.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -41,7 +41,7 @@ constexpr std::string_view secret = "s3cr3t-VALUE-0815";
 struct store_state {
   std::mutex mutex;
   std::map<std::string, lsn> checkpoints;
-  int failing_writes = 0;                  // this many writes fail (transiently) before one succeeds
+  int failing_writes = 0;                     // this many writes fail (transiently) before one succeeds
   std::optional<replicant::errc> read_error;  // every read fails with it
   int writes = 0;
 
@@ -399,7 +399,7 @@ BOOST_AUTO_TEST_CASE(delivers_bounded_batches_in_commit_order_and_drains_on_stop
     const auto written = replicant::parse_lsn(f.pg.scalar("SELECT pg_current_wal_lsn()")).value();
     BOOST_TEST_REQUIRE(rec.wait_for(6));
     BOOST_TEST_REQUIRE(f.wait_for_status_update());  // the slot's position is the pipeline's answer now
-    BOOST_TEST(rec.count() == 6U);        // the seventh waits for its batch, unacknowledged
+    BOOST_TEST(rec.count() == 6U);                   // the seventh waits for its batch, unacknowledged
     BOOST_TEST(f.confirmed_flush() < written);
     BOOST_TEST(!r.stop());
   }

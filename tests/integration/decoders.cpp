@@ -109,10 +109,10 @@ auto pglogical_installed() -> bool {
 auto plugins_provisioned_here() -> bool { return live_server().major() == 15; }
 
 auto wal2json_available(utf::test_unit_id) -> boost::test_tools::assertion_result {
-  return replicant::test::present_or_skipped(
-      wal2json_installed(), plugins_provisioned_here(),
-      "wal2json is not installed for PostgreSQL " + std::to_string(live_server().major()) +
-          " (the harness provisions it for the Debian 15 only)");
+  return replicant::test::present_or_skipped(wal2json_installed(), plugins_provisioned_here(),
+                                             "wal2json is not installed for PostgreSQL " +
+                                                 std::to_string(live_server().major()) +
+                                                 " (the harness provisions it for the Debian 15 only)");
 }
 
 auto wal2json_absent(utf::test_unit_id) -> boost::test_tools::assertion_result {
@@ -123,10 +123,10 @@ auto wal2json_absent(utf::test_unit_id) -> boost::test_tools::assertion_result {
 }
 
 auto pglogical_available(utf::test_unit_id) -> boost::test_tools::assertion_result {
-  return replicant::test::present_or_skipped(
-      pglogical_installed(), plugins_provisioned_here(),
-      "pglogical is not installed for PostgreSQL " + std::to_string(live_server().major()) +
-          " (the harness provisions it for the Debian 15 only)");
+  return replicant::test::present_or_skipped(pglogical_installed(), plugins_provisioned_here(),
+                                             "pglogical is not installed for PostgreSQL " +
+                                                 std::to_string(live_server().major()) +
+                                                 " (the harness provisions it for the Debian 15 only)");
 }
 
 // pglogical's output plugin needs its library preloaded: set once, for the rest of the program.
@@ -369,22 +369,23 @@ auto type_change_comparison() -> comparison {
 // the widened types before their first values (wal2json shows the modifiers in its type names,
 // pglogical's come from the catalog once the stream has caught up).
 auto type_widening_comparison() -> comparison {
-  return {"pub",
-          {
-              "ALTER TABLE items ADD COLUMN code varchar(10), ADD COLUMN free varchar(10),"
-              " ADD COLUMN amount numeric(10,2), ADD COLUMN loose numeric(10,2)",
-              "INSERT INTO items VALUES (1, 'one', 1, 'ten chars!', 'ten chars!', 12345678.90, 12345678.90)",
-              // One statement, so that pglogical's catalog read after it sees all of it or nothing.
-              "ALTER TABLE items ALTER COLUMN qty TYPE int8, ALTER COLUMN code TYPE varchar(20),"
-              " ALTER COLUMN free TYPE varchar, ALTER COLUMN amount TYPE numeric(12,2), ALTER COLUMN loose TYPE numeric",
-              "INSERT INTO items VALUES (2, 'two', 4000000000, 'twenty characters!!!', 'longer than twenty characters',"
-              " 1234567890.12, 1.123456789)",
-          },
-          2,
-          0,
-          std::nullopt,
-          2,
-          1};
+  return {
+      "pub",
+      {
+          "ALTER TABLE items ADD COLUMN code varchar(10), ADD COLUMN free varchar(10),"
+          " ADD COLUMN amount numeric(10,2), ADD COLUMN loose numeric(10,2)",
+          "INSERT INTO items VALUES (1, 'one', 1, 'ten chars!', 'ten chars!', 12345678.90, 12345678.90)",
+          // One statement, so that pglogical's catalog read after it sees all of it or nothing.
+          "ALTER TABLE items ALTER COLUMN qty TYPE int8, ALTER COLUMN code TYPE varchar(20),"
+          " ALTER COLUMN free TYPE varchar, ALTER COLUMN amount TYPE numeric(12,2), ALTER COLUMN loose TYPE numeric",
+          "INSERT INTO items VALUES (2, 'two', 4000000000, 'twenty characters!!!', 'longer than twenty characters',"
+          " 1234567890.12, 1.123456789)",
+      },
+      2,
+      0,
+      std::nullopt,
+      2,
+      1};
 }
 
 // Streams @p c through pgoutput and through @p Decoder (made from @p settings) at once, and
@@ -932,7 +933,9 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
   BOOST_TEST_REQUIRE(sink.wait_for(1));
   const auto delivered = sink.replay().transactions;
   BOOST_TEST_REQUIRE(delivered.at(0).changes.size() == 3U);
-  const auto shown = [&](std::size_t row, std::size_t column) { return delivered[0].changes[row].record.at(column).shown; };
+  const auto shown = [&](std::size_t row, std::size_t column) {
+    return delivered[0].changes[row].record.at(column).shown;
+  };
   for (std::size_t row = 0; row < 2; ++row) {
     BOOST_TEST(shown(row, 1) == "NULL");
     BOOST_TEST(shown(row, 2) == "NULL");
@@ -951,8 +954,9 @@ BOOST_AUTO_TEST_CASE(wal2json_halts_when_the_plugin_refuses_an_option, *utf::pre
 BOOST_AUTO_TEST_CASE(wal2json_delivers_nan_and_infinities_as_numeric_with_the_option,
                      *utf::precondition(wal2json_available)) {
   plugin_database f;
-  f.sql("CREATE TABLE specials (id int PRIMARY KEY, nan numeric, inf numeric, ninf numeric, plain numeric,"
-        " nothing numeric)");
+  f.sql(
+      "CREATE TABLE specials (id int PRIMARY KEY, nan numeric, inf numeric, ninf numeric, plain numeric,"
+      " nothing numeric)");
   constexpr std::string_view option = R"(, "numeric-data-types-as-string" '1')";
   std::atomic<int> asked{0};
   const auto as_26 = [](char type, std::string& body) {
@@ -1171,7 +1175,7 @@ BOOST_AUTO_TEST_CASE(pgoutput_halts_on_a_server_without_pgoutput) {
   replicant::test::memory_sink sink;
   replicant::test::event_log events;
   const auto h = halt_of<pipeline_of<replicant::pgoutput_decoder, replicant::test::memory_sink>>(events, sink,
-                                                                                                  f.pgoutput, options);
+                                                                                                 f.pgoutput, options);
   BOOST_TEST((h && h->reason == halt_reason::decoder_unsupported_on_server), reason_of(h));
   BOOST_TEST(events.disconnected(halt_reason::decoder_unsupported_on_server));
   BOOST_TEST(proxy.rewritten() > 0U);
@@ -1220,8 +1224,9 @@ template <class Decoder, class Settings>
 auto halts_before_delivering_a_malformed_value(replicant::test::event_log& events, const Settings& settings,
                                                const corruption& c) -> halt_reason {
   plugin_database f;
-  f.sql("CREATE TABLE amounts (id int PRIMARY KEY, amount numeric, data bytea, note text);"
-        " ALTER PUBLICATION pub ADD TABLE amounts");
+  f.sql(
+      "CREATE TABLE amounts (id int PRIMARY KEY, amount numeric, data bytea, note text);"
+      " ALTER PUBLICATION pub ADD TABLE amounts");
   replicant::test::rewrite_proxy proxy{f.pg.port(), [&c](char type, std::string& body) {
                                          return replicant::test::rewrite_payload(type, body, c.after, c.from, c.to);
                                        }};
@@ -1294,7 +1299,7 @@ BOOST_AUTO_TEST_CASE(pglogical_halts_for_a_protocol_it_does_not_speak, *utf::pre
   record_sink sink;
   replicant::test::event_log events;
   running<pipeline_of<replicant::pglogical_decoder, record_sink>> p{sink, plugin_database::pglogical(), options,
-                                                                   &events.dispatcher};
+                                                                    &events.dispatcher};
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }));
   f.sql("INSERT INTO items VALUES (1, 'one', 1)");  // the startup message comes with the first transaction
   BOOST_TEST_REQUIRE(p.ends_within(30s));

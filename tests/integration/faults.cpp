@@ -444,10 +444,10 @@ class fault_case {
     const auto before = sessions();
     proxy_.set_mode(fault_mode::cut);
     proxy_.set_mode(fault_mode::pass_through);
-    BOOST_TEST(wait_for_session_after(before), name_ << ": no new session after the final cut ("
-                                                       << (halted() ? "the pipeline halted" : "the pipeline runs")
-                                                       << "); its last connection events:"
-                                                       << events_.last(12, "replicant.connection."));
+    BOOST_TEST(wait_for_session_after(before),
+               name_ << ": no new session after the final cut ("
+                     << (halted() ? "the pipeline halted" : "the pipeline runs")
+                     << "); its last connection events:" << events_.last(12, "replicant.connection."));
     let_run(500ms);
     writer_.stop();
     std::map<std::int64_t, source_row> source;

@@ -13,9 +13,9 @@
 #include "support/sinks/live_pipeline.hpp"
 
 #include <replicant/checkpoint/sink_owned.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/spill/none.hpp>
 

@@ -667,8 +667,9 @@ BOOST_AUTO_TEST_CASE(a_keyed_chunk_whose_rows_the_stream_keeps_rewriting_is_cont
   // writer's small updates copy only TOAST pointers and are cheap to decode. Every read window then
   // spans many of the writer's commits, however busy the machine, and the stream keeps up with
   // them, so that the watermarks never queue behind a backlog.
-  f.sql("ALTER TABLE items ALTER COLUMN label SET STORAGE EXTERNAL;"
-        "INSERT INTO items SELECT g, repeat('w', 50000), g FROM generate_series(1, 400) g");
+  f.sql(
+      "ALTER TABLE items ALTER COLUMN label SET STORAGE EXTERNAL;"
+      "INSERT INTO items SELECT g, repeat('w', 50000), g FROM generate_series(1, 400) g");
   mirror_sink sink;
   sink.keys["items"] = by_id;
   event_log events;

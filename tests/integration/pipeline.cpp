@@ -730,17 +730,17 @@ BOOST_AUTO_TEST_CASE(a_quiet_session_ended_by_the_server_again_and_again_does_no
   o.status_interval = std::chrono::hours{1};
   running r{sink, f.pgoutput, o};
   const auto answered_a_keepalive = [&] {
-    return f.pg.scalar("SELECT count(*) FROM pg_stat_replication s JOIN pg_replication_slots r ON r.active_pid = s.pid "
-                       "WHERE r.slot_name = '" + f.slot +
-                       "' AND s.reply_time > s.backend_start + interval '300 milliseconds'") == "1";
+    return f.pg.scalar(
+               "SELECT count(*) FROM pg_stat_replication s JOIN pg_replication_slots r ON r.active_pid = s.pid "
+               "WHERE r.slot_name = '" +
+               f.slot + "' AND s.reply_time > s.backend_start + interval '300 milliseconds'") == "1";
   };
   for (std::uint32_t ended = 0; ended <= o.max_command_retries + 2; ++ended) {
     BOOST_TEST_REQUIRE(fixture::wait_until(answered_a_keepalive), "session " << ended);
     const auto pid = f.pg.scalar("SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + f.slot + "'");
     f.pg.sql("SELECT pg_terminate_backend(" + pid + ")");
-    BOOST_TEST_REQUIRE(fixture::wait_until([&] {
-      return f.pg.scalar("SELECT count(*) FROM pg_stat_replication WHERE pid = " + pid) == "0";
-    }));
+    BOOST_TEST_REQUIRE(fixture::wait_until(
+        [&] { return f.pg.scalar("SELECT count(*) FROM pg_stat_replication WHERE pid = " + pid) == "0"; }));
   }
   BOOST_TEST(!r.ended.load(), "the pipeline halted");
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
@@ -831,8 +831,8 @@ BOOST_AUTO_TEST_CASE(a_failing_heartbeat_is_reported_and_streaming_goes_on) {
   f.options.heartbeat_interval = 100ms;
   f.options.heartbeat_statement = "SELECT 1 / 0";
   running r{sink, f.pgoutput, f.options, &events.dispatcher};
-  BOOST_TEST_REQUIRE(fixture::wait_until(
-      [&] { return events.contains("replicant.connection.heartbeat error_class=server_error"); }));
+  BOOST_TEST_REQUIRE(
+      fixture::wait_until([&] { return events.contains("replicant.connection.heartbeat error_class=server_error"); }));
   f.sql("INSERT INTO items VALUES (1, 'a', 1)");
   BOOST_TEST(sink.wait_for_rows(1));
   BOOST_TEST(!r.stop());

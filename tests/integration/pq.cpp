@@ -53,7 +53,8 @@ auto status_update(std::uint64_t flush) -> std::array<std::byte, 34> {
   out[0] = std::byte{'r'};
   for (int field = 0; field < 3; ++field) {
     for (int i = 0; i < 8; ++i) {
-      out[static_cast<std::size_t>(1 + field * 8 + i)] = static_cast<std::byte>(flush >> static_cast<unsigned>(56 - 8 * i));
+      out[static_cast<std::size_t>(1 + field * 8 + i)] =
+          static_cast<std::byte>(flush >> static_cast<unsigned>(56 - 8 * i));
     }
   }
   return out;
@@ -123,9 +124,8 @@ BOOST_AUTO_TEST_CASE(unreachable_and_malformed_targets_fail_value_free) {
   const silent_listener closed;  // bound, then we connect to a port nobody serves
   const int dead_port = closed.port;
   ::close(closed.fd);
-  const auto refused = connection::open("host=127.0.0.1 port=" + std::to_string(dead_port) +
-                                            " password=" + std::string{secret},
-                                        session_kind::normal);
+  const auto refused = connection::open(
+      "host=127.0.0.1 port=" + std::to_string(dead_port) + " password=" + std::string{secret}, session_kind::normal);
   BOOST_TEST_REQUIRE(!refused.has_value());
   BOOST_TEST(refused.error() == errc::connection_failed);
   BOOST_TEST(refused.error().message().find(secret) == std::string::npos);
@@ -190,7 +190,8 @@ BOOST_AUTO_TEST_CASE(streams_frames_acknowledges_and_finishes_cleanly) {
           const char kind = static_cast<char>(b[25]);
           kinds.push_back(kind);
           if (kind == 'C') {
-            for (int i = 0; i < 8; ++i) commit_end = (commit_end << 8U) | std::to_integer<std::uint64_t>(b[static_cast<std::size_t>(1 + i)]);
+            for (int i = 0; i < 8; ++i)
+              commit_end = (commit_end << 8U) | std::to_integer<std::uint64_t>(b[static_cast<std::size_t>(1 + i)]);
           }
         },
         64U * 1024U * 1024U);
@@ -213,8 +214,7 @@ BOOST_AUTO_TEST_CASE(streams_frames_acknowledges_and_finishes_cleanly) {
 BOOST_AUTO_TEST_CASE(refused_start_reports_the_sqlstate) {
   auto& pg = live_server();
   auto c = open(pg.replication_dsn(), session_kind::replication);
-  auto s = replicant::pq::replication_stream::start(std::move(c),
-                                                    "START_REPLICATION SLOT no_such_slot LOGICAL 0/0");
+  auto s = replicant::pq::replication_stream::start(std::move(c), "START_REPLICATION SLOT no_such_slot LOGICAL 0/0");
   BOOST_TEST_REQUIRE(!s.has_value());
   BOOST_TEST(s.error() == errc::server_error);
 }

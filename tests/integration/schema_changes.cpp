@@ -151,14 +151,14 @@ struct destructive_case {
 auto destructive_cases() -> std::vector<destructive_case> {
   const std::string row2 = "INSERT INTO accounts (id, small, code, note) VALUES (2, 1, 's3cr3t', 's3cr3t-NOTE-2')";
   return {
-      {"ALTER TABLE accounts ALTER COLUMN big TYPE int4", row2},                  // a narrower integer
-      {"ALTER TABLE accounts ALTER COLUMN small TYPE numeric", row2},            // another type family
-      {"ALTER TABLE accounts ALTER COLUMN code TYPE varchar(8)", row2},          // a shorter varchar
-      {"ALTER TABLE accounts ALTER COLUMN amount TYPE numeric(8,2)", row2},      // a smaller precision
-      {"ALTER TABLE accounts ALTER COLUMN amount TYPE numeric(12,3)", row2},     // another scale
-      {"ALTER TABLE accounts DROP COLUMN big", row2},                            // a dropped column
-      {"ALTER TABLE accounts RENAME COLUMN big TO huge", row2},                  // a renamed column
-      {"ALTER TABLE accounts REPLICA IDENTITY FULL", row2},                      // a new replica identity
+      {"ALTER TABLE accounts ALTER COLUMN big TYPE int4", row2},              // a narrower integer
+      {"ALTER TABLE accounts ALTER COLUMN small TYPE numeric", row2},         // another type family
+      {"ALTER TABLE accounts ALTER COLUMN code TYPE varchar(8)", row2},       // a shorter varchar
+      {"ALTER TABLE accounts ALTER COLUMN amount TYPE numeric(8,2)", row2},   // a smaller precision
+      {"ALTER TABLE accounts ALTER COLUMN amount TYPE numeric(12,3)", row2},  // another scale
+      {"ALTER TABLE accounts DROP COLUMN big", row2},                         // a dropped column
+      {"ALTER TABLE accounts RENAME COLUMN big TO huge", row2},               // a renamed column
+      {"ALTER TABLE accounts REPLICA IDENTITY FULL", row2},                   // a new replica identity
       {"ALTER TABLE accounts DROP CONSTRAINT accounts_pkey, ADD PRIMARY KEY (id, small)", row2},  // the key
       {"ALTER TABLE accounts RENAME TO ledger",
        "INSERT INTO ledger (id, small, code, note) VALUES (2, 1, 's3cr3t', 's3cr3t-NOTE-2')", "ledger"},
@@ -265,8 +265,9 @@ BOOST_AUTO_TEST_CASE(a_refused_widening_halts_where_the_new_shape_begins) {
   BOOST_TEST(sink.schema_change_contexts[0].at == h->at);
   BOOST_TEST(sink.snapshot().size() == 1U, "nothing after the change was delivered");
   BOOST_TEST(f.confirmed_flush() <= *h->at, "nothing from the change on was acknowledged");
-  BOOST_TEST(events.contains("replicant.schema_change.halted table=public.accounts kind=widened "
-                             "reason=schema_change_rejected"));
+  BOOST_TEST(
+      events.contains("replicant.schema_change.halted table=public.accounts kind=widened "
+                      "reason=schema_change_rejected"));
   BOOST_TEST(!events.contains(secret));
 }
 

@@ -49,8 +49,7 @@ struct mirror_sink {
     const std::lock_guard lock{mutex};
     return stored;
   }
-  auto handle_snapshot(const replicant::snapshot_batch& batch, const replicant::snapshot_context& ctx)
-      -> result<void> {
+  auto handle_snapshot(const replicant::snapshot_batch& batch, const replicant::snapshot_context& ctx) -> result<void> {
     const std::lock_guard lock{mutex};
     if (snapshot_batches++ == fail_snapshot_batch) return replicant::fail(replicant::errc::sink_failed);
     if (ctx.first_for_table) rows.clear();
@@ -86,8 +85,8 @@ struct mirror_sink {
   }
 };
 
-using snapshot_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, mirror_sink>;
+using snapshot_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
+                                              replicant::no_spill, mirror_sink>;
 
 // The source table as the mirror should hold it.
 auto source_rows(replicant::test::published_database& f) -> std::map<std::int64_t, std::string> {
@@ -188,8 +187,9 @@ BOOST_AUTO_TEST_CASE(a_snapshot_the_server_cannot_read_halts_snapshot_failed_and
   f.options.start = replicant::start::point_in_time_snapshot{.batch_rows = 100};
   // A publication whose row filter divides by a column that is zero in one row: the server fails
   // the snapshot's copy midway (SQLSTATE 22012), after some batches were delivered.
-  f.sql("INSERT INTO items SELECT g, 's3cr3t-' || g, CASE WHEN g = 700 THEN 0 ELSE g END FROM generate_series(1, 1000) g;"
-        "CREATE PUBLICATION explodes FOR TABLE items WHERE (100 / qty >= 0)");
+  f.sql(
+      "INSERT INTO items SELECT g, 's3cr3t-' || g, CASE WHEN g = 700 THEN 0 ELSE g END FROM generate_series(1, 1000) g;"
+      "CREATE PUBLICATION explodes FOR TABLE items WHERE (100 / qty >= 0)");
   f.pgoutput.publications = {"explodes"};
   mirror_sink sink;
   event_log events;

@@ -205,8 +205,9 @@ auto make_standby_slot(standby_database& f, memory_sink& sink) -> bool {
 // and keep the primary from starting with a wal_level below logical.
 auto no_logical_slots_on(pg_cluster& primary) -> bool {
   return wait_until([&] {
-    primary.sql("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_type = 'logical' "
-                "AND NOT active");
+    primary.sql(
+        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_type = 'logical' "
+        "AND NOT active");
     return primary.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_type = 'logical'") == "0";
   });
 }

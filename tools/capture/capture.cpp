@@ -21,8 +21,8 @@
 
 #include "capture_session.hpp"
 
-#include <replicant/decoder/framing.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/decoder/framing.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -10,12 +10,12 @@
 
 #include "support/wire/capture_file.hpp"
 
-#include <replicant/decoder/framing.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/decoder/framing.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
-#include <replicant/core/result.hpp>
 
 #include <algorithm>
 #include <chrono>

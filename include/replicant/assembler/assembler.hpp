@@ -6,16 +6,16 @@
 /// @file
 /// replicant::assembler: turns the stream of decoded messages into committed transactions.
 
-#include <replicant/model/change.hpp>
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/core/detail/visit_by_index.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/core/detail/visit_by_index.hpp>
-#include <replicant/model/schema_change.hpp>
+#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/detail/spilled_records.hpp>
-#include <replicant/spill/policy.hpp>
+#include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/spill/policy.hpp>
 
 #include <algorithm>
 #include <concepts>
@@ -384,8 +384,8 @@ class assembler {
   }
 
   static auto cut_subtransaction(open_txn& o, transaction_id subxid) -> result<std::size_t> {
-    const auto first_change = static_cast<std::size_t>(
-        std::find(o.change_xids.begin(), o.change_xids.end(), subxid) - o.change_xids.begin());
+    const auto first_change =
+        static_cast<std::size_t>(std::find(o.change_xids.begin(), o.change_xids.end(), subxid) - o.change_xids.begin());
     const auto first_message = static_cast<std::size_t>(
         std::find(o.message_xids.begin(), o.message_xids.end(), subxid) - o.message_xids.begin());
     std::size_t change_cut = first_change;

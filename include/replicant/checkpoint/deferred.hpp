@@ -10,8 +10,8 @@
 
 #include <replicant/checkpoint/policy.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
-#include <replicant/sink/concepts.hpp>
 #include <replicant/core/detail/fault_point.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -60,8 +60,7 @@ class confirmation_window {
 
   /// Adds a transaction about to be handed off (@p as pending), or one that will never be
   /// (abandoned); returns its sequence number.
-  auto add(lsn commit, lsn end, std::size_t bytes, clock::time_point now, state as = state::pending)
-      -> std::uint64_t {
+  auto add(lsn commit, lsn end, std::size_t bytes, clock::time_point now, state as = state::pending) -> std::uint64_t {
     const std::scoped_lock lock{mutex_};
     entries_.push_back(entry{commit, end, bytes, now, as, {}});
     bytes_ += bytes;
@@ -195,9 +194,8 @@ concept has_handle_transaction_deferred = requires(S& s, const transaction& txn,
 
 // Callable with the transaction and its confirmation, whatever it returns.
 template <class S>
-concept calls_handle_transaction_deferred = requires(S& s, const transaction& txn, confirmation c) {
-  s.handle_transaction(txn, c);
-};
+concept calls_handle_transaction_deferred =
+    requires(S& s, const transaction& txn, confirmation c) { s.handle_transaction(txn, c); };
 
 }  // namespace detail
 
@@ -313,9 +311,8 @@ struct deferred_checkpoint {
       }
       const auto seq = window_->add(commit, t.end_lsn(), bytes, started);
       REPLICANT_FAULT_POINT("before_sink");
-      auto handed = ctx.call_sink([&] {
-        return ctx.sink().handle_transaction(std::as_const(t), confirmation{window_, seq, commit});
-      });
+      auto handed = ctx.call_sink(
+          [&] { return ctx.sink().handle_transaction(std::as_const(t), confirmation{window_, seq, commit}); });
       if (!handed) {
         window_->resolve(seq, handed.error());
         return ctx.sink_failed(commit, clock::now() - started, handed.error());
@@ -359,8 +356,7 @@ struct deferred_checkpoint {
 
     [[nodiscard]] auto full() const -> bool {
       const auto [count, bytes] = window_->size();
-      const auto max_bytes =
-          settings_.max_unconfirmed_bytes != 0 ? settings_.max_unconfirmed_bytes : budget_ / 2;
+      const auto max_bytes = settings_.max_unconfirmed_bytes != 0 ? settings_.max_unconfirmed_bytes : budget_ / 2;
       return count >= settings_.max_unconfirmed || (count > 0 && bytes >= max_bytes);
     }
 

@@ -6,9 +6,9 @@
 /// @file
 /// replicant::file_checkpoint_store: a slot's checkpoint in a local file, replaced crash-safely.
 
+#include <replicant/checkpoint/detail/durable_file.hpp>
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/core/detail/bounded_call.hpp>
-#include <replicant/checkpoint/detail/durable_file.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>

@@ -18,8 +18,8 @@
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/telemetry/telemetry.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/telemetry/telemetry.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -218,8 +218,8 @@ using delivery_of = typename P::template delivery<Sink>;
 
 /// Atom: `P::delivery<Sink>` exists and is made from an lvalue of `P`.
 template <class P, class Sink>
-concept has_delivery = requires { typename P::template delivery<Sink>; } &&
-                       std::constructible_from<delivery_of<P, Sink>, P&>;
+concept has_delivery =
+    requires { typename P::template delivery<Sink>; } && std::constructible_from<delivery_of<P, Sink>, P&>;
 
 /// Atom: `d.resume(ctx)` returns `result<std::optional<lsn>>`: where streaming resumes.
 template <class D, class Sink>
@@ -344,8 +344,9 @@ namespace detail {
  */
 template <class P, class Sink>
 constexpr auto check_checkpoint_policy() -> bool {
-  static_assert(std::move_constructible<P>, "replicant: CheckpointPolicy must be move-constructible (the pipeline "
-                                            "keeps its own copy of the settings)");
+  static_assert(std::move_constructible<P>,
+                "replicant: CheckpointPolicy must be move-constructible (the pipeline "
+                "keeps its own copy of the settings)");
   static_assert(has_delivery<P, Sink>,
                 "replicant: CheckpointPolicy must provide `template <class Sink> class delivery`, constructible "
                 "from `CheckpointPolicy&` (carries the policy's behaviour for one connection)");

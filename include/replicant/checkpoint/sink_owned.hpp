@@ -7,8 +7,8 @@
 /// replicant::sink_owned_checkpoint: the sink stores its checkpoint atomically with its data.
 
 #include <replicant/checkpoint/policy.hpp>
-#include <replicant/sink/concepts.hpp>
 #include <replicant/core/detail/fault_point.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <chrono>
 #include <optional>

@@ -9,8 +9,8 @@
 
 #include <replicant/checkpoint/policy.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
-#include <replicant/sink/concepts.hpp>
 #include <replicant/core/detail/fault_point.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -653,9 +653,11 @@ class own_halt_reason {
   /// name is empty or not snake_case, or the message or action is empty.
   consteval own_halt_reason(const char* name, const char* message, const char* action)
       : name_(name), message_(message), action_(action) {
-    if (name_.empty() || message_.empty() || action_.empty()) throw "an own_halt_reason needs a name, a message and an action";
+    if (name_.empty() || message_.empty() || action_.empty())
+      throw "an own_halt_reason needs a name, a message and an action";
     for (const char c : name_) {
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) throw "an own_halt_reason's name is snake_case";
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+        throw "an own_halt_reason's name is snake_case";
     }
   }
   /// The reason's name, e.g. `"wal_bytes_store_unreadable"`.

@@ -10,11 +10,11 @@
 /// wal2json no replica identity and no column an UPDATE left unchanged), so a decoder seeded with
 /// the catalog can describe each table exactly as pgoutput would.
 
-#include <replicant/decoder/detail/pgoutput_writer.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/model/relation.hpp>
 
 #include <charconv>
 #include <cstddef>

@@ -15,8 +15,8 @@
 #include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/transaction_fwd.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/transaction_fwd.hpp>
 
 #include <array>
 #include <chrono>

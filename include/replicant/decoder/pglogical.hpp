@@ -12,15 +12,15 @@
 /// (writers), `pglogical_output_config.c` (parameters, startup message) and
 /// `pglogical_output_plugin.c` (callbacks, the queue table), https://github.com/2ndQuadrant/pglogical.
 
-#include <replicant/decoder/catalog.hpp>
-#include <replicant/decoder/policy.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
-#include <replicant/decoder/detail/pgoutput_writer.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/catalog.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/model/relation.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -11,16 +11,16 @@
 /// (https://www.postgresql.org/docs/current/protocol-logicalrep-message-formats.html), checked
 /// against the server's writer `src/backend/replication/logical/proto.c`; see PROTOCOL.md §2.
 
-#include <replicant/decoder/framing.hpp>
-#include <replicant/decoder/pgoutput_protocol.hpp>
-#include <replicant/decoder/policy.hpp>
-#include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/detail/text_shape.hpp>
+#include <replicant/decoder/framing.hpp>
+#include <replicant/decoder/pgoutput_protocol.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/model/relation.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction_fwd.hpp>
 #include <replicant/model/tuple.hpp>
@@ -128,7 +128,6 @@ class relid_list {
 
   std::span<const std::byte> bytes_{};
 };
-
 
 /**
  * @name Messages
@@ -663,8 +662,7 @@ class pgoutput_decoder {
   };
 
   [[nodiscard]] auto decode_message(detail::byte_reader& in, pgoutput::message& out) -> std::error_code;
-  [[nodiscard]] auto decode_row(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
-      -> std::error_code;
+  [[nodiscard]] auto decode_row(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out) -> std::error_code;
   [[nodiscard]] auto decode_other_change(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out) noexcept
       -> std::error_code;
   [[nodiscard]] auto decode_relation(detail::byte_reader& in, pgoutput::message& out) -> std::error_code;

@@ -13,10 +13,10 @@
 /// The concept `replicant::decoder_policy` is a conjunction of one atomic concept per member, and
 /// `detail::check_decoder<Decoder>()` is the pipeline's checklist: one `static_assert` per member.
 
-#include <replicant/decoder/pgoutput_protocol.hpp>
-#include <replicant/decoder/detail/pgoutput_writer.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/decoder/pgoutput_protocol.hpp>
 
 #include <chrono>
 #include <concepts>
@@ -27,9 +27,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace replicant {
 
@@ -272,8 +272,8 @@ concept configured_by_options = requires { typename D::options_type; };
  */
 template <class D>
 concept decoder_policy = detail::has_plugin_name<D> && detail::has_capabilities<D> && detail::has_validate<D> &&
-    detail::has_settings<D> && detail::has_negotiate<D> && detail::has_begin_session<D> && detail::has_translate<D> &&
-    (!D::capabilities.catalog || detail::has_prepare<D>);
+                         detail::has_settings<D> && detail::has_negotiate<D> && detail::has_begin_session<D> &&
+                         detail::has_translate<D> && (!D::capabilities.catalog || detail::has_prepare<D>);
 
 namespace detail {
 
@@ -282,7 +282,7 @@ inline constexpr bool always_false = false;
 
 // Settings that belong to another decoder than D: another decoder, or another decoder's options.
 template <class T, class D>
-concept foreign_decoder_settings = (is_decoder_options<T> || decoder_policy<T>)&&!std::constructible_from<D, T>;
+concept foreign_decoder_settings = (is_decoder_options<T> || decoder_policy<T>) && !std::constructible_from<D, T>;
 
 /**
  * The decoder checklist of the pipeline: one `static_assert` per member @ref decoder_policy

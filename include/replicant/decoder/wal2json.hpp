@@ -14,14 +14,14 @@
 /// header links simdjson: it links `replicant::wal2json` (from
 /// `find_package(replicant COMPONENTS wal2json)`, or the build tree), which brings it along.
 
-#include <replicant/decoder/catalog.hpp>
-#include <replicant/decoder/policy.hpp>
-#include <replicant/decoder/detail/pgoutput_writer.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/catalog.hpp>
+#include <replicant/decoder/detail/pgoutput_writer.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/model/relation.hpp>
 
 #include <simdjson.h>
 

@@ -11,11 +11,11 @@
 /// (for another output plugin) can type its values the same way. The full type table and the edge
 /// cases are in docs/casting.md.
 
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/model/detail/cast_binary.hpp>
 #include <replicant/model/detail/cast_text.hpp>
-#include <replicant/core/error.hpp>
 #include <replicant/model/pg_type.hpp>
-#include <replicant/core/result.hpp>
 #include <replicant/model/value.hpp>
 
 #include <cstddef>

@@ -8,11 +8,11 @@
 /// row's columns that types each value on access. Reference pages: docs/reference/changes.md (the
 /// change, its old values, unchanged TOAST) and docs/reference/values.md (fields and values).
 
-#include <replicant/model/cast.hpp>
-#include <replicant/model/tuple.hpp>
 #include <replicant/core/error.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/cast.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/model/tuple.hpp>
 #include <replicant/model/value.hpp>
 
 #include <cstddef>
@@ -226,8 +226,8 @@ using mapping_result = detail::expected<T, mapping_error>;
 class change {
  public:
   /// A row change. Used by decoders and the assembler.
-  change(change_op op, const relation_info& relation, tuple_data record,
-         old_tuple_kind old_kind = old_tuple_kind::none, tuple_data old = {}) noexcept
+  change(change_op op, const relation_info& relation, tuple_data record, old_tuple_kind old_kind = old_tuple_kind::none,
+         tuple_data old = {}) noexcept
       : relation_(&relation), record_(record), old_(old), op_(op), old_kind_(old_kind) {}
 
   /// A truncation of @p relation.

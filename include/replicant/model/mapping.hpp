@@ -7,9 +7,9 @@
 /// Rows onto structs: `replicant::as<T>(row)` and `change::as<T>()` fill a struct adapted with
 /// Boost.Hana from the row's columns, member by member, matching member names to column names.
 
-#include <replicant/model/change.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/value.hpp>
 
 #include <boost/hana/accessors.hpp>

@@ -50,9 +50,9 @@ namespace detail {
 /// A view of changes a typed view can read: a semiregular view (as range-v3 asks) whose elements
 /// are `const change&`, with begin() and end() of one type, also when const.
 template <class V>
-concept change_view = ::ranges::view_<V> && std::semiregular<V> && ::ranges::common_range<const V> &&
-                      ::ranges::input_range<const V> &&
-                      std::same_as<::ranges::range_reference_t<const V>, const change&>;
+concept change_view =
+    ::ranges::view_<V> && std::semiregular<V> && ::ranges::common_range<const V> && ::ranges::input_range<const V> &&
+    std::same_as<::ranges::range_reference_t<const V>, const change&>;
 
 /// What a typed view reads from @p source: a transaction's changes(), a view of changes as it is
 /// (a change_range, a snapshot_batch), or a contiguous range of changes through a span.
@@ -73,10 +73,9 @@ auto changes_of(Source&& source) noexcept {
 template <class Source>
 concept change_source =
     change_view<std::remove_cvref_t<Source>> ||
-    (std::is_lvalue_reference_v<Source> &&
-     (std::same_as<std::remove_cvref_t<Source>, transaction> ||
-      (::ranges::contiguous_range<Source> && ::ranges::sized_range<Source> &&
-       std::same_as<std::remove_cv_t<::ranges::range_value_t<Source>>, change>)));
+    (std::is_lvalue_reference_v<Source> && (std::same_as<std::remove_cvref_t<Source>, transaction> ||
+                                            (::ranges::contiguous_range<Source> && ::ranges::sized_range<Source> &&
+                                             std::same_as<std::remove_cv_t<::ranges::range_value_t<Source>>, change>)));
 
 }  // namespace detail
 

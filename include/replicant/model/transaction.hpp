@@ -7,15 +7,15 @@
 /// replicant::transaction: a committed transaction, the unit of delivery and of the exactly-once
 /// watermark; and replicant::logical_message, a `pg_logical_emit_message` record.
 
-#include <replicant/model/change.hpp>
-#include <replicant/model/tuple.hpp>
-#include <replicant/model/transaction_fwd.hpp>
-#include <replicant/model/detail/frame_arena.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/relation.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/model/detail/frame_arena.hpp>
 #include <replicant/model/detail/spilled_records.hpp>
+#include <replicant/model/relation.hpp>
 #include <replicant/model/spill_part.hpp>
+#include <replicant/model/transaction_fwd.hpp>
+#include <replicant/model/tuple.hpp>
 
 #include <range/v3/range_fwd.hpp>
 

@@ -16,8 +16,8 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <span>
 #include <string_view>
@@ -196,7 +196,6 @@ enum class old_tuple_kind : char {
   full = 'O',
 };
 
-
 inline auto tuple_data::iterator::load() noexcept -> void {
   if (index_ >= count_) return;
   // No bounds checks: a tuple_data only exists after read_tuple validated all of its columns.
@@ -211,7 +210,6 @@ inline auto tuple_data::iterator::load() noexcept -> void {
     current_ = tuple_column{kind, {}};
   }
 }
-
 
 inline auto detail::read_tuple(byte_reader& in) noexcept -> tuple_data {
   return read_tuple(in, 0, [](std::size_t, std::string_view) noexcept { return true; });

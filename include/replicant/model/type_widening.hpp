@@ -62,7 +62,7 @@ namespace detail {
   if (after.type_oid != pg_type::varchar) return false;
   const auto old_length = varchar_length(before.type_modifier);
   const auto new_length = varchar_length(after.type_modifier);
-  if (!new_length) return true;                     // unbounded holds anything
+  if (!new_length) return true;                    // unbounded holds anything
   return old_length && *new_length > *old_length;  // an unbounded one never shrinks into a bound
 }
 
@@ -99,8 +99,7 @@ namespace detail {
   if (before.type_oid == after.type_oid && before.type_modifier == after.type_modifier) return false;
   switch (before.type_oid) {
     case pg_type::int2:
-    case pg_type::int4:
-      return detail::integer_rank(after.type_oid) > detail::integer_rank(before.type_oid);
+    case pg_type::int4: return detail::integer_rank(after.type_oid) > detail::integer_rank(before.type_oid);
     case pg_type::varchar: return detail::varchar_widens(before, after);
     case pg_type::numeric: return detail::numeric_widens(before, after);
     default: return false;

@@ -20,12 +20,12 @@
 /// line or a telemetry event. `to_string` below exists for the *user's* explicit use only, and on
 /// purpose there is no `operator<<`, so a value cannot be streamed into a log by accident.
 
+#include <replicant/core/error.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/model/detail/borrowed_or_owned.hpp>
 #include <replicant/model/detail/calendar.hpp>
 #include <replicant/model/detail/pg_format.hpp>
 #include <replicant/model/detail/pg_parse.hpp>
-#include <replicant/core/error.hpp>
-#include <replicant/core/result.hpp>
 
 #include <algorithm>
 #include <array>
@@ -643,7 +643,8 @@ class basic_timestamp {
   /// Never throws.
   [[nodiscard]] constexpr auto to_sys_time() const noexcept
       -> std::optional<std::chrono::sys_time<std::chrono::microseconds>>
-  requires WithTimeZone {
+    requires WithTimeZone
+  {
     if (const auto u = unix_micros())
       return std::chrono::sys_time<std::chrono::microseconds>(std::chrono::microseconds(*u));
     return std::nullopt;
@@ -653,7 +654,8 @@ class basic_timestamp {
   /// Never throws.
   [[nodiscard]] constexpr auto to_local_time() const noexcept
       -> std::optional<std::chrono::local_time<std::chrono::microseconds>>
-  requires(!WithTimeZone) {
+    requires(!WithTimeZone)
+  {
     if (const auto u = unix_micros())
       return std::chrono::local_time<std::chrono::microseconds>(std::chrono::microseconds(*u));
     return std::nullopt;
@@ -820,10 +822,10 @@ class value {
   /// An integer, held as `std::int64_t` (any signed integer, or unsigned up to 32 bits; not the
   /// character types). Never throws.
   template <std::integral I>
-  requires(!std::same_as<I, bool> && !std::same_as<I, char> && !std::same_as<I, wchar_t> && !std::same_as<I, char8_t> &&
-           !std::same_as<I, char16_t> && !std::same_as<I, char32_t> &&
-           (std::is_signed_v<I> ||
-            sizeof(I) < sizeof(std::int64_t))) constexpr value(I i) noexcept  // NOLINT(google-explicit-constructor)
+    requires(!std::same_as<I, bool> && !std::same_as<I, char> && !std::same_as<I, wchar_t> &&
+             !std::same_as<I, char8_t> && !std::same_as<I, char16_t> && !std::same_as<I, char32_t> &&
+             (std::is_signed_v<I> || sizeof(I) < sizeof(std::int64_t)))
+  constexpr value(I i) noexcept  // NOLINT(google-explicit-constructor)
       : v_(std::in_place_type<std::int64_t>, static_cast<std::int64_t>(i)) {}
 
   /// A float4/float8, held as `double`. Never throws.

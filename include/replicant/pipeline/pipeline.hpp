@@ -46,7 +46,6 @@
 #include <atomic>
 #include <chrono>
 #include <concepts>
-#include <type_traits>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -54,6 +53,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -153,25 +153,24 @@ class pipeline {
   /// telemetry to @p events if given. For a checkpoint policy without settings of its own, and a
   /// decoder without options of its own (these first three forms; pgoutput, wal2json and pglogical
   /// are given theirs, see below).
-  pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr) requires
-      std::default_initializable<CheckpointPolicy> &&(!detail::configured_by_options<Decoder>)
+  pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<CheckpointPolicy> && (!detail::configured_by_options<Decoder>)
       : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
   /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
-  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy> &&
-      (!detail::configured_by_options<Decoder>)
+  pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options, telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<SpillPolicy> && (!detail::configured_by_options<Decoder>)
       : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// As above, with the spill policy's settings too (the spill directory and its bound).
   pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<Decoder> &&
-      (!detail::configured_by_options<Decoder>)
+           telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<Decoder> && (!detail::configured_by_options<Decoder>)
       : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
   /// A decoder configured by its options, left out: refused, because a default one would ask its
   /// plugin for nothing (no publications, no tables) and every start would be refused.
   template <class First, class... Rest>
-  pipeline(Sink& sink, First&&, Rest&&...) requires detail::configured_by_options<Decoder> &&
-      (std::same_as<std::remove_cvref_t<First>, pipeline_options> ||
-       std::same_as<std::remove_cvref_t<First>, CheckpointPolicy>)
+  pipeline(Sink& sink, First&&, Rest&&...)
+    requires detail::configured_by_options<Decoder> && (std::same_as<std::remove_cvref_t<First>, pipeline_options> ||
+                                                        std::same_as<std::remove_cvref_t<First>, CheckpointPolicy>)
       : sink_(sink), events_(nullptr) {
     static_assert(detail::always_false<First>,
                   "replicant: pipeline: this Decoder is configured by its options (pgoutput_options: the "
@@ -180,32 +179,35 @@ class pipeline {
   }
   /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
   /// policy without settings of its own.
-  pipeline(Sink& sink, Decoder decoder, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<CheckpointPolicy>
+  pipeline(Sink& sink, Decoder decoder, pipeline_options options, telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<CheckpointPolicy>
       : pipeline(sink, std::move(decoder), CheckpointPolicy{}, std::move(options), events) {}
   /// With the decoder's options, e.g. a `wal2json_options`, from which the decoder is made.
   template <class DecoderOptions>
   pipeline(Sink& sink, DecoderOptions decoder_options, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
-      std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<CheckpointPolicy>
+           telemetry::dispatcher* events = nullptr)
+    requires detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions> &&
+             std::default_initializable<CheckpointPolicy>
       : pipeline(sink, Decoder{std::move(decoder_options)}, CheckpointPolicy{}, std::move(options), events) {}
   /// With the decoder's options and the checkpoint policy's settings.
   template <class DecoderOptions>
   pipeline(Sink& sink, DecoderOptions decoder_options, CheckpointPolicy checkpoint, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires detail::is_decoder_options<DecoderOptions> &&
-      std::constructible_from<Decoder, DecoderOptions> && std::default_initializable<SpillPolicy>
+           telemetry::dispatcher* events = nullptr)
+    requires detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions> &&
+             std::default_initializable<SpillPolicy>
       : pipeline(sink, Decoder{std::move(decoder_options)}, std::move(checkpoint), SpillPolicy{}, std::move(options),
                  events) {}
   /// With the decoder's options, the checkpoint policy's and the spill policy's settings.
   template <class DecoderOptions>
   pipeline(Sink& sink, DecoderOptions decoder_options, CheckpointPolicy checkpoint, SpillPolicy spill,
-           pipeline_options options, telemetry::dispatcher* events = nullptr) requires
-      detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions>
+           pipeline_options options, telemetry::dispatcher* events = nullptr)
+    requires detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions>
       : pipeline(sink, Decoder{std::move(decoder_options)}, std::move(checkpoint), std::move(spill), std::move(options),
                  events) {}
   /// With the decoder's and the checkpoint policy's settings.
   pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, pipeline_options options,
-           telemetry::dispatcher* events = nullptr) requires std::default_initializable<SpillPolicy>
+           telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<SpillPolicy>
       : pipeline(sink, std::move(decoder), std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
   /// With the decoder's, the checkpoint policy's and the spill policy's settings.
   pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
@@ -213,8 +215,8 @@ class pipeline {
   /// Another decoder, or another decoder's options: refused, because each decoder names its table
   /// set in its own options, and those of one decoder mean nothing to another.
   template <class Other, class Options>
-  pipeline(Sink& sink, Other, const Options&,
-           telemetry::dispatcher* = nullptr) requires detail::foreign_decoder_settings<Other, Decoder>
+  pipeline(Sink& sink, Other, const Options&, telemetry::dispatcher* = nullptr)
+    requires detail::foreign_decoder_settings<Other, Decoder>
       : sink_(sink), events_(nullptr) {
     static_assert(detail::always_false<Other>,
                   "replicant: pipeline: the decoder settings given belong to another Decoder. The table set is named "
@@ -353,14 +355,14 @@ class pipeline {
   std::optional<slot_name> slot_name_;
   detail::pq_probe probe_;           // the session thread's own connection for checks and heartbeats
   detail::side_checks side_checks_;  // the checks made on a probe: failures in a row, for this run()
-  int stop_fd_ = -1;                     // readable once stop() was called; never drained
-  int wake_fd_ = -1;                     // wakes the session thread from its wait (stop, a snapshot reader)
+  int stop_fd_ = -1;                 // readable once stop() was called; never drained
+  int wake_fd_ = -1;                 // wakes the session thread from its wait (stop, a snapshot reader)
   std::atomic<bool> stopping_{false};
   std::atomic<bool> end_reached_{false};  // stopping_ was set on reaching options_.end_lsn
   // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
   // such a write finish, for a grace (impl/pipeline.hpp).
   std::atomic<std::chrono::steady_clock::rep> store_write_since_{0};
-  std::atomic<std::uint64_t> durable_{0};        // acknowledged; what the status updates report
+  std::atomic<std::uint64_t> durable_{0};       // acknowledged; what the status updates report
   std::atomic<std::uint64_t> resumed_from_{0};  // the checkpoint of the last connect or snapshot
   std::optional<lsn> checkpoint_;
   std::optional<halt> halt_;

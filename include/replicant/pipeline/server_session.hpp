@@ -36,27 +36,27 @@ struct server_recovery {
 
 /// A replication slot of the pipeline's name, as the server holds it.
 struct slot_facts {
-  bool logical = false;                            ///< a logical slot (else a physical one)
-  std::optional<std::string> plugin;               ///< its output plugin; none for a physical slot
-  std::optional<lsn> confirmed_flush;              ///< none while its creation is still in progress
-  std::optional<slot_invalidation> invalidation;   ///< why the server invalidated it, if it did
-  bool synced = false;                             ///< 17+: a standby's copy of a primary's failover slot
-  bool failover = false;                           ///< 17+: a failover slot
+  bool logical = false;                           ///< a logical slot (else a physical one)
+  std::optional<std::string> plugin;              ///< its output plugin; none for a physical slot
+  std::optional<lsn> confirmed_flush;             ///< none while its creation is still in progress
+  std::optional<slot_invalidation> invalidation;  ///< why the server invalidated it, if it did
+  bool synced = false;                            ///< 17+: a standby's copy of a primary's failover slot
+  bool failover = false;                          ///< 17+: a failover slot
 };
 
 /// What `CREATE_REPLICATION_SLOT` is asked for.
 struct slot_request {
-  std::string_view name;            ///< the slot's name (validated)
-  std::string_view plugin;          ///< the output plugin
-  bool export_snapshot = false;     ///< export a snapshot (else `SNAPSHOT 'nothing'`)
-  bool failover = false;            ///< a failover slot (17+)
-  bool two_phase = false;           ///< decode prepared transactions
+  std::string_view name;         ///< the slot's name (validated)
+  std::string_view plugin;       ///< the output plugin
+  bool export_snapshot = false;  ///< export a snapshot (else `SNAPSHOT 'nothing'`)
+  bool failover = false;         ///< a failover slot (17+)
+  bool two_phase = false;        ///< decode prepared transactions
 };
 
 /// What `CREATE_REPLICATION_SLOT` answered.
 struct created_slot {
-  lsn consistent_point{};       ///< every transaction committing after it is streamed
-  std::string snapshot_name;    ///< the exported snapshot, when one was asked for
+  lsn consistent_point{};     ///< every transaction committing after it is streamed
+  std::string snapshot_name;  ///< the exported snapshot, when one was asked for
 };
 
 /// What `START_REPLICATION` is asked for.

@@ -67,9 +67,7 @@ namespace detail {
 /// Whether the server of stream type @p S runs on real time (every model but a simulated one):
 /// then a keepalive guard covers the session thread's long calls.
 template <class S>
-inline constexpr bool on_real_time = !requires {
-  requires S::simulated_time;
-};
+inline constexpr bool on_real_time = !requires { requires S::simulated_time; };
 
 }  // namespace detail
 

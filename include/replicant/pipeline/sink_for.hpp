@@ -13,8 +13,8 @@
 #include <replicant/checkpoint/policy.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
-#include <replicant/sink/concepts.hpp>
 #include <replicant/decoder/policy.hpp>
+#include <replicant/sink/concepts.hpp>
 
 namespace replicant {
 

@@ -13,8 +13,8 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -231,7 +231,8 @@ inline constexpr std::string_view pinned_options =
 inline auto wait_for(int fd, short events, int cancel_fd, std::chrono::steady_clock::time_point deadline)
     -> result<void> {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return fail(errc::connection_failed);
     pollfd fds[2] = {{fd, events, 0}, {cancel_fd, POLLIN, 0}};
     const auto wait_ms = std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000'000);
@@ -435,8 +436,10 @@ inline auto connection::exec(const std::string& sql) -> result<query_result> {
       case PGRES_COMMAND_OK:
       case PGRES_TUPLES_OK:
       case PGRES_EMPTY_QUERY:
-        if (!failed) last = query_result{res};
-        else PQclear(res);
+        if (!failed)
+          last = query_result{res};
+        else
+          PQclear(res);
         break;
       case PGRES_COPY_BOTH:
       case PGRES_COPY_OUT:

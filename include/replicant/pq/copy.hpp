@@ -8,8 +8,8 @@
 /// replicant::pq::connection, with value-free failures. One of the headers that include <libpq-fe.h>.
 
 #include <replicant/core/error.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/pq/connection.hpp>
 
 #include <libpq-fe.h>
 #include <poll.h>

@@ -7,8 +7,8 @@
 /// replicant::pq::replication_stream: the CopyBoth phase of a logical walsender connection.
 
 #include <replicant/core/error.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/pq/connection.hpp>
 
 #include <libpq-fe.h>
 #include <netinet/in.h>

@@ -7,15 +7,15 @@
 /// The sink concepts the library's checkpoint policies ask for: `replicant::sink` (sink-owned
 /// checkpoint, one transaction at a time), `replicant::batch_sink` (sink-owned, atomic batches),
 /// `replicant::lib_mode_sink` (library-owned checkpoint); `replicant::deferred_sink` (the sink
-/// confirms later) is in checkpoint/deferred.hpp, with the type it confirms through. Each public concept is a conjunction of atomic concepts, one per member, so
-/// that the compiler names the exact missing expression; each policy's `check_sink<Sink>()` has one
-/// readable `static_assert` per member it requires. The whole combination is checked by
-/// `replicant::sink_for` (sink_for.hpp).
+/// confirms later) is in checkpoint/deferred.hpp, with the type it confirms through. Each public concept is a
+/// conjunction of atomic concepts, one per member, so that the compiler names the exact missing expression; each
+/// policy's `check_sink<Sink>()` has one readable `static_assert` per member it requires. The whole combination is
+/// checked by `replicant::sink_for` (sink_for.hpp).
 
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/sink/vocabulary.hpp>
 #include <replicant/model/transaction_fwd.hpp>
+#include <replicant/sink/vocabulary.hpp>
 
 #include <concepts>
 #include <optional>
@@ -79,8 +79,8 @@ concept has_handle_slot_origin = requires(S& s, lsn origin, const slot_origin_co
 template <class S>
 concept has_handle_schema_change_with_context =
     requires(S& s, const schema_change& change, const schema_change_context& ctx) {
-  { s.handle_schema_change(change, ctx) } -> std::same_as<result<void>>;
-};
+      { s.handle_schema_change(change, ctx) } -> std::same_as<result<void>>;
+    };
 
 /// Atom: the hook's older, one-argument form `s.handle_schema_change(change)`, still called (without
 /// the context) so that sinks written against it keep compiling and behaving.
@@ -153,28 +153,23 @@ concept calls_handle_transaction = requires(S& s, const transaction& txn) { s.ha
 template <class S>
 concept calls_handle_batch = requires(S& s, std::span<const transaction> txns) { s.handle_batch(txns); };
 template <class S>
-concept calls_handle_session_identity = requires(S& s, const session_identity& id, const session_context& ctx) {
-  s.handle_session_identity(id, ctx);
-};
+concept calls_handle_session_identity =
+    requires(S& s, const session_identity& id, const session_context& ctx) { s.handle_session_identity(id, ctx); };
 template <class S>
-concept calls_handle_slot_origin = requires(S& s, lsn origin, const slot_origin_context& ctx) {
-  s.handle_slot_origin(origin, ctx);
-};
+concept calls_handle_slot_origin =
+    requires(S& s, lsn origin, const slot_origin_context& ctx) { s.handle_slot_origin(origin, ctx); };
 template <class S>
-concept calls_handle_schema_change =
-    requires(S& s, const schema_change& change, const schema_change_context& ctx) {
+concept calls_handle_schema_change = requires(S& s, const schema_change& change, const schema_change_context& ctx) {
   s.handle_schema_change(change, ctx);
 } || requires(S& s, const schema_change& change) { s.handle_schema_change(change); };
 template <class S>
-concept calls_handle_message = requires(S& s, const logical_message& m, const message_context& ctx) {
-  s.handle_message(m, ctx);
-};
+concept calls_handle_message =
+    requires(S& s, const logical_message& m, const message_context& ctx) { s.handle_message(m, ctx); };
 template <class S>
 concept calls_handle_prepare = requires(S& s, const prepared_event& e) { s.handle_prepare(e); };
 template <class S>
-concept calls_handle_snapshot = requires(S& s, const snapshot_batch& b, const snapshot_context& ctx) {
-  s.handle_snapshot(b, ctx);
-};
+concept calls_handle_snapshot =
+    requires(S& s, const snapshot_batch& b, const snapshot_context& ctx) { s.handle_snapshot(b, ctx); };
 template <class S>
 concept calls_handle_snapshot_complete = requires(S& s, lsn at) { s.handle_snapshot_complete(at); };
 template <class S>
@@ -189,8 +184,7 @@ concept names_handle_transaction = requires { &S::handle_transaction; } || calls
 template <class S>
 concept names_handle_batch = requires { &S::handle_batch; } || calls_handle_batch<S>;
 template <class S>
-concept names_handle_session_identity =
-    requires { &S::handle_session_identity; } || calls_handle_session_identity<S>;
+concept names_handle_session_identity = requires { &S::handle_session_identity; } || calls_handle_session_identity<S>;
 template <class S>
 concept names_handle_slot_origin = requires { &S::handle_slot_origin; } || calls_handle_slot_origin<S>;
 template <class S>
@@ -329,8 +323,8 @@ concept batch_sink = detail::has_checkpoint<S> && detail::has_handle_batch<S>;
  * @endcode
  */
 template <class S>
-concept lib_mode_sink = (detail::has_handle_transaction<S> ||
-                         detail::has_handle_transaction_void<S>)&&!detail::names_checkpoint<S>;
+concept lib_mode_sink =
+    (detail::has_handle_transaction<S> || detail::has_handle_transaction_void<S>) && !detail::names_checkpoint<S>;
 
 namespace detail {
 
@@ -431,25 +425,26 @@ constexpr auto check_checkpoint_declared() -> bool {
 
 // The sink's list of hooks, if it has one, names exactly the hook members it has.
 template <class S>
-concept hooks_listed_truthfully =
-    listed_as_named<S, hook::session_identity, names_handle_session_identity<S>> &&
-    listed_as_named<S, hook::slot_origin, names_handle_slot_origin<S>> &&
-    listed_as_named<S, hook::schema_change, names_handle_schema_change<S>> &&
-    listed_as_named<S, hook::message, names_handle_message<S>> && listed_as_named<S, hook::prepare, names_handle_prepare<S>> &&
-    listed_as_named<S, hook::snapshot, names_handle_snapshot<S>> &&
-    listed_as_named<S, hook::snapshot_complete, names_handle_snapshot_complete<S>> &&
-    listed_as_named<S, hook::snapshot_progress, names_snapshot_progress<S>>;
+concept hooks_listed_truthfully = listed_as_named<S, hook::session_identity, names_handle_session_identity<S>> &&
+                                  listed_as_named<S, hook::slot_origin, names_handle_slot_origin<S>> &&
+                                  listed_as_named<S, hook::schema_change, names_handle_schema_change<S>> &&
+                                  listed_as_named<S, hook::message, names_handle_message<S>> &&
+                                  listed_as_named<S, hook::prepare, names_handle_prepare<S>> &&
+                                  listed_as_named<S, hook::snapshot, names_handle_snapshot<S>> &&
+                                  listed_as_named<S, hook::snapshot_complete, names_handle_snapshot_complete<S>> &&
+                                  listed_as_named<S, hook::snapshot_progress, names_snapshot_progress<S>>;
 
 // The optional hooks as a concept: each one absent, or declared exactly as the pipeline calls it,
 // and listed in Sink::hooks when the sink lists them.
 template <class S>
-concept hooks_declared = (!names_handle_session_identity<S> || has_handle_session_identity<S>)&&(
-    !names_handle_slot_origin<S> || has_handle_slot_origin<S>)&&(!names_handle_schema_change<S> ||
-                                                                  has_handle_schema_change<S>)&&(
-    !names_handle_message<S> || has_handle_message<S>)&&(!names_handle_prepare<S> || has_handle_prepare<S>)&&(
-    !names_handle_snapshot<S> || has_handle_snapshot<S>)&&(!names_handle_snapshot_complete<S> ||
-                                                           has_handle_snapshot_complete<S>)&&(
-    !names_snapshot_progress<S> || has_snapshot_progress<S>)&&hooks_listed_truthfully<S>;
+concept hooks_declared =
+    (!names_handle_session_identity<S> || has_handle_session_identity<S>) &&
+    (!names_handle_slot_origin<S> || has_handle_slot_origin<S>) &&
+    (!names_handle_schema_change<S> || has_handle_schema_change<S>) &&
+    (!names_handle_message<S> || has_handle_message<S>) && (!names_handle_prepare<S> || has_handle_prepare<S>) &&
+    (!names_handle_snapshot<S> || has_handle_snapshot<S>) &&
+    (!names_handle_snapshot_complete<S> || has_handle_snapshot_complete<S>) &&
+    (!names_snapshot_progress<S> || has_snapshot_progress<S>) && hooks_listed_truthfully<S>;
 
 }  // namespace detail
 

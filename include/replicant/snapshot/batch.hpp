@@ -9,11 +9,11 @@
 /// Shared by every snapshot reader (replicant/snapshot/point_in_time.hpp, and the incremental
 /// snapshot of the replication pipeline).
 
-#include <replicant/model/change.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/change.hpp>
+#include <replicant/model/relation.hpp>
 
 #include <range/v3/range_fwd.hpp>
 
@@ -136,7 +136,8 @@ struct snapshot_context {
  * exception it throws propagates, and the reader's transaction is rolled back either way.
  */
 template <class F>
-concept snapshot_batch_handler = std::invocable<F&, const snapshot_batch&, const snapshot_context&> &&
+concept snapshot_batch_handler =
+    std::invocable<F&, const snapshot_batch&, const snapshot_context&> &&
     std::same_as<std::invoke_result_t<F&, const snapshot_batch&, const snapshot_context&>, result<void>>;
 
 }  // namespace replicant

@@ -17,12 +17,12 @@
 /// the high watermark, in stream order. The replication pipeline does all of that with the
 /// `incremental` snapshot mode; this class is the part that talks to the tables.
 
-#include <replicant/snapshot/detail/progress_codec.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/pq/connection.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/snapshot/detail/progress_codec.hpp>
 
 #include <cstddef>
 #include <cstdint>

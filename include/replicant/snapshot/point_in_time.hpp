@@ -17,9 +17,9 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/pq/connection.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/pq/connection.hpp>
 #include <replicant/snapshot/batch.hpp>
 
 #include <cstddef>

@@ -15,8 +15,8 @@
 /// docs/spill.md is the requirements page.
 
 #include <replicant/core/error.hpp>
-#include <replicant/model/spill_part.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/spill_part.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -121,7 +121,7 @@ concept has_spill_open = requires(P& p, const spill_context& ctx) {
  */
 template <class P>
 concept spill_policy = detail::spill_policy_object<P> && detail::has_spill_limits<P> && detail::has_spill_prepare<P> &&
-    detail::has_spill_open<P>;
+                       detail::has_spill_open<P>;
 
 namespace detail {
 

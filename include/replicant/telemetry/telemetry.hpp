@@ -34,12 +34,12 @@
 ///                                    t::keys::duration = elapsed);
 /// @endcode
 
-#include <replicant/telemetry/detail/catalog.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/slot_invalidation.hpp>
+#include <replicant/telemetry/detail/catalog.hpp>
 
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
@@ -83,16 +83,16 @@ enum class kind {
   batch_timer,             ///< `sink_batch_committed`: the batch's delay bound elapsed.
   batch_drain,             ///< `sink_batch_committed`: flushed early (stopping, or an event must follow it).
   stream_abort,            ///< `stream_aborted`: the server reported the transaction (or a subtransaction) aborted.
-  widened,                 ///< schema change events: a column's type widened (`int4` to `int8`, a longer `varchar`, ...).
-  wal_lag,                 ///< `connection_side_check_failed`: the WAL-lag check behind the server (`max_wal_lag`).
-  publications,            ///< `connection_side_check_failed`: the publication check (`publication_check_interval`).
+  widened,       ///< schema change events: a column's type widened (`int4` to `int8`, a longer `varchar`, ...).
+  wal_lag,       ///< `connection_side_check_failed`: the WAL-lag check behind the server (`max_wal_lag`).
+  publications,  ///< `connection_side_check_failed`: the publication check (`publication_check_interval`).
 };
 
 /// Every @ref kind, in declaration order.
 inline constexpr std::array kinds = {
-    kind::primary,      kind::standby,     kind::idle,         kind::additive,
-    kind::destructive,  kind::wal_removed, kind::rows_removed, kind::wal_level_insufficient,
-    kind::idle_timeout, kind::invalidated, kind::batch_full,   kind::batch_timer,
+    kind::primary,      kind::standby,      kind::idle,         kind::additive,
+    kind::destructive,  kind::wal_removed,  kind::rows_removed, kind::wal_level_insufficient,
+    kind::idle_timeout, kind::invalidated,  kind::batch_full,   kind::batch_timer,
     kind::batch_drain,  kind::stream_abort, kind::widened,      kind::wal_lag,
     kind::publications};
 
@@ -142,8 +142,8 @@ inline constexpr std::array kinds = {
  * `std::chrono::nanoseconds`. There is no string alternative: names arrive as
  * @ref replicant::table_ref or @ref replicant::slot_name.
  */
-using field_value = std::variant<std::int64_t, lsn, std::chrono::nanoseconds, bool, table_ref, slot_name,
-                                 halt_reason, errc, kind>;
+using field_value =
+    std::variant<std::int64_t, lsn, std::chrono::nanoseconds, bool, table_ref, slot_name, halt_reason, errc, kind>;
 
 /**
  * One key and its value in a delivered event.
@@ -165,7 +165,7 @@ struct field {
  * Read-only; may be read from the handler's thread only while the call lasts.
  */
 struct event_record {
-  std::string_view name;               ///< Dotted event name, e.g. `"replicant.sink.committed"`.
+  std::string_view name;                ///< Dotted event name, e.g. `"replicant.sink.committed"`.
   std::span<const field> measurements;  ///< Numeric observations (`duration`, `lag_bytes`).
   std::span<const field> metadata;      ///< Allowlisted descriptive keys, in emission order.
 
@@ -377,8 +377,8 @@ struct enum_shape {
  * `static_assert`; it is exposed so that tests can check it without a failed compilation.
  */
 template <class Key, class V>
-inline constexpr bool accepts = !detail::is_string_like<std::remove_cvref_t<V>> &&
-                                Key::template accepts<std::remove_cvref_t<V>>;
+inline constexpr bool accepts =
+    !detail::is_string_like<std::remove_cvref_t<V>> && Key::template accepts<std::remove_cvref_t<V>>;
 
 /// A key bound to a value, made by `keys::x = value` and consumed by @ref emit.
 template <class Key>
@@ -843,23 +843,23 @@ struct stream_spill_exhausted {
 }  // namespace events
 
 /// The catalog: every event replicant emits, as a Hana tuple of `hana::type`s (thirty-four).
-inline constexpr auto catalog = hana::tuple_t<
-    events::connection_connected, events::connection_disconnected, events::connection_slot_active,
-    events::connection_slot_invalidated, events::connection_session_identity_rejected,
-    events::connection_command_error_halt, events::checkpoint_advanced, events::checkpoint_store_read,
-    events::checkpoint_store_written, events::checkpoint_store_batch_flushed, events::checkpoint_store_retrying,
-    events::checkpoint_store_failed, events::transaction_assembled, events::sink_committed,
-    events::sink_batch_committed, events::sink_failed, events::message_received, events::schema_change_additive,
-    events::schema_change_halted, events::snapshot_started, events::snapshot_resumed,
-    events::snapshot_table_completed, events::snapshot_chunk_completed, events::snapshot_chunk_retried,
-    events::snapshot_completed, events::snapshot_failed, events::stream_committed, events::stream_aborted,
-    events::stream_spilled, events::stream_spill_exhausted, events::connection_heartbeat, events::sink_lagging,
-    events::connection_command_error, events::connection_side_check_failed>;
+inline constexpr auto catalog =
+    hana::tuple_t<events::connection_connected, events::connection_disconnected, events::connection_slot_active,
+                  events::connection_slot_invalidated, events::connection_session_identity_rejected,
+                  events::connection_command_error_halt, events::checkpoint_advanced, events::checkpoint_store_read,
+                  events::checkpoint_store_written, events::checkpoint_store_batch_flushed,
+                  events::checkpoint_store_retrying, events::checkpoint_store_failed, events::transaction_assembled,
+                  events::sink_committed, events::sink_batch_committed, events::sink_failed, events::message_received,
+                  events::schema_change_additive, events::schema_change_halted, events::snapshot_started,
+                  events::snapshot_resumed, events::snapshot_table_completed, events::snapshot_chunk_completed,
+                  events::snapshot_chunk_retried, events::snapshot_completed, events::snapshot_failed,
+                  events::stream_committed, events::stream_aborted, events::stream_spilled,
+                  events::stream_spill_exhausted, events::connection_heartbeat, events::sink_lagging,
+                  events::connection_command_error, events::connection_side_check_failed>;
 
 /// The names of all catalogued events, in catalog order.
-inline constexpr auto event_names = hana::unpack(catalog, [](auto... e) {
-  return std::array<std::string_view, sizeof...(e)>{decltype(e)::type::name...};
-});
+inline constexpr auto event_names = hana::unpack(
+    catalog, [](auto... e) { return std::array<std::string_view, sizeof...(e)>{decltype(e)::type::name...}; });
 
 /**
  * A telemetry event of the user's own (a checkpoint policy's, a sink's), declared as the library's
@@ -915,7 +915,6 @@ inline constexpr bool is_measurement = listed_in<Key>(Event::measurements);
 
 template <class Event, class Key>
 inline constexpr bool is_metadata = listed_in<Key>(Event::metadata);
-
 
 template <class Event, class Key>
 constexpr auto check_key() -> void {
@@ -973,7 +972,6 @@ auto emit(dispatcher& to, const binding<Keys>&... fields) noexcept -> void {
   (put(fields), ...);
   to.dispatch(event_record{Event::name, measured, described});
 }
-
 
 /**
  * The display form of a value: an LSN as `16/B374D848`, a duration as `1500ns`, a table as

@@ -44,8 +44,8 @@ class simulation {
  public:
   /// What the simulator does at a crash point, and how it answers fault().
   struct hooks {
-    std::function<void()> crash_point;                                   ///< may crash here
-    std::function<sink_fault()> fault;                                   ///< whether this call fails
+    std::function<void()> crash_point;                                     ///< may crash here
+    std::function<sink_fault()> fault;                                     ///< whether this call fails
     std::function<void(std::function<void(State&)>, confirmation)> later;  ///< a write that lands later
   };
 

@@ -55,18 +55,17 @@ inline constexpr std::chrono::milliseconds pause_length{2000};
 
 /// The name of an event kind, for a schedule's printout.
 [[nodiscard]] constexpr auto to_string(event_kind k) noexcept -> const char* {
-  constexpr const char* names[] = {"transaction",       "empty_transaction", "message",  "heartbeat",
-                                   "streamed",          "streamed_abort",    "streamed_subabort", "pause",
-                                   "prepared",          "prepared_rollback"};
+  constexpr const char* names[] = {"transaction",    "empty_transaction", "message", "heartbeat", "streamed",
+                                   "streamed_abort", "streamed_subabort", "pause",   "prepared",  "prepared_rollback"};
   return names[static_cast<std::size_t>(k)];
 }
 
 /// One entry of a world, in the order the source commits it.
 struct world_event {
   event_kind kind = event_kind::transaction;  ///< what it is
-  std::uint32_t rows = 1;              ///< rows published (transaction kinds)
-  bool with_message = false;           ///< a transactional message rides the transaction
-  bool widens_table = false;           ///< the table gains a column before this entry (an additive change)
+  std::uint32_t rows = 1;                     ///< rows published (transaction kinds)
+  bool with_message = false;                  ///< a transactional message rides the transaction
+  bool widens_table = false;                  ///< the table gains a column before this entry (an additive change)
   /// A transaction on a table no publication names comes first: WAL the walsender reads and sends
   /// nothing of, but keepalives past it (where a state mirror's idle advance moves the slot).
   bool filtered_before = false;
@@ -82,8 +81,8 @@ struct world {
 
 /// One committed transaction the sink must end up with.
 struct expected_transaction {
-  lsn commit_lsn{};            ///< its commit LSN
-  std::uint32_t changes = 0;   ///< the rows it publishes
+  lsn commit_lsn{};           ///< its commit LSN
+  std::uint32_t changes = 0;  ///< the rows it publishes
 };
 
 /// The row value every simulated row carries: tests assert that none reaches an error, a log line
@@ -110,10 +109,10 @@ class wal {
  public:
   /// One pgoutput message and the entry it belongs to.
   struct message {
-    std::size_t entry = 0;     ///< the index of its entry in the world
-    pgoutput::bytes payload;   ///< the message as pgoutput sends it (empty: a pause)
-    lsn at{};                  ///< the position of the frame it travels in (a commit's: its end)
-    bool filtered = false;     ///< no message: WAL the walsender read up to `at` and sent nothing of
+    std::size_t entry = 0;    ///< the index of its entry in the world
+    pgoutput::bytes payload;  ///< the message as pgoutput sends it (empty: a pause)
+    lsn at{};                 ///< the position of the frame it travels in (a commit's: its end)
+    bool filtered = false;    ///< no message: WAL the walsender read up to `at` and sent nothing of
   };
 
   /// Lays @p w out, from an arbitrary starting position.
@@ -173,9 +172,9 @@ class wal {
   static constexpr std::uint64_t record = 0x40;  // every record's size: positions only need order
 
   struct entry {
-    lsn decision{};        // where the server decides to send it or skip it
-    lsn commit{};          // a transaction's commit LSN
-    lsn end{};             // the end of its commit record
+    lsn decision{};  // where the server decides to send it or skip it
+    lsn commit{};    // a transaction's commit LSN
+    lsn end{};       // the end of its commit record
     std::uint32_t changes = 0;
     std::uint32_t shape = 1;  // the table's column count when it was written, less one
     bool delivered = false;
@@ -185,7 +184,7 @@ class wal {
     pgoutput::bytes payload;
     bool first_change = false;  // describe the table before this one, if the session has not
     std::optional<std::uint32_t> stream_xid{};
-    lsn at{};  // the frame's position: the WAL written so far, or a commit's end
+    lsn at{};                       // the frame's position: the WAL written so far, or a commit's end
     std::optional<lsn> decision{};  // where the server decides on this part, when not the entry's
     bool filtered = false;          // WAL of nothing published, read up to `at`
   };
@@ -273,7 +272,8 @@ class wal {
     }
     if (e.with_message && rows > 0) {
       static_cast<void>(take());
-      body.push_back({i, pgoutput::message(std::nullopt, true, lsn{next_}, "app", secret_value), false, std::nullopt, lsn{next_}});
+      body.push_back(
+          {i, pgoutput::message(std::nullopt, true, lsn{next_}, "app", secret_value), false, std::nullopt, lsn{next_}});
     }
     en.commit = take();
     en.end = lsn{en.commit.value() + record / 2};
@@ -350,10 +350,13 @@ class wal {
     }
     const lsn prepared_at = take();
     const lsn prepare_end{prepared_at.value() + record / 2};
-    units_.push_back({i, pgoutput::begin_prepare(prepared_at, prepare_end, 0, xid, gid), false, std::nullopt, begin_at});
+    units_.push_back(
+        {i, pgoutput::begin_prepare(prepared_at, prepare_end, 0, xid, gid), false, std::nullopt, begin_at});
     for (auto& u : body) units_.push_back(std::move(u));
-    units_.push_back({i, pgoutput::prepare('P', prepared_at, prepare_end, 0, xid, gid), false, std::nullopt, prepare_end});
-    for (auto it = units_.end() - static_cast<std::ptrdiff_t>(e.rows + 2); it != units_.end(); ++it) it->decision = prepared_at;
+    units_.push_back(
+        {i, pgoutput::prepare('P', prepared_at, prepare_end, 0, xid, gid), false, std::nullopt, prepare_end});
+    for (auto it = units_.end() - static_cast<std::ptrdiff_t>(e.rows + 2); it != units_.end(); ++it)
+      it->decision = prepared_at;
     const std::size_t next = enclose(i, shape);
     en.commit = take();
     en.end = lsn{en.commit.value() + record / 2};

@@ -28,9 +28,9 @@
 #include "support/sinks/live_pipeline.hpp"
 
 #include <replicant/checkpoint/file_store.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
 
 #include <signal.h>
@@ -58,15 +58,15 @@ using namespace std::chrono_literals;
 using replicant::halt_reason;
 using replicant::lsn;
 using replicant::result;
+using replicant::test::apply;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::read_file;
-using replicant::test::temp_dir;
-using replicant::test::apply;
 using replicant::test::one_to;
 using replicant::test::parsed_output;
-using replicant::test::written_line;
+using replicant::test::read_file;
+using replicant::test::temp_dir;
 using replicant::test::wait_until;
+using replicant::test::written_line;
 
 namespace {
 

@@ -138,7 +138,7 @@ auto is_lib_mode(std::string_view mode) -> bool { return mode == "lib" || mode =
 // applied twice (the lib modes): there it is written, but neither published nor compared.
 auto mirrored_tables(std::string_view mode) -> std::vector<std::pair<std::string, std::string>> {
   std::vector<std::pair<std::string, std::string>> tables = {
-      {"accounts", "id"}, {"docs", "id"},   {"pairs", "a, b"}, {"\"Mixed Case\"", "\"Key\""},
+      {"accounts", "id"}, {"docs", "id"},   {"pairs", "a, b"},    {"\"Mixed Case\"", "\"Key\""},
       {"txlog", "id"},    {"ledger", "id"}, {"events", "t::text"}};
   if (is_lib_mode(mode)) tables.pop_back();
   return tables;
@@ -295,8 +295,7 @@ class source_writer {
       try {
         conn_.emplace(dsn_);
         // The server's notices (e.g. "terminating connection due to immediate shutdown") are noise here.
-        PQsetNoticeProcessor(
-            conn_->native(), [](void*, const char*) {}, nullptr);
+        PQsetNoticeProcessor(conn_->native(), [](void*, const char*) {}, nullptr);
         return true;
       } catch (const replicant::test::pg_error&) {
         std::this_thread::sleep_for(50ms);
@@ -599,14 +598,17 @@ struct mirror_fixture {
   auto server_view() -> std::string {
     try {
       return "server: WAL at " + pg.scalar("SELECT pg_current_wal_lsn()") + "; slot and walsender: " +
-             pg.scalar("SELECT coalesce(string_agg(concat_ws(' ', 'active', s.active, 'confirmed', "
-                       "s.confirmed_flush_lsn, 'state', r.state, 'sent', r.sent_lsn, 'flushed', r.flush_lsn, "
-                       "'reply', r.reply_time), '; '), 'none') FROM pg_replication_slots s LEFT JOIN "
-                       "pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = '" + slot + "'") +
+             pg.scalar(
+                 "SELECT coalesce(string_agg(concat_ws(' ', 'active', s.active, 'confirmed', "
+                 "s.confirmed_flush_lsn, 'state', r.state, 'sent', r.sent_lsn, 'flushed', r.flush_lsn, "
+                 "'reply', r.reply_time), '; '), 'none') FROM pg_replication_slots s LEFT JOIN "
+                 "pg_stat_replication r ON r.pid = s.active_pid WHERE s.slot_name = '" +
+                 slot + "'") +
              "; sessions: " +
-             pg.scalar("SELECT coalesce(string_agg(concat_ws(' ', datname, backend_type, state, wait_event_type, "
-                       "wait_event, now() - state_change), '; '), 'none') FROM pg_stat_activity WHERE pid <> "
-                       "pg_backend_pid() AND backend_type IN ('client backend', 'walsender')");
+             pg.scalar(
+                 "SELECT coalesce(string_agg(concat_ws(' ', datname, backend_type, state, wait_event_type, "
+                 "wait_event, now() - state_change), '; '), 'none') FROM pg_stat_activity WHERE pid <> "
+                 "pg_backend_pid() AND backend_type IN ('client backend', 'walsender')");
     } catch (const std::exception& e) {
       return std::string{"server: not readable ("} + e.what() + ")";
     }
@@ -772,8 +774,7 @@ class interruptions {
 
  private:
   auto rollbacks() -> std::uint64_t {
-    return std::stoull(
-        f_.tpg.scalar("SELECT xact_rollback FROM pg_stat_database WHERE datname = '" + f_.target + "'"));
+    return std::stoull(f_.tpg.scalar("SELECT xact_rollback FROM pg_stat_database WHERE datname = '" + f_.target + "'"));
   }
 
   mirror_fixture& f_;
@@ -870,8 +871,7 @@ auto every_kind_of_change(const std::string& mode) -> void {
   tx("UPDATE docs SET id = 11 WHERE id = 10; INSERT INTO docs VALUES (10, 7, 'again', repeat('z', 4000));");
   // REPLICA IDENTITY FULL, with a primary key and without any key: whole old rows (a TOASTed value
   // inlined in them), identical rows of which the source changes one, NULLs to match.
-  tx("INSERT INTO ledger VALUES (1, 1, 'one', repeat('L', 3000)), (2, 2, NULL, NULL), (3, 3, '" +
-     std::string{secret} +
+  tx("INSERT INTO ledger VALUES (1, 1, 'one', repeat('L', 3000)), (2, 2, NULL, NULL), (3, 3, '" + std::string{secret} +
      "', 'short'); INSERT INTO events VALUES ('a', 1, NULL, NULL), ('a', 1, NULL, NULL), ('b', 2, 'x', "
      "repeat('E', 3000)), ('c', NULL, '" +
      std::string{secret} + "', NULL), ('d', 4, 'dup', repeat('D', 3000)), ('d', 4, 'dup', repeat('D', 3000));");
@@ -1029,9 +1029,9 @@ auto deferred_halt(const std::string& hook, std::string_view cause, const std::s
     // Positions only (no value): on a failure, where the halt was, where the target's N-th and its
     // neighbours are, so that a mismatch tells an off-by-one from a foreign transaction.
     BOOST_TEST(at == f.nth_applied(nth), "the halt is at " << at << ", the target's transaction " << nth << " at "
-                                                          << f.nth_applied(nth) << " (" << nth - 1 << ": "
-                                                          << f.nth_applied(nth - 1) << ", " << nth + 1 << ": "
-                                                          << f.nth_applied(nth + 1) << ")");
+                                                           << f.nth_applied(nth) << " (" << nth - 1 << ": "
+                                                           << f.nth_applied(nth - 1) << ", " << nth + 1 << ": "
+                                                           << f.nth_applied(nth + 1) << ")");
     BOOST_TEST(f.acknowledged_at_most(at), "nothing from the failed transaction on is acknowledged");
     BOOST_TEST(f.applied() > nth, "the worker applied transactions after it");
   }
@@ -1078,9 +1078,8 @@ BOOST_AUTO_TEST_CASE(refuses_a_keyless_table_where_transactions_may_repeat) {
   m.start();
   BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
   source_writer w{f.pg.dsn(f.source)};
-  BOOST_TEST_REQUIRE(w.commit([](std::uint64_t) {
-    return "INSERT INTO events VALUES ('" + std::string{secret} + "', 1, NULL, NULL);";
-  }));
+  BOOST_TEST_REQUIRE(w.commit(
+      [](std::uint64_t) { return "INSERT INTO events VALUES ('" + std::string{secret} + "', 1, NULL, NULL);"; }));
   BOOST_TEST_REQUIRE(wait_until([&] { return !m.running(); }, 60s), "the mirror went on");
   BOOST_TEST(m.last_status() == mirror::exit_failure);
   const auto output = m.output();
@@ -1164,13 +1163,12 @@ BOOST_AUTO_TEST_CASE(a_repeated_history_ends_as_the_source) {
   };
   const auto stall = replicant::test::scaled(60s);  // a minute without progress; longer sanitized
   BOOST_TEST_REQUIRE(f.applied_reaches(w.committed(), stall),
-                     "applied " << f.applied() << " of " << w.committed() << "; " << said() << "; "
-                                << f.server_view());
+                     "applied " << f.applied() << " of " << w.committed() << "; " << said() << "; " << f.server_view());
   m.kill();
   m.start();
-  BOOST_TEST_REQUIRE(f.applied_reaches(2 * w.committed(), stall),
-                     "everything came again: applied " << f.applied() << " of " << 2 * w.committed() << "; "
-                                                       << said() << "; " << f.server_view());
+  BOOST_TEST_REQUIRE(f.applied_reaches(2 * w.committed(), stall), "everything came again: applied "
+                                                                      << f.applied() << " of " << 2 * w.committed()
+                                                                      << "; " << said() << "; " << f.server_view());
   BOOST_TEST(m.stop() == mirror::exit_ok);
   check(f, w, m, "the whole history repeated", 1, 0, static_cast<std::int64_t>(w.committed()));
   BOOST_TEST(printed_count(m.output(), " superseded changes skipped") > 0U);

@@ -593,7 +593,7 @@ struct jetstream_fixture {
   static void require_made(sink_process& maker) {
     const int status = maker.wait_exit(60s);
     BOOST_TEST_REQUIRE(status == 0, "the stream maker ended with status " << status << "; what it printed:\n"
-                                                                           << maker.output());
+                                                                          << maker.output());
   }
 
   auto slot_active() -> bool {

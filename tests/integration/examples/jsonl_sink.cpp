@@ -42,13 +42,13 @@ BOOST_AUTO_TEST_SUITE(examples_jsonl_sink_tests)
 namespace utf = boost::unit_test;
 using namespace std::chrono_literals;
 using replicant::lsn;
+using replicant::test::apply;
 using replicant::test::child_process;
 using replicant::test::live_server;
-using replicant::test::read_file;
-using replicant::test::temp_dir;
-using replicant::test::apply;
 using replicant::test::one_to;
 using replicant::test::parsed_output;
+using replicant::test::read_file;
+using replicant::test::temp_dir;
 using replicant::test::written_line;
 
 namespace {

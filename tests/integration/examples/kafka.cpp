@@ -216,7 +216,7 @@ struct record {
   std::int64_t offset = 0;
   std::string key;
   std::string value;
-  std::uint64_t commit = 0;  // the replicant.lsn header
+  std::uint64_t commit = 0;            // the replicant.lsn header
   std::optional<std::uint64_t> index;  // the replicant.index header
 };
 
@@ -247,7 +247,8 @@ auto read_topic(const std::string& bootstrap, const std::string& topic, int part
   rd_kafka_t* k = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
   BOOST_TEST_REQUIRE(k != nullptr);
   rd_kafka_topic_partition_list_t* l = rd_kafka_topic_partition_list_new(partitions);
-  for (int p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(l, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
+  for (int p = 0; p < partitions; ++p)
+    rd_kafka_topic_partition_list_add(l, topic.c_str(), p)->offset = RD_KAFKA_OFFSET_BEGINNING;
   BOOST_TEST_REQUIRE(rd_kafka_assign(k, l) == RD_KAFKA_RESP_ERR_NO_ERROR);
   rd_kafka_topic_partition_list_destroy(l);
   std::vector<record> out;
@@ -305,10 +306,22 @@ struct kafka_fixture {
 
   // The program for this case, with @p extra options.
   [[nodiscard]] auto sink(const std::vector<std::string>& extra = {}) const -> sink_process {
-    std::vector<std::string> args{"--dsn",     pg.dsn(database),   "--slot",  slot,  "--publication",
-                                  "kafka_pub", "--brokers",        cluster.bootstrap(), "--topic", topic,
-                                  "--checkpoint-topic", checkpoints, "--go-forward-only", "--create-slot",
-                                  "--request-timeout-ms", "5000"};
+    std::vector<std::string> args{"--dsn",
+                                  pg.dsn(database),
+                                  "--slot",
+                                  slot,
+                                  "--publication",
+                                  "kafka_pub",
+                                  "--brokers",
+                                  cluster.bootstrap(),
+                                  "--topic",
+                                  topic,
+                                  "--checkpoint-topic",
+                                  checkpoints,
+                                  "--go-forward-only",
+                                  "--create-slot",
+                                  "--request-timeout-ms",
+                                  "5000"};
     args.insert(args.end(), extra.begin(), extra.end());
     return sink_process{std::string{sink_binary}, "replicant-kafka", std::move(args), log};
   }
@@ -318,7 +331,8 @@ struct kafka_fixture {
   }
 
   auto confirmed_flush() -> std::uint64_t {
-    return parse_lsn(pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"));
+    return parse_lsn(
+        pg.scalar("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + slot + "'"));
   }
 
   // The highest commit LSN in the checkpoint topic, or 0.
@@ -393,7 +407,8 @@ struct kafka_fixture {
     // The reader applies the transactions in commit order.
     std::vector<std::size_t> by_commit(parsed.size());
     for (std::size_t i = 0; i < by_commit.size(); ++i) by_commit[i] = i;
-    std::stable_sort(by_commit.begin(), by_commit.end(), [&](std::size_t a, std::size_t b) { return order[a] < order[b]; });
+    std::stable_sort(by_commit.begin(), by_commit.end(),
+                     [&](std::size_t a, std::size_t b) { return order[a] < order[b]; });
     std::vector<const change_seen*> applied;
     for (const auto i : by_commit) applied.push_back(&parsed[i]);
     // Every transaction has a checkpoint record that counts its changes.
@@ -469,8 +484,7 @@ BOOST_AUTO_TEST_CASE(a_clean_run_writes_every_change_once) {
 BOOST_AUTO_TEST_SUITE_END()
 
 // The sink's kill storm and the broker's faults do not depend on the PostgreSQL major.
-BOOST_AUTO_TEST_SUITE(kafka_broker,
-                       *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_KAFKA_ALL_CASES"}))
+BOOST_AUTO_TEST_SUITE(kafka_broker, *utf::precondition(replicant::test::broker_cases_here{"REPLICANT_KAFKA_ALL_CASES"}))
 
 // SIGKILL at random moments (20, within 50 s at most) while a writer commits: nothing is lost,
 // every transaction has its checkpoint record. Repeats are counted, not asserted away (see the top).
@@ -558,7 +572,8 @@ BOOST_AUTO_TEST_CASE(every_broker_down_longer_than_the_bound_halts) {
   write_transactions(w, 10);
   BOOST_TEST(m.wait_exit(90s) == 1);
   BOOST_TEST(m.output().find("stayed unavailable for longer than --max-outage-s") != std::string::npos,
-             "what the program printed:\n" << m.output());
+             "what the program printed:\n"
+                 << m.output());
   BOOST_TEST(f.confirmed_flush() <= before_outage, "the slot was acknowledged past the outage");
   BOOST_TEST_REQUIRE(f.cluster.command("up all"));
   // Nothing of the outage's transactions was committed.
@@ -586,8 +601,8 @@ BOOST_AUTO_TEST_CASE(a_fenced_producer_halts) {
   BOOST_TEST_REQUIRE(f.cluster.command("fail 26 47 1"));  // EndTxn: INVALID_PRODUCER_EPOCH
   write_transactions(w, 5);
   BOOST_TEST(m.wait_exit(60s) == 1);
-  BOOST_TEST(m.output().find("the producer was fenced") != std::string::npos,
-             "what the program printed:\n" << m.output());
+  BOOST_TEST(m.output().find("the producer was fenced") != std::string::npos, "what the program printed:\n"
+                                                                                  << m.output());
   BOOST_TEST(f.confirmed_flush() <= before_fault, "the slot was acknowledged past the failed commit");
   auto again = f.sink();
   start_streaming(f, again);
@@ -613,8 +628,8 @@ BOOST_AUTO_TEST_CASE(librdkafka_properties_pass_through_and_are_never_printed) {
     out << "# what a SASL cluster asks for\n\n  sasl.username = replicant\nsasl.password=" << file_password
         << "\r\nclient.rack=r1\n";
   }
-  const std::vector<std::string> secrets{"--properties-file", properties.string(), "-X", "debug=all", "-X",
-                                         "sasl.password=" + command_line_password};
+  const std::vector<std::string> secrets{
+      "--properties-file", properties.string(), "-X", "debug=all", "-X", "sasl.password=" + command_line_password};
   source_writer w{f.pg.dsn(f.database), seed_from_environment(), std::string{secret}};
   auto m = f.sink(secrets);
   start_streaming(f, m);

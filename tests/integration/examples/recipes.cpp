@@ -101,9 +101,10 @@ auto server_clock() -> std::string { return live_server().scalar("SELECT clock_t
 // started after @p since is then past installing its stop signal, so SIGTERM stops it cleanly:
 // after a kill, what the test waits for may have been done by the killed run alone.
 auto streams_since(const std::string& slot, const std::string& since) -> bool {
-  return live_server().scalar("SELECT count(*) FROM pg_replication_slots s JOIN pg_stat_replication r "
-                              "ON r.pid = s.active_pid WHERE s.slot_name = '" +
-                              slot + "' AND r.backend_start > '" + since + "'") == "1";
+  return live_server().scalar(
+             "SELECT count(*) FROM pg_replication_slots s JOIN pg_stat_replication r "
+             "ON r.pid = s.active_pid WHERE s.slot_name = '" +
+             slot + "' AND r.backend_start > '" + since + "'") == "1";
 }
 
 // Stops @p p with SIGTERM. @return its exit status.

@@ -701,9 +701,17 @@ BOOST_AUTO_TEST_CASE(end_lsn_prints_what_committed_before_it_then_stops_with_it_
   const auto end = replicant::parse_lsn(end_text).value();
   s.sql("INSERT INTO items (id) VALUES (3)");
   s.sql("INSERT INTO items (id) VALUES (4)");
-  const std::vector<std::string> args{"--dsn",  pg.dsn(s.db), "--slot", slot, "--publication", "pub",
-                                      "--go-forward-only", "--checkpoint-file", checkpoint.string(),
-                                      "--status-interval", "1"};
+  const std::vector<std::string> args{"--dsn",
+                                      pg.dsn(s.db),
+                                      "--slot",
+                                      slot,
+                                      "--publication",
+                                      "pub",
+                                      "--go-forward-only",
+                                      "--checkpoint-file",
+                                      checkpoint.string(),
+                                      "--status-interval",
+                                      "1"};
 
   // Exactly the two transactions committed before the end, then exit status 0 by itself, with
   // the end acknowledged: the third transaction arrived and was neither printed nor acknowledged.
@@ -773,9 +781,9 @@ BOOST_AUTO_TEST_CASE(help_lists_every_option_with_a_default) {
   tail_process p{{"--help"}, dir.path() / "stderr"};
   BOOST_TEST_REQUIRE(p.wait() == tail::exit_ok);
   const auto help = lines_of(p.rest());
-  for (const std::string option : {"--dsn", "--slot", "--publication", "--create-slot", "--go-forward-only",
-                                   "--snapshot", "--progress-interval", "--checkpoint-file", "--proto-version",
-                                   "--messages", "--status-interval", "--end-lsn"}) {
+  for (const std::string option :
+       {"--dsn", "--slot", "--publication", "--create-slot", "--go-forward-only", "--snapshot", "--progress-interval",
+        "--checkpoint-file", "--proto-version", "--messages", "--status-interval", "--end-lsn"}) {
     const auto line = std::find_if(help.begin(), help.end(), [&](const std::string& l) {
       return l.rfind("  " + option + " ", 0) == 0 || l == "  " + option;
     });

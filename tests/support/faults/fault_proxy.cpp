@@ -384,7 +384,8 @@ auto fault_proxy::state::maybe_corrupt(link& l, char* bytes, std::size_t n) -> v
     if (settings.body_offset >= 0 && l.framing.last_body_offset() != settings.body_offset) continue;
     if (settings.max_bytes != 0 && corrupted.load() >= settings.max_bytes) continue;
     if (settings.rate < 1.0 && chance(random) >= settings.rate) continue;
-    const auto bit = settings.bit >= 0 ? static_cast<unsigned>(settings.bit) % 8U : static_cast<unsigned>(random() % 8U);
+    const auto bit =
+        settings.bit >= 0 ? static_cast<unsigned>(settings.bit) % 8U : static_cast<unsigned>(random() % 8U);
     bytes[i] = static_cast<char>(static_cast<unsigned char>(bytes[i]) ^ (1U << bit));
     corrupted.fetch_add(1);
   }

@@ -272,7 +272,7 @@ extern "C" void shut_down_on_signal(int signal_number) {
     const pid_t pid = slot.load();
     if (pid > 0) kill(pid, SIGQUIT);
   }
-  struct sigaction dfl {};
+  struct sigaction dfl{};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(signal_number, &dfl, nullptr);
@@ -283,11 +283,11 @@ void install_signal_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     for (const int signal_number : {SIGINT, SIGTERM}) {
-      struct sigaction old {};
+      struct sigaction old{};
       if (sigaction(signal_number, nullptr, &old) != 0) continue;
       // Leave a handler someone else installed (or an ignored signal) alone.
       if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
-      struct sigaction act {};
+      struct sigaction act{};
       act.sa_handler = shut_down_on_signal;
       sigemptyset(&act.sa_mask);
       sigaction(signal_number, &act, nullptr);

@@ -13,8 +13,8 @@
 #include "support/wire/pgoutput_builder.hpp"
 
 #include <replicant/assembler/assembler.hpp>
-#include <replicant/spill/policy.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/spill/policy.hpp>
 
 #include <cstdint>
 #include <optional>

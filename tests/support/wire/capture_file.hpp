@@ -30,9 +30,9 @@
 /// it when one is read, so a header cannot claim a protocol the recording did not use.
 /// Header-only, standard library and replicant only, so any test or tool can include it.
 
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -142,12 +142,13 @@ namespace detail {
   return out;
 }
 
-
 // The records after a capture's header: [u32 big-endian length][payload] each, @p count of them.
 // @p what names the kind of capture in the errors.
 [[nodiscard]] inline auto parse_records(std::span<const std::byte> body, std::uint64_t count, std::string_view what)
     -> std::vector<std::vector<std::byte>> {
-  const auto error = [&](std::string_view why) { return capture_format_error{std::string{what} + ": " + std::string{why}}; };
+  const auto error = [&](std::string_view why) {
+    return capture_format_error{std::string{what} + ": " + std::string{why}};
+  };
   if (count > body.size() / 4) throw error("more records announced than present");
   std::vector<std::vector<std::byte>> records;
   records.reserve(static_cast<std::size_t>(count));

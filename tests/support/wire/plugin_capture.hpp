@@ -28,8 +28,8 @@
 
 #include "support/wire/capture_file.hpp"
 
-#include <replicant/decoder/catalog.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/decoder/catalog.hpp>
 
 #include <array>
 #include <cstddef>

@@ -42,7 +42,8 @@ CREATE TABLE events (txn bigint NOT NULL, n int NOT NULL, body text, PRIMARY KEY
 CREATE TABLE "Odd.Name v2" (id bigint PRIMARY KEY, note text);
 CREATE TABLE scratch (id bigint PRIMARY KEY, note text);
 INSERT INTO counters SELECT g, 0, NULL FROM generate_series(1, 16) g;
-CREATE PUBLICATION )sql" + std::string{publication} + R"sql( FOR TABLE txlog, counters, events, "Odd.Name v2", scratch;
+CREATE PUBLICATION )sql" +
+         std::string{publication} + R"sql( FOR TABLE txlog, counters, events, "Odd.Name v2", scratch;
 )sql";
 }
 
@@ -110,8 +111,7 @@ class source_writer {
     while (std::chrono::steady_clock::now() < deadline) {
       try {
         conn_.emplace(dsn_);
-        PQsetNoticeProcessor(
-            conn_->native(), [](void*, const char*) {}, nullptr);
+        PQsetNoticeProcessor(conn_->native(), [](void*, const char*) {}, nullptr);
         return true;
       } catch (const replicant::test::pg_error&) {
         std::this_thread::sleep_for(std::chrono::milliseconds{50});
@@ -148,9 +148,8 @@ class scratch_writer {
     const std::size_t count = kind == 0 ? 300 : static_cast<std::size_t>(pick(1, 3));
     const bool rollback = kind >= 35;  // one in eight
     const std::int64_t first = rollback ? -next_id_ : next_id_;
-    std::string sql = "BEGIN;INSERT INTO scratch SELECT g, md5(g::text) FROM generate_series(" +
-                      std::to_string(first) + ", " + std::to_string(first + static_cast<std::int64_t>(count) - 1) +
-                      ") g;";
+    std::string sql = "BEGIN;INSERT INTO scratch SELECT g, md5(g::text) FROM generate_series(" + std::to_string(first) +
+                      ", " + std::to_string(first + static_cast<std::int64_t>(count) - 1) + ") g;";
     std::vector<std::int64_t> gone;
     for (std::size_t n = kind == 0 ? 100 : static_cast<std::size_t>(pick(0, 2)); n > 0 && !live_.empty(); --n) {
       const auto at = static_cast<std::size_t>(pick(0, static_cast<int>(live_.size()) - 1));
@@ -212,7 +211,6 @@ class scratch_writer {
   std::atomic<std::uint64_t> large_{0};
   std::atomic<std::uint64_t> rolled_back_{0};
 };
-
 
 }  // namespace replicant::test
 

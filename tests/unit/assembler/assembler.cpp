@@ -10,10 +10,10 @@
 #include <boost/hana/define_struct.hpp>
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <variant>
-#include <iterator>
 #include <vector>
 
 BOOST_AUTO_TEST_SUITE(assembler_assembler_tests)
@@ -50,7 +50,8 @@ struct recorder {
     return {};
   }
   auto operator()(const replicant::schema_change& c) -> result<void> {
-    events.push_back(std::string{"schema:"} + (c.kind == replicant::schema_change_kind::destructive ? "destructive" : "additive"));
+    events.push_back(std::string{"schema:"} +
+                     (c.kind == replicant::schema_change_kind::destructive ? "destructive" : "additive"));
     return {};
   }
   auto operator()(const replicant::empty_commit& e) -> result<void> {
@@ -121,13 +122,13 @@ BOOST_AUTO_TEST_SUITE(assembler)
 BOOST_AUTO_TEST_CASE(delivers_a_committed_transaction_with_ordered_changes) {
   replicant::assembler a;
   recorder r;
-  const auto ok = feed(a, r,
-                       {pg::begin(lsn{0x500}, 0, 700), orders_relation(),
-                        pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::text("ada"), pg::col::null()}),
-                        pg::update(std::nullopt, orders, 0, {},
-                                   {pg::col::text("1"), pg::col::text("ada l."), pg::col::unchanged()}),
-                        pg::remove(std::nullopt, orders, 'K', {pg::col::text("2"), pg::col::null(), pg::col::null()}),
-                        pg::commit(lsn{0x500}, lsn{0x530}, 0)});
+  const auto ok = feed(
+      a, r,
+      {pg::begin(lsn{0x500}, 0, 700), orders_relation(),
+       pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::text("ada"), pg::col::null()}),
+       pg::update(std::nullopt, orders, 0, {}, {pg::col::text("1"), pg::col::text("ada l."), pg::col::unchanged()}),
+       pg::remove(std::nullopt, orders, 'K', {pg::col::text("2"), pg::col::null(), pg::col::null()}),
+       pg::commit(lsn{0x500}, lsn{0x530}, 0)});
   BOOST_TEST_REQUIRE(ok.has_value());
   BOOST_TEST_REQUIRE(r.transactions.size() == 1U);
   const auto& t = r.transactions.front();
@@ -197,11 +198,12 @@ BOOST_AUTO_TEST_CASE(maps_rows_onto_hana_structs_value_free) {
 BOOST_AUTO_TEST_CASE(maps_the_old_key_of_a_delete) {
   replicant::assembler a;
   recorder r;
-  BOOST_TEST_REQUIRE(feed(a, r,
-                          {pg::begin(lsn{0x10}, 0, 1), orders_relation(),
-                           pg::remove(std::nullopt, orders, 'K', {pg::col::text("42"), pg::col::null(), pg::col::null()}),
-                           pg::commit(lsn{0x10}, lsn{0x20}, 0)})
-                         .has_value());
+  BOOST_TEST_REQUIRE(
+      feed(a, r,
+           {pg::begin(lsn{0x10}, 0, 1), orders_relation(),
+            pg::remove(std::nullopt, orders, 'K', {pg::col::text("42"), pg::col::null(), pg::col::null()}),
+            pg::commit(lsn{0x10}, lsn{0x20}, 0)})
+          .has_value());
   const auto& c = *r.transactions.front().changes().begin();
   const auto key = c.old_as<order_key>();
   BOOST_TEST_REQUIRE(key.has_value());
@@ -213,11 +215,11 @@ BOOST_AUTO_TEST_CASE(maps_the_old_key_of_a_delete) {
 BOOST_AUTO_TEST_CASE(routes_logical_messages_by_their_transactional_flag) {
   replicant::assembler a;
   recorder r;
-  BOOST_TEST_REQUIRE(feed(a, r,
-                          {pg::message(std::nullopt, false, lsn{0x90}, "alone", "x"), pg::begin(lsn{0x100}, 0, 5),
-                           pg::message(std::nullopt, true, lsn{0xF0}, "outbox", "payload"),
-                           pg::commit(lsn{0x100}, lsn{0x120}, 0)})
-                         .has_value());
+  BOOST_TEST_REQUIRE(
+      feed(a, r,
+           {pg::message(std::nullopt, false, lsn{0x90}, "alone", "x"), pg::begin(lsn{0x100}, 0, 5),
+            pg::message(std::nullopt, true, lsn{0xF0}, "outbox", "payload"), pg::commit(lsn{0x100}, lsn{0x120}, 0)})
+          .has_value());
   BOOST_TEST((r.events == std::vector<std::string>{"message:alone", "txn"}));
   const auto msgs = r.transactions.front().messages();
   BOOST_TEST_REQUIRE(msgs.size() == 1U);
@@ -237,15 +239,15 @@ BOOST_AUTO_TEST_CASE(never_delivers_an_empty_transaction) {
 BOOST_AUTO_TEST_CASE(reports_schema_changes_before_the_changes_that_use_them) {
   replicant::assembler a;
   recorder r;
-  BOOST_TEST_REQUIRE(
-      feed(a, r,
-           {pg::begin(lsn{0x100}, 0, 5), orders_relation(),
-            pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::text("a"), pg::col::null()}),
-            pg::commit(lsn{0x100}, lsn{0x120}, 0), pg::begin(lsn{0x200}, 0, 6),
-            pg::relation(std::nullopt, orders, "public", "orders", 'd', {{"id", int4, -1, true}, {"customer", text, -1, false}}),
-            pg::insert(std::nullopt, orders, {pg::col::text("2"), pg::col::text("b")}),
-            pg::commit(lsn{0x200}, lsn{0x220}, 0)})
-          .has_value());
+  BOOST_TEST_REQUIRE(feed(a, r,
+                          {pg::begin(lsn{0x100}, 0, 5), orders_relation(),
+                           pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::text("a"), pg::col::null()}),
+                           pg::commit(lsn{0x100}, lsn{0x120}, 0), pg::begin(lsn{0x200}, 0, 6),
+                           pg::relation(std::nullopt, orders, "public", "orders", 'd',
+                                        {{"id", int4, -1, true}, {"customer", text, -1, false}}),
+                           pg::insert(std::nullopt, orders, {pg::col::text("2"), pg::col::text("b")}),
+                           pg::commit(lsn{0x200}, lsn{0x220}, 0)})
+                         .has_value());
   BOOST_TEST((r.events == std::vector<std::string>{"txn", "schema:destructive", "txn"}));
   // The first transaction still sees the three-column shape it was decoded with.
   BOOST_TEST(r.transactions[0].changes().begin()->relation().columns.size() == 3U);
@@ -258,16 +260,16 @@ BOOST_AUTO_TEST_CASE(assembles_streamed_transactions_and_cuts_aborted_subtransac
   auto ins = [](std::uint32_t xid, const char* id) {
     return pg::insert(xid, orders, {pg::col::text(id), pg::col::text("x"), pg::col::null()});
   };
-  BOOST_TEST_REQUIRE(feed(a, r,
-                          {pg::stream_start(10, true), orders_relation(10), ins(10, "1"), ins(11, "2"), ins(12, "3"),
-                           pg::stream_stop(),
-                           // another transaction streams in between
-                           pg::stream_start(20, true), orders_relation(20), ins(20, "100"), pg::stream_stop(),
-                           pg::stream_start(10, false), pg::message(12, true, lsn{0x300}, "m12", ""),
-                           pg::stream_stop(), pg::stream_abort(10, 12), pg::stream_abort(10, 11),
-                           pg::stream_start(10, false), ins(13, "4"), ins(10, "5"), pg::stream_stop(),
-                           pg::stream_abort(20, 20), pg::stream_commit(10, lsn{0x400}, lsn{0x420}, 0)})
-                         .has_value());
+  BOOST_TEST_REQUIRE(
+      feed(
+          a, r,
+          {pg::stream_start(10, true), orders_relation(10), ins(10, "1"), ins(11, "2"), ins(12, "3"), pg::stream_stop(),
+           // another transaction streams in between
+           pg::stream_start(20, true), orders_relation(20), ins(20, "100"), pg::stream_stop(),
+           pg::stream_start(10, false), pg::message(12, true, lsn{0x300}, "m12", ""), pg::stream_stop(),
+           pg::stream_abort(10, 12), pg::stream_abort(10, 11), pg::stream_start(10, false), ins(13, "4"), ins(10, "5"),
+           pg::stream_stop(), pg::stream_abort(20, 20), pg::stream_commit(10, lsn{0x400}, lsn{0x420}, 0)})
+          .has_value());
   BOOST_TEST((r.events == std::vector<std::string>{"abort:12:1", "abort:11:1", "abort:20:1", "txn"}));
   BOOST_TEST_REQUIRE(r.transactions.size() == 1U);
   const auto& t = r.transactions.front();
@@ -301,8 +303,9 @@ BOOST_AUTO_TEST_CASE(rejects_messages_out_of_place) {
   replicant::assembler a;
   recorder r;
   BOOST_TEST_REQUIRE(feed(a, r, {orders_relation()}).has_value());
-  BOOST_TEST(feed(a, r, {pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::null(), pg::col::null()})})
-                 .error() == errc::protocol_violation);
+  BOOST_TEST(
+      feed(a, r, {pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::null(), pg::col::null()})}).error() ==
+      errc::protocol_violation);
   BOOST_TEST(feed(a, r, {pg::commit(lsn{1}, lsn{2}, 0)}).error() == errc::protocol_violation);
   replicant::assembler two_phase{{.version = 3}};
   BOOST_TEST(feed(two_phase, r, {pg::commit_prepared(lsn{1}, lsn{2}, 0, 99, "g")}).error() == errc::protocol_violation);

@@ -174,7 +174,9 @@ BOOST_AUTO_TEST_CASE(the_disk_bound_is_an_error_and_nothing_is_left_behind) {
 BOOST_AUTO_TEST_CASE(a_directory_that_cannot_be_made_is_an_io_error) {
   pg::temp_dir dir{"replicant-spill-test"};
   const auto blocker = dir.path() / "file";
-  { std::ofstream{blocker} << "x"; }
+  {
+    std::ofstream{blocker} << "x";
+  }
   replicant::assembler a;
   const auto enabled = enable_disk_spill(a, blocker / "spill");  // under a regular file: cannot exist
   BOOST_TEST_REQUIRE(!enabled.has_value());
@@ -196,9 +198,15 @@ BOOST_AUTO_TEST_CASE(a_directory_that_vanished_is_an_io_error_at_the_first_spill
 
 BOOST_AUTO_TEST_CASE(the_sweep_removes_only_this_slots_leftovers) {
   pg::temp_dir dir{"replicant-spill-test"};
-  { std::ofstream{dir.path() / "replicant-a-1-0.spill"} << "x"; }
-  { std::ofstream{dir.path() / "replicant-ab-1-0.spill"} << "x"; }
-  { std::ofstream{dir.path() / "replicant-a-notes.txt"} << "x"; }
+  {
+    std::ofstream{dir.path() / "replicant-a-1-0.spill"} << "x";
+  }
+  {
+    std::ofstream{dir.path() / "replicant-ab-1-0.spill"} << "x";
+  }
+  {
+    std::ofstream{dir.path() / "replicant-a-notes.txt"} << "x";
+  }
   replicant::disk_spill policy{.dir = dir.path()};
   BOOST_TEST_REQUIRE(policy.prepare({"a", 1U << 20U}).has_value());
   BOOST_TEST(!std::filesystem::exists(dir.path() / "replicant-a-1-0.spill"));

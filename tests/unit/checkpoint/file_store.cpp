@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(writes_the_documented_text_format) {
   BOOST_TEST(read_file(dir.path() / "cp") == "replicant-checkpoint 1\nslot orders_cdc\ncommit_lsn 16/B374D848\n");
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  struct stat st {};
+  struct stat st{};
   BOOST_TEST_REQUIRE(::stat((dir.path() / "cp").c_str(), &st) == 0);
   BOOST_TEST((st.st_mode & 0777U) == (0644U & ~mask));
 }

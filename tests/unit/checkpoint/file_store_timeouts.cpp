@@ -192,7 +192,9 @@ BOOST_AUTO_TEST_CASE(destroying_a_store_whose_thread_is_blocked_does_not_wait_fo
     file_checkpoint_store store{file, {.io_timeout = 100ms}};
     BOOST_TEST(error_of(store.write(slot("s"), lsn{1})) == errc::io_failed);
     const auto started = clock_type::now();
-    { const file_checkpoint_store gone = std::move(store); }
+    {
+      const file_checkpoint_store gone = std::move(store);
+    }
     BOOST_TEST(since(started) < 500ms, "the destructor left the blocked thread alone");
   }
   // The thread ends on its own once the file system answers.

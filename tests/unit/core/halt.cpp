@@ -196,9 +196,7 @@ BOOST_AUTO_TEST_CASE(a_value_that_names_no_reason_reads_as_unknown) {
 }
 
 BOOST_AUTO_TEST_CASE(halt_or_carries_a_refusal_with_its_exact_reason) {
-  const auto refuser = []() -> replicant::halt_or<int> {
-    return replicant::refuse(halt_reason::config_invalid);
-  };
+  const auto refuser = []() -> replicant::halt_or<int> { return replicant::refuse(halt_reason::config_invalid); };
   const auto refused = refuser();
   BOOST_TEST(!refused);
   BOOST_TEST(refused.error().reason == halt_reason::config_invalid);
@@ -215,14 +213,10 @@ BOOST_AUTO_TEST_CASE(halt_or_carries_a_refusal_with_its_exact_reason) {
 }
 
 BOOST_AUTO_TEST_CASE(start_rejections_are_exactly_the_option_checks) {
-  const std::set<halt_reason> rejections{halt_reason::invalid_identifier,
-                                         halt_reason::invalid_sink,
-                                         halt_reason::config_invalid,
-                                         halt_reason::go_forward_required,
-                                         halt_reason::snapshot_unsupported,
-                                         halt_reason::batch_unsupported,
-                                         halt_reason::messages_unsupported,
-                                         halt_reason::decoder_capability_unsupported,
+  const std::set<halt_reason> rejections{halt_reason::invalid_identifier,   halt_reason::invalid_sink,
+                                         halt_reason::config_invalid,       halt_reason::go_forward_required,
+                                         halt_reason::snapshot_unsupported, halt_reason::batch_unsupported,
+                                         halt_reason::messages_unsupported, halt_reason::decoder_capability_unsupported,
                                          halt_reason::invalid_start_lsn};
   for (const halt_reason r : replicant::halt_reasons) {
     BOOST_TEST(replicant::is_start_rejection(r) == (rejections.count(r) == 1), replicant::to_string(r));
@@ -234,22 +228,14 @@ BOOST_AUTO_TEST_CASE(start_rejections_are_exactly_the_option_checks) {
 // The halts the engine reports as replicant.connection.slot_invalidated too (docs/telemetry.md):
 // the slot, its publications or the server's setup refuse the stream.
 BOOST_AUTO_TEST_CASE(slot_refusals_are_the_halts_reported_as_slot_invalidated) {
-  const std::set<halt_reason> refusals{halt_reason::slot_invalidated,
-                                       halt_reason::publication_missing,
-                                       halt_reason::publication_changed,
-                                       halt_reason::slot_missing,
-                                       halt_reason::slot_dropped,
-                                       halt_reason::slot_synced_unpromoted,
-                                       halt_reason::slot_not_failover,
-                                       halt_reason::failover_slot_missing,
-                                       halt_reason::failover_unsupported,
-                                       halt_reason::two_phase_failover_conflict,
-                                       halt_reason::standby_unsupported,
-                                       halt_reason::standby_feedback_off,
-                                       halt_reason::origin_unsupported,
-                                       halt_reason::decoder_option_unsupported,
-                                       halt_reason::decoder_table_missing,
-                                       halt_reason::checkpoint_ahead_of_server};
+  const std::set<halt_reason> refusals{halt_reason::slot_invalidated,      halt_reason::publication_missing,
+                                       halt_reason::publication_changed,   halt_reason::slot_missing,
+                                       halt_reason::slot_dropped,          halt_reason::slot_synced_unpromoted,
+                                       halt_reason::slot_not_failover,     halt_reason::failover_slot_missing,
+                                       halt_reason::failover_unsupported,  halt_reason::two_phase_failover_conflict,
+                                       halt_reason::standby_unsupported,   halt_reason::standby_feedback_off,
+                                       halt_reason::origin_unsupported,    halt_reason::decoder_option_unsupported,
+                                       halt_reason::decoder_table_missing, halt_reason::checkpoint_ahead_of_server};
   for (const halt_reason r : replicant::halt_reasons) {
     BOOST_TEST(replicant::detail::is_slot_refusal(r) == (refusals.count(r) == 1), replicant::to_string(r));
     // Found on a server, so never before anything connects.

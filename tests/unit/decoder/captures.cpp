@@ -12,9 +12,9 @@
 
 #include "support/wire/capture_file.hpp"
 
+#include <replicant/core/lsn.hpp>
 #include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/core/lsn.hpp>
 #include <replicant/model/value.hpp>
 
 #include <algorithm>
@@ -37,11 +37,11 @@ BOOST_AUTO_TEST_SUITE(decoder_captures_tests)
 
 namespace fs = std::filesystem;
 using replicant::change_op;
+using replicant::old_tuple_kind;
 using replicant::result;
 using replicant::row;
 using replicant::transaction;
 using replicant::value;
-using replicant::old_tuple_kind;
 
 namespace {
 

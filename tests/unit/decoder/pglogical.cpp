@@ -17,8 +17,8 @@
 #include "support/wire/plugin_replay.hpp"
 
 #include <replicant/assembler/assembler.hpp>
-#include <replicant/decoder/catalog.hpp>
 #include <replicant/core/halt.hpp>
+#include <replicant/decoder/catalog.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -400,10 +400,14 @@ BOOST_AUTO_TEST_CASE(refuses_numeric_and_bytea_text_without_its_shape) {
   const auto blob_table = relation(16390, "public", "blobs", {{"id", true}, {"data", false}});
   const auto key = std::vector<std::optional<std::string>>{"1", "s3cr3t", std::nullopt};
   const std::vector<bytes> bad{
-      insert(16384, {"1", "s3cr3t-12.50", std::nullopt}), insert(16384, {"1", "1e5", std::nullopt}),
-      update(16384, std::nullopt, {"1", "12.", "x"}),     update(16384, key, {"1", "1.00", "x"}),
-      remove(16384, key),                                 insert(16390, {"1", "s3cr3t"}),
-      insert(16390, {"1", "\\x0"}),                     insert(16390, {"1", "\\xg0"}),
+      insert(16384, {"1", "s3cr3t-12.50", std::nullopt}),
+      insert(16384, {"1", "1e5", std::nullopt}),
+      update(16384, std::nullopt, {"1", "12.", "x"}),
+      update(16384, key, {"1", "1.00", "x"}),
+      remove(16384, key),
+      insert(16390, {"1", "s3cr3t"}),
+      insert(16390, {"1", "\\x0"}),
+      insert(16390, {"1", "\\xg0"}),
   };
   for (std::size_t i = 0; i < bad.size(); ++i) {
     BOOST_TEST_CONTEXT("row " << i) {

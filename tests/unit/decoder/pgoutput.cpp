@@ -761,15 +761,17 @@ BOOST_AUTO_TEST_CASE(errors_never_contain_the_data) {
 // error never repeats the value, and the decoder is left as it was.
 BOOST_AUTO_TEST_CASE(numeric_and_bytea_text_without_its_shape_is_a_decode_failure) {
   constexpr std::uint32_t t2 = 16390;
-  const std::vector<t::attr> shaped{{"id", 23, -1, true},          {"amount", 1700, -1, false},
-                                    {"blob", 17, -1, false},       {"amounts", 1231, -1, false},
-                                    {"blobs", 1001, -1, false},    {"note", 25, -1, false}};
+  const std::vector<t::attr> shaped{{"id", 23, -1, true},         {"amount", 1700, -1, false}, {"blob", 17, -1, false},
+                                    {"amounts", 1231, -1, false}, {"blobs", 1001, -1, false},  {"note", 25, -1, false}};
   pgoutput_decoder d{parallel};
   BOOST_TEST_REQUIRE(d.decode(t::relation(std::nullopt, t2, "public", "t2", 'f', shaped)).has_value());
   const auto row = [](std::string amount, std::string blob, std::string amounts = "{1.5,NaN}",
                       std::string blobs = "{\"\\\\x00ff\"}") {
-    return std::vector<t::col>{t::col::text("1"),      t::col::text(std::move(amount)), t::col::text(std::move(blob)),
-                               t::col::text(std::move(amounts)), t::col::text(std::move(blobs)),
+    return std::vector<t::col>{t::col::text("1"),
+                               t::col::text(std::move(amount)),
+                               t::col::text(std::move(blob)),
+                               t::col::text(std::move(amounts)),
+                               t::col::text(std::move(blobs)),
                                t::col::text(secret)};
   };
   // The shapes the server prints are accepted, also where casting would be lenient (`note`).
@@ -780,10 +782,18 @@ BOOST_AUTO_TEST_CASE(numeric_and_bytea_text_without_its_shape_is_a_decode_failur
   }
   const auto ok = row("1", "\\x00");
   const std::vector<std::vector<t::col>> bad{
-      row(secret, "\\x00"),         row("1.", "\\x00"),        row("1e5", "\\x00"),
-      row(" 1", "\\x00"),           row("nan", "\\x00"),       row("", "\\x00"),
-      row("1", "\\x0"),             row("1", "\\xzz"),         row("1", "00ff"),
-      row("1", secret),               row("1", ""),                row("1", "\\x00", "{1.5," + secret + "}"),
+      row(secret, "\\x00"),
+      row("1.", "\\x00"),
+      row("1e5", "\\x00"),
+      row(" 1", "\\x00"),
+      row("nan", "\\x00"),
+      row("", "\\x00"),
+      row("1", "\\x0"),
+      row("1", "\\xzz"),
+      row("1", "00ff"),
+      row("1", secret),
+      row("1", ""),
+      row("1", "\\x00", "{1.5," + secret + "}"),
       row("1", "\\x00", "{1}", "{" + secret + "}"),
   };
   for (const auto& b : bad) {
@@ -802,8 +812,8 @@ BOOST_AUTO_TEST_CASE(numeric_and_bytea_text_without_its_shape_is_a_decode_failur
   BOOST_TEST(d.decode(t::insert(std::nullopt, t2, ok)).has_value());
   // A table without such a column is not looked at: any text goes.
   pgoutput_decoder plain = described();
-  BOOST_TEST(plain.decode(t::insert(std::nullopt, t1, {t::col::text("x"), t::col::text(secret), t::col::null()}))
-                 .has_value());
+  BOOST_TEST(
+      plain.decode(t::insert(std::nullopt, t1, {t::col::text("x"), t::col::text(secret), t::col::null()})).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

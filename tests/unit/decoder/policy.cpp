@@ -492,13 +492,9 @@ BOOST_AUTO_TEST_CASE(a_capability_refusal_is_reported_as_a_disconnection) {
 
 // Each decoder's options hold only what its plugin can do.
 template <class Options>
-concept names_streaming = requires(Options o) {
-  o.streaming;
-};
+concept names_streaming = requires(Options o) { o.streaming; };
 template <class Options>
-concept names_messages = requires(Options o) {
-  o.messages;
-};
+concept names_messages = requires(Options o) { o.messages; };
 static_assert(names_streaming<replicant::pgoutput_options> && names_messages<replicant::pgoutput_options>);
 static_assert(!names_streaming<replicant::wal2json_options> && names_messages<replicant::wal2json_options>);
 static_assert(!names_streaming<replicant::pglogical_options> && !names_messages<replicant::pglogical_options>);

@@ -15,9 +15,9 @@
 #include "support/wire/plugin_replay.hpp"
 
 #include <replicant/assembler/assembler.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/decoder/catalog.hpp>
 #include <replicant/decoder/detail/wal2json_text.hpp>
-#include <replicant/core/halt.hpp>
 #include <replicant/model/pg_type.hpp>
 
 #include <cstddef>
@@ -620,9 +620,15 @@ BOOST_AUTO_TEST_CASE(refuses_numeric_and_bytea_values_without_their_shape) {
     BOOST_TEST(s.feed(insert(amount, blob)).has_value(), amount << " " << blob);
   }
   const std::vector<std::pair<std::string, std::string>> bad{
-      {R"("s3cr3t-12")", R"("00")"}, {"1e5", R"("00")"},        {R"("1.")", R"("00")"},
-      {"true", R"("00")"},           {"1", R"("s3cr3t")"},      {"1", R"("0")"},
-      {"1", R"("\x00")"},           {"1", "12"},               {"1", "false"},
+      {R"("s3cr3t-12")", R"("00")"},
+      {"1e5", R"("00")"},
+      {R"("1.")", R"("00")"},
+      {"true", R"("00")"},
+      {"1", R"("s3cr3t")"},
+      {"1", R"("0")"},
+      {"1", R"("\x00")"},
+      {"1", "12"},
+      {"1", "false"},
   };
   for (const auto& [amount, blob] : bad) {
     BOOST_TEST_CONTEXT(amount << " " << blob) {
@@ -639,9 +645,9 @@ BOOST_AUTO_TEST_CASE(refuses_numeric_and_bytea_values_without_their_shape) {
   // An update's old key and a delete's identity are checked alike.
   session s;
   BOOST_TEST_REQUIRE(s.feed(begin_1).has_value());
-  const auto r = s.feed(
-      R"({"action":"D","xid":700,"schema":"public","table":"v","identity":[)"
-      R"({"name":"n","type":"numeric","typeoid":1700,"value":"s3cr3t"}],"pk":[{"name":"n","type":"numeric"}]})");
+  const auto r =
+      s.feed(R"({"action":"D","xid":700,"schema":"public","table":"v","identity":[)"
+             R"({"name":"n","type":"numeric","typeoid":1700,"value":"s3cr3t"}],"pk":[{"name":"n","type":"numeric"}]})");
   BOOST_TEST_REQUIRE(!r.has_value());
   BOOST_TEST(r.error() == errc::decode_failure);
 }

@@ -4,8 +4,8 @@
 // The exemplars of docs/checkpoint/*.md, compiled here and quoted there verbatim: each is a
 // declaration-only sink (or store) that models its policy's concept and passes the pipeline's sink
 // checklist for that policy.
-#include <replicant/sink/concepts.hpp>
 #include <replicant/pipeline/sink_for.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <boost/test/unit_test.hpp>
 

@@ -198,10 +198,11 @@ BOOST_AUTO_TEST_CASE(a_snapshot_mode_without_its_members_is_refused_at_start) {
 
 BOOST_AUTO_TEST_CASE(the_hooks_table_names_every_optional_member) {
   const auto page = docs_support::read_repository_file("docs/sink_hooks.md");
-  for (const auto* expression : {"s.handle_session_identity(id, ctx)", "s.handle_slot_origin(origin, ctx)", "S::kind",
-                                 "s.handle_schema_change(change, ctx)", "s.handle_message(m, ctx)", "s.handle_prepare(e)",
-                                 "s.handle_snapshot(batch, ctx)", "s.handle_snapshot_complete(at)",
-                                 "s.snapshot_progress()", "replicant::enable_incremental_snapshot<S>"}) {
+  for (const auto* expression :
+       {"s.handle_session_identity(id, ctx)", "s.handle_slot_origin(origin, ctx)", "S::kind",
+        "s.handle_schema_change(change, ctx)", "s.handle_message(m, ctx)", "s.handle_prepare(e)",
+        "s.handle_snapshot(batch, ctx)", "s.handle_snapshot_complete(at)", "s.snapshot_progress()",
+        "replicant::enable_incremental_snapshot<S>"}) {
     BOOST_TEST(docs_support::rows_naming(page, expression).size() == 1U, expression);
   }
 }

@@ -13,6 +13,7 @@
 
 #include <replicant/assembler/assembler.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
@@ -23,7 +24,6 @@
 #include <span>
 #include <string>
 #include <type_traits>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -117,8 +117,8 @@ using memory_only = replicant::pipeline<replicant::pgoutput_decoder, replicant::
 using spilling = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
                                      replicant::disk_spill, counting_sink>;
 
-using spilling_to_tmpfiles = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                                 tmpfile_spill, counting_sink>;
+using spilling_to_tmpfiles =
+    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, tmpfile_spill, counting_sink>;
 
 auto make_spilling(counting_sink& sink, const replicant::pgoutput_options& pg, const replicant::pipeline_options& o)
     -> std::unique_ptr<spilling> {
@@ -137,9 +137,9 @@ static_assert(std::constructible_from<spilling, counting_sink&, replicant::pgout
                                       replicant::sink_owned_checkpoint, replicant::pipeline_options>);
 static_assert(std::constructible_from<spilling_to_tmpfiles, counting_sink&, replicant::pgoutput_options,
                                       replicant::sink_owned_checkpoint, replicant::pipeline_options>);
-static_assert(std::constructible_from<spilling, counting_sink&, replicant::pgoutput_options,
-                                      replicant::sink_owned_checkpoint, replicant::disk_spill,
-                                      replicant::pipeline_options>);
+static_assert(
+    std::constructible_from<spilling, counting_sink&, replicant::pgoutput_options, replicant::sink_owned_checkpoint,
+                            replicant::disk_spill, replicant::pipeline_options>);
 // "no_spill has no settings: an empty struct"; disk_spill's settings are designated-initialized.
 static_assert(std::is_empty_v<replicant::no_spill>);
 static_assert(std::is_aggregate_v<replicant::no_spill> && std::is_aggregate_v<replicant::disk_spill>);

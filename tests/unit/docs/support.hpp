@@ -54,14 +54,21 @@ inline auto lines(std::string_view text) -> std::vector<std::string_view> {
   return out;
 }
 
-/// The snippets of a source text: for each `//[name` line, the lines up to the next `//]` line.
+/// @p line without its leading spaces: a marker inside a function is indented as the code is.
+inline auto unindented(std::string_view line) -> std::string_view {
+  const auto first = line.find_first_not_of(' ');
+  return first == std::string_view::npos ? std::string_view{} : line.substr(first);
+}
+
+/// The snippets of a source text: for each `//[name` line, the lines up to the next `//]` line
+/// (either marker may be indented; the lines between are taken as they are).
 inline auto snippets(std::string_view source) -> std::vector<std::pair<std::string, std::string>> {
   std::vector<std::pair<std::string, std::string>> out;
   std::optional<std::pair<std::string, std::string>> open;
   for (const std::string_view line : lines(source)) {
-    if (!open && line.rfind("//[", 0) == 0) {
-      open.emplace(std::string{line.substr(3)}, std::string{});
-    } else if (open && line == "//]") {
+    if (!open && unindented(line).rfind("//[", 0) == 0) {
+      open.emplace(std::string{unindented(line).substr(3)}, std::string{});
+    } else if (open && unindented(line) == "//]") {
       out.push_back(std::move(*open));
       open.reset();
     } else if (open) {

@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(opens_for_appending_readable_by_the_owner_only) {
   const auto path = dir.path() / "new.jsonl";
   auto opened = jsonl::open_output(path);
   BOOST_TEST_REQUIRE(opened.has_value());
-  struct stat st {};
+  struct stat st{};
   BOOST_TEST_REQUIRE(::stat(path.c_str(), &st) == 0);
   BOOST_TEST((st.st_mode & 0777U) == 0600U);
   ::close(opened->fd);

@@ -5,8 +5,8 @@
 // exactly the checkpoint policy each is meant for, and nothing else; their shared core reports an
 // unreachable target as retryable without a server. The live behaviour is
 // tests/integration/examples/exactly_once.cpp.
-#include "../../../examples/pg_mirror/mirror_sink.hpp"
 #include "../../../examples/pg_mirror/mirror_deferred_sink.hpp"
+#include "../../../examples/pg_mirror/mirror_sink.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -15,9 +15,9 @@
 #include <replicant/checkpoint/postgres_store.hpp>
 #include <replicant/checkpoint/sink_owned.hpp>
 #include <replicant/checkpoint/sink_owned_batches.hpp>
-#include <replicant/sink/concepts.hpp>
-#include <replicant/pipeline/sink_for.hpp>
 #include <replicant/core/error.hpp>
+#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <span>
 

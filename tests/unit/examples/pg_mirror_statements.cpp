@@ -142,8 +142,9 @@ BOOST_AUTO_TEST_CASE(full_without_a_key_changes_one_row_equal_to_the_old_row) {
   auto update = mirror::update_by_key(touch, id, touch.old(), true);
   BOOST_TEST_REQUIRE(update.has_value());
   BOOST_TEST_REQUIRE(update->has_value());
-  BOOST_TEST((*update)->sql == R"(UPDATE "public"."t" SET "id" = $1, "note" = $2)" + match +
-                                   R"(3 AND "note" IS NOT DISTINCT FROM $4 AND "body" IS NOT DISTINCT FROM $5 LIMIT 1))");
+  BOOST_TEST((*update)->sql ==
+             R"(UPDATE "public"."t" SET "id" = $1, "note" = $2)" + match +
+                 R"(3 AND "note" IS NOT DISTINCT FROM $4 AND "body" IS NOT DISTINCT FROM $5 LIMIT 1))");
   BOOST_TEST(param(**update, 4) == "long body");
 }
 
@@ -169,8 +170,8 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_addressed_is_refused_without_a_value) {
   // cannot say which row it meant.
   tuples t;
   const auto partial = t.add({pg::col::text("1"), pg::col::text(std::string{secret}), pg::col::unchanged()});
-  auto del = mirror::delete_by_key(change{change_op::delete_, full, {}, old_tuple_kind::full, partial},
-                                   identity(full, {}));
+  auto del =
+      mirror::delete_by_key(change{change_op::delete_, full, {}, old_tuple_kind::full, partial}, identity(full, {}));
   BOOST_TEST_REQUIRE(!del);
   BOOST_TEST((del.error() == mirror_errc::old_value_missing));
   BOOST_TEST(del.error().message().find(secret) == std::string::npos);

@@ -9,8 +9,8 @@
 
 #include "../../../examples/tail/probe.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -145,9 +145,17 @@ BOOST_AUTO_TEST_CASE(parses_the_end_position) {
 // the two options without one. Every option of the parser is found by its name in the text.
 BOOST_AUTO_TEST_CASE(help_lists_every_option_with_its_default) {
   const auto help = tail::usage();
-  const std::vector<std::string> options{"--dsn",           "--slot",          "--publication",   "--create-slot",
-                                         "--go-forward-only", "--snapshot",    "--progress-interval",
-                                         "--checkpoint-file", "--proto-version", "--messages",  "--status-interval",
+  const std::vector<std::string> options{"--dsn",
+                                         "--slot",
+                                         "--publication",
+                                         "--create-slot",
+                                         "--go-forward-only",
+                                         "--snapshot",
+                                         "--progress-interval",
+                                         "--checkpoint-file",
+                                         "--proto-version",
+                                         "--messages",
+                                         "--status-interval",
                                          "--end-lsn"};
   std::size_t lines = 0;
   std::istringstream in{help};

@@ -16,10 +16,10 @@
 #include "support/common/temp_dir.hpp"
 
 #include <replicant/decoder/pgoutput.hpp>
-#include <replicant/snapshot/detail/copy_text.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/model/relation.hpp>
 #include <replicant/snapshot/batch.hpp>
+#include <replicant/snapshot/detail/copy_text.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -218,8 +218,7 @@ BOOST_AUTO_TEST_CASE(writes_one_line_per_row_at_the_consistent_point_and_reports
   std::vector<replicant::change> rows;
   std::size_t begin = 0;
   for (const std::size_t end : ends) {
-    const auto tuple =
-        replicant::parse_tuple_data(std::span<const std::byte>{arena.data() + begin, end - begin});
+    const auto tuple = replicant::parse_tuple_data(std::span<const std::byte>{arena.data() + begin, end - begin});
     BOOST_TEST_REQUIRE(tuple.has_value());
     rows.emplace_back(replicant::change_op::snapshot, relation, *tuple);
     begin = end;

@@ -17,9 +17,9 @@
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
-#include <replicant/sink/concepts.hpp>
-#include <replicant/pipeline/sink_for.hpp>
 #include <replicant/model/pg_type.hpp>
+#include <replicant/pipeline/sink_for.hpp>
+#include <replicant/sink/concepts.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

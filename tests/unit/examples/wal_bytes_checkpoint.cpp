@@ -300,9 +300,10 @@ BOOST_AUTO_TEST_CASE(keeps_at_least_once_under_the_simulator) {
   o.repeats_per_crash = 4;
   const auto found = rt::explore<policy, custom_policies::mmap_spill, ledger_sink, ledger>(
       {.sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
-       .policy = [](ledger& l, sim& s) {
-         return policy{.store = ledger_store{&l, &s}, .every_bytes = 0x200, .max_delay = std::chrono::hours(1)};
-       },
+       .policy =
+           [](ledger& l, sim& s) {
+             return policy{.store = ledger_store{&l, &s}, .every_bytes = 0x200, .max_delay = std::chrono::hours(1)};
+           },
        .stored = [](const ledger& l) { return l.stored; },
        .spill = [&dir] { return custom_policies::mmap_spill{.dir = dir.path(), .max_bytes = 0}; }},
       o);

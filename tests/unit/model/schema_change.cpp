@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(narrowing_is_destructive) {
 
 BOOST_AUTO_TEST_CASE(widening_is_additive_and_named) {
   auto after = orders();
-  after.columns[0].type_oid = int8;      // int4 -> int8, a key column: its key membership is unchanged
+  after.columns[0].type_oid = int8;     // int4 -> int8, a key column: its key membership is unchanged
   after.columns[2].type_modifier = 24;  // varchar(10) -> varchar(20)
   const auto c = replicant::classify_schema_change(orders(), after);
   BOOST_TEST(c.kind == schema_change_kind::additive);

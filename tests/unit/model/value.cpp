@@ -32,9 +32,7 @@ using replicant::value_kind;
 
 // Values are secrets: there is deliberately no way to stream one into a log.
 template <class T>
-concept streamable = requires(std::ostream& os, const T& v) {
-  os << v;
-};
+concept streamable = requires(std::ostream& os, const T& v) { os << v; };
 static_assert(!streamable<value> && !streamable<numeric> && !streamable<array> && !streamable<date>);
 // Integers arrive as int64 whatever their width; characters are not integers here.
 static_assert(std::is_constructible_v<value, std::int16_t> && std::is_constructible_v<value, std::uint32_t>);

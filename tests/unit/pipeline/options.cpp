@@ -24,7 +24,7 @@ using replicant::halt_reason;
 namespace {
 
 template <class T>
-inline constexpr bool plain_aggregate = std::is_aggregate_v<T>&& std::is_default_constructible_v<T>;
+inline constexpr bool plain_aggregate = std::is_aggregate_v<T> && std::is_default_constructible_v<T>;
 
 static_assert(plain_aggregate<replicant::pipeline_options>);
 static_assert(plain_aggregate<replicant::pgoutput_options>);

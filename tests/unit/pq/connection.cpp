@@ -62,7 +62,7 @@ BOOST_AUTO_TEST_CASE(a_password_libpq_was_asked_for_and_did_not_have_is_an_authe
 BOOST_AUTO_TEST_CASE(a_server_without_tls_is_a_refusal_where_tls_is_required_whatever_the_message_says) {
   for (const auto mode : {"require", "verify-ca", "verify-full"}) {
     for (const auto& text : {libpq("server does not support SSL, but SSL was required"),
-                            libpq("Server unterstützt kein SSL, aber SSL wurde verlangt"), std::string{}}) {
+                             libpq("Server unterstützt kein SSL, aber SSL wurde verlangt"), std::string{}}) {
       BOOST_TEST((why(text, mode, false, tls_reach::declined) == refusal::tls), mode << ": " << text);
     }
     // The message alone decides nothing: the state must say that the server declined.

@@ -91,8 +91,8 @@ static_assert(replicant::batch_sink<batcher_and_more>);
 static_assert(!replicant::batch_sink<archetypes::sink>);
 static_assert(replicant::detail::check_sink<batcher, replicant::sink_owned_batches>());
 static_assert(replicant::lib_mode_sink<file_writer>);
-static_assert(replicant::lib_mode_sink<no_checkpoint>);          // result<lsn> is accepted too
-static_assert(!replicant::lib_mode_sink<archetypes::sink>);      // it declares checkpoint()
+static_assert(replicant::lib_mode_sink<no_checkpoint>);      // result<lsn> is accepted too
+static_assert(!replicant::lib_mode_sink<archetypes::sink>);  // it declares checkpoint()
 static_assert(!replicant::lib_mode_sink<batcher>);
 static_assert(replicant::detail::check_sink<file_writer, replicant::lib_owned_checkpoint<store>>());
 static_assert(replicant::checkpoint_store<store>);

@@ -8,8 +8,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/core/error.hpp>
+#include <replicant/decoder/pgoutput.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -163,8 +163,7 @@ BOOST_AUTO_TEST_CASE(rows_append_back_to_back) {
   std::size_t begin = 0;
   std::vector<std::string> firsts;
   for (const std::size_t end : ends) {
-    const auto tuple =
-        replicant::parse_tuple_data(std::span<const std::byte>{arena.data() + begin, end - begin});
+    const auto tuple = replicant::parse_tuple_data(std::span<const std::byte>{arena.data() + begin, end - begin});
     BOOST_TEST_REQUIRE(tuple.has_value());
     firsts.emplace_back((*tuple->begin()).text());
     begin = end;

@@ -21,8 +21,8 @@ BOOST_AUTO_TEST_SUITE(snapshot_reconciler_tests)
 
 namespace pg = replicant::test;
 using replicant::lsn;
-using replicant::detail::snapshot_chunk;
 using replicant::detail::incremental_reconciler;
+using replicant::detail::snapshot_chunk;
 using replicant::detail::snapshot_window;
 
 namespace {
@@ -135,8 +135,8 @@ auto kept(const snapshot_chunk& c, const std::vector<std::int32_t>& ids) -> std:
 }
 
 // Opens and closes a window around @p inside, returning it.
-auto window(stream& s, incremental_reconciler& r, const std::vector<std::vector<pg::bytes>>& inside, std::uint64_t seq = 1)
-    -> snapshot_window {
+auto window(stream& s, incremental_reconciler& r, const std::vector<std::vector<pg::bytes>>& inside,
+            std::uint64_t seq = 1) -> snapshot_window {
   BOOST_TEST(!r.observe(s.watermark(900, low(seq))).closed.has_value());
   std::uint32_t xid = 1000;
   for (const auto& t : inside) BOOST_TEST(!r.observe(s.txn(xid++, t)).closed.has_value());

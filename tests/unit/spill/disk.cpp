@@ -29,7 +29,7 @@ namespace {
 const replicant::spill_context ctx{"orders_mirror", 1U << 20U};
 
 auto mode_of(const std::filesystem::path& p) -> unsigned {
-  struct stat st {};
+  struct stat st{};
   BOOST_TEST_REQUIRE(::stat(p.c_str(), &st) == 0);
   return st.st_mode & 07777U;
 }
@@ -97,7 +97,9 @@ BOOST_AUTO_TEST_CASE(a_directory_owned_by_another_user_is_refused) {
 
 BOOST_AUTO_TEST_CASE(a_regular_file_is_refused) {
   pg::temp_dir dir{"replicant-spill-test"};
-  { std::ofstream{dir.path() / "file"} << "x"; }
+  {
+    std::ofstream{dir.path() / "file"} << "x";
+  }
   BOOST_TEST(refused(prepare_in(dir.path() / "file")));
 }
 

@@ -71,7 +71,7 @@ static_assert(replicant::detail::check_spill_policy<archetypes::spill_policy>())
 static_assert(!replicant::spill_policy<lacks_open> && !replicant::detail::has_spill_open<lacks_open>);
 static_assert(replicant::detail::has_spill_limits<lacks_open> && replicant::detail::has_spill_prepare<lacks_open>);
 static_assert(!replicant::spill_policy<lacks_prepare> && !replicant::detail::has_spill_prepare<lacks_prepare>);
-static_assert(!replicant::detail::has_spill_limits<limits_not_const>);  // a query: callable on a const policy
+static_assert(!replicant::detail::has_spill_limits<limits_not_const>);       // a query: callable on a const policy
 static_assert(!replicant::detail::has_spill_open<opens_a_derived_pointer>);  // exactly unique_ptr<spill_part>
 static_assert(!replicant::spill_policy<int> && !replicant::spill_policy<void>);
 // no_spill stays free; parts are only ever handled through pointers.

@@ -267,8 +267,7 @@ auto explore_with(std::function<Policy(ledger&, sim&)> policy, Spill spill, rt::
 auto report(const rt::exploration& e) -> void {
   BOOST_TEST_MESSAGE("schedules " << e.schedules << ", crashes " << e.crashes << ", halts " << e.halts
                                   << ", idle advances " << e.idle_advances << ", side checks failed "
-                                  << e.side_check_failures << ", halts for a publication gone "
-                                  << e.publication_halts);
+                                  << e.side_check_failures << ", halts for a publication gone " << e.publication_halts);
 }
 
 // --- broken models ---------------------------------------------------------------------------
@@ -376,14 +375,14 @@ auto batches(std::size_t n) -> replicant::sink_owned_batches {
 BOOST_AUTO_TEST_SUITE(shipped_policies, *utf::label("unit"))
 
 BOOST_AUTO_TEST_CASE(sink_owned_keeps_exactly_once) {
-//[prove_it.explore
+  //[prove_it.explore
   const auto found = rt::explore<replicant::sink_owned_checkpoint, replicant::no_spill, ledger_sink, ledger>(
       {.sink = [](ledger& l, sim& s) { return std::make_unique<ledger_sink>(ledger_sink{l, s}); },
        .policy = [](ledger&, sim&) { return replicant::sink_owned_checkpoint{}; },
        .stored = [](const ledger& l) { return l.stored; }},
       options());
   BOOST_TEST(static_cast<bool>(found), found.failure);
-//]
+  //]
   report(found);
   BOOST_TEST(found.crashes > 0U);
   BOOST_TEST(found.halts > 0U);
@@ -430,9 +429,10 @@ BOOST_AUTO_TEST_CASE(lib_owned_batched_keeps_at_least_once_within_one_batch) {
   using policy = replicant::lib_owned_checkpoint<ledger_store>;
   const auto e = explore_with<policy, replicant::no_spill, plain_sink>(
       [](ledger& l, sim& s) {
-        return policy{.store = ledger_store{&l, &s},
-                      .batch = replicant::checkpoint_batching{.max_transactions = 3, .max_delay = std::chrono::seconds(1)},
-                      .max_retries = 0};
+        return policy{
+            .store = ledger_store{&l, &s},
+            .batch = replicant::checkpoint_batching{.max_transactions = 3, .max_delay = std::chrono::seconds(1)},
+            .max_retries = 0};
       },
       replicant::no_spill{}, lighter(options(rt::guarantee::at_least_once, 3)));
   report(e);

@@ -124,7 +124,7 @@ inline auto read_small_file(const std::filesystem::path& file, std::size_t limit
     if (errno == ENOENT) return std::optional<std::string>{};
     return fail(errc::io_failed);  // EACCES, ENOTDIR, ELOOP, EIO, ...
   }
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return fail(errc::io_failed);
   std::string out(limit + 1, '\0');
   std::size_t used = 0;

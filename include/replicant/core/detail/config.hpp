@@ -5,18 +5,17 @@
 
 // Library-wide configuration macros. Private: users should not rely on anything here.
 
-
 // Development checks for programmer errors (never for wire data, which is untrusted input and is
 // validated with a result instead). Active in debug builds only, like simdjson's development checks.
 #if !defined(NDEBUG)
 #include <cstdio>
 #include <cstdlib>
-#define REPLICANT_ASSERT(cond)                                                                     \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
+#define REPLICANT_ASSERT(cond)                                                                      \
+  do {                                                                                              \
+    if (!(cond)) {                                                                                  \
       std::fprintf(stderr, "replicant: assertion failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                                                \
-    }                                                                                              \
+      std::abort();                                                                                 \
+    }                                                                                               \
   } while (false)
 #else
 #define REPLICANT_ASSERT(cond) static_cast<void>(0)

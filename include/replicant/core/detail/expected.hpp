@@ -26,8 +26,7 @@ class bad_expected_access : public std::exception {
 template <class E>
 class unexpected {
  public:
-  constexpr explicit unexpected(E e) noexcept(std::is_nothrow_move_constructible_v<E>)
-      : error_(std::move(e)) {}
+  constexpr explicit unexpected(E e) noexcept(std::is_nothrow_move_constructible_v<E>) : error_(std::move(e)) {}
   [[nodiscard]] constexpr auto error() const& noexcept -> const E& { return error_; }
   [[nodiscard]] constexpr auto error() && noexcept -> E&& { return std::move(error_); }
 
@@ -117,15 +116,15 @@ struct expected_base<T, E, false> : expected_storage<T, E> {
   using storage = expected_storage<T, E>;
   using storage::storage;
 
-  constexpr expected_base(const expected_base& o) requires(std::is_copy_constructible_v<T>)
+  constexpr expected_base(const expected_base& o)
+    requires(std::is_copy_constructible_v<T>)
       : storage(copy_of_t{}, static_cast<const storage&>(o)) {}
   constexpr expected_base(expected_base&& o) noexcept(std::is_nothrow_move_constructible_v<T>)
       : storage(copy_of_t{}, static_cast<storage&&>(o)) {}
   constexpr auto operator=(const expected_base& o) -> expected_base& requires(std::is_copy_constructible_v<T>) {
     if (this != &o) assign(o.has_value_, o.value_, o.error_);
     return *this;
-  }
-  constexpr auto operator=(expected_base&& o) noexcept(std::is_nothrow_move_constructible_v<T>) -> expected_base& {
+  } constexpr auto operator=(expected_base&& o) noexcept(std::is_nothrow_move_constructible_v<T>) -> expected_base& {
     if (this != &o) assign(o.has_value_, std::move(o.value_), std::move(o.error_));
     return *this;
   }
@@ -163,7 +162,9 @@ class expected : private expected_base<T, E> {
   using value_type = T;
   using error_type = E;
 
-  constexpr expected() requires std::is_default_constructible_v<T> : base(std::in_place_index<0>) {}
+  constexpr expected()
+    requires std::is_default_constructible_v<T>
+      : base(std::in_place_index<0>) {}
 
   template <class U = T>
     requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::remove_cvref_t<U>, expected> &&

@@ -15,8 +15,8 @@
 #include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/relation.hpp>
 
 #include <algorithm>
 #include <concepts>
@@ -42,8 +42,8 @@ namespace replicant {
  */
 template <class Emit>
 concept pgoutput_emitter = std::invocable<Emit&, std::span<const std::byte>> &&
-    (std::is_void_v<std::invoke_result_t<Emit&, std::span<const std::byte>>> ||
-     std::same_as<std::invoke_result_t<Emit&, std::span<const std::byte>>, result<void>>);
+                           (std::is_void_v<std::invoke_result_t<Emit&, std::span<const std::byte>>> ||
+                            std::same_as<std::invoke_result_t<Emit&, std::span<const std::byte>>, result<void>>);
 
 namespace detail {
 

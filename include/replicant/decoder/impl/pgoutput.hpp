@@ -35,7 +35,9 @@ inline constexpr std::size_t max_gid_length = 199;
   return schema.empty() ? std::string_view{"pg_catalog"} : schema;
 }
 
-[[nodiscard]] REPLICANT_DECL auto malformed() noexcept -> std::error_code { return make_error_code(errc::decode_failure); }
+[[nodiscard]] REPLICANT_DECL auto malformed() noexcept -> std::error_code {
+  return make_error_code(errc::decode_failure);
+}
 [[nodiscard]] REPLICANT_DECL auto out_of_place() noexcept -> std::error_code {
   return make_error_code(errc::protocol_violation);
 }
@@ -63,7 +65,8 @@ REPLICANT_DECL auto pgoutput_decoder::decode(std::span<const std::byte> payload,
   }
 }
 
-REPLICANT_DECL auto pgoutput_decoder::read_xid(detail::byte_reader& in) const noexcept -> std::optional<transaction_id> {
+REPLICANT_DECL auto pgoutput_decoder::read_xid(detail::byte_reader& in) const noexcept
+    -> std::optional<transaction_id> {
   if (!in_stream_) return std::nullopt;
   return in.u32();
 }
@@ -98,7 +101,8 @@ REPLICANT_DECL auto pgoutput_decoder::lookup_relation(std::uint32_t oid) noexcep
   return found;
 }
 
-REPLICANT_DECL auto pgoutput_decoder::find_relation(std::uint32_t oid) const noexcept -> std::shared_ptr<const relation_info> {
+REPLICANT_DECL auto pgoutput_decoder::find_relation(std::uint32_t oid) const noexcept
+    -> std::shared_ptr<const relation_info> {
   if (const stream_scope* scope = current_scope()) {
     if (const auto it = scope->relations.find(oid); it != scope->relations.end()) return it->second;
   }
@@ -129,7 +133,8 @@ REPLICANT_DECL auto pgoutput_decoder::clear() noexcept -> void {
   types_.clear();
 }
 
-REPLICANT_DECL auto pgoutput_decoder::decode_message(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
+REPLICANT_DECL auto pgoutput_decoder::decode_message(detail::byte_reader& in, pgoutput::message& out)
+    -> std::error_code {
   const std::uint8_t type = in.u8();  // 0 for an empty payload, which is no message type
   switch (type) {
     case 'I':  // first: by far the most frequent
@@ -251,7 +256,7 @@ REPLICANT_DECL auto pgoutput_decoder::read_row(detail::byte_reader& in, const re
 }
 
 REPLICANT_DECL auto pgoutput_decoder::decode_other_change(std::uint8_t type, detail::byte_reader& in,
-                                                  pgoutput::message& out) noexcept -> std::error_code {
+                                                          pgoutput::message& out) noexcept -> std::error_code {
   const std::optional<transaction_id> xid = read_xid(in);
   if (type == 'T') {
     auto& m = out.emplace<pgoutput::truncate_message>();
@@ -282,7 +287,8 @@ REPLICANT_DECL auto pgoutput_decoder::decode_other_change(std::uint8_t type, det
   return {};
 }
 
-REPLICANT_DECL auto pgoutput_decoder::decode_relation(detail::byte_reader& in, pgoutput::message& out) -> std::error_code {
+REPLICANT_DECL auto pgoutput_decoder::decode_relation(detail::byte_reader& in, pgoutput::message& out)
+    -> std::error_code {
   const std::optional<transaction_id> xid = read_xid(in);
   const std::uint32_t oid = in.u32();
   const std::string_view schema = detail::spell_out_schema(in.string());
@@ -394,8 +400,8 @@ REPLICANT_DECL auto pgoutput_decoder::decode_type(detail::byte_reader& in, pgout
   return {};
 }
 
-REPLICANT_DECL auto pgoutput_decoder::decode_stream_control(std::uint8_t type, detail::byte_reader& in, pgoutput::message& out)
-    -> std::error_code {
+REPLICANT_DECL auto pgoutput_decoder::decode_stream_control(std::uint8_t type, detail::byte_reader& in,
+                                                            pgoutput::message& out) -> std::error_code {
   // Streaming messages exist only when the session asked for streaming (protocol 2+).
   const bool streaming = protocol_.streaming != pgoutput_streaming::off && protocol_.version >= 2;
   switch (type) {
@@ -460,7 +466,7 @@ REPLICANT_DECL auto pgoutput_decoder::decode_stream_control(std::uint8_t type, d
 }
 
 REPLICANT_DECL auto pgoutput_decoder::decode_two_phase(std::uint8_t type, detail::byte_reader& in,
-                                               pgoutput::message& out) noexcept -> std::error_code {
+                                                       pgoutput::message& out) noexcept -> std::error_code {
   // Begin Prepare has no flags byte; Prepare, Commit Prepared, Rollback Prepared and Stream
   // Prepare do, and it must be zero (the server's readers error on anything else).
   const std::uint8_t flags = type == 'b' ? std::uint8_t{0} : in.u8();

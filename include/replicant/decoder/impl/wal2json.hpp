@@ -12,12 +12,12 @@
 // object against the session (inside a transaction or not), works out the table's shape, and
 // writes the pgoutput messages into `out_`. Nothing reaches the caller before both steps are done.
 
-#include <replicant/decoder/wal2json.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
-#include <replicant/model/detail/pg_parse.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/decoder/detail/wal2json_text.hpp>
-#include <replicant/core/halt.hpp>
+#include <replicant/decoder/wal2json.hpp>
+#include <replicant/model/detail/pg_parse.hpp>
 #include <replicant/model/pg_type.hpp>
 
 #include <algorithm>

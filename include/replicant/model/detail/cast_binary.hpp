@@ -14,10 +14,10 @@
 // Every multi-byte field is big-endian (network order), as written by pq_sendint*.
 
 #include <replicant/core/detail/byte_reader.hpp>
-#include <replicant/model/detail/pg_format.hpp>
 #include <replicant/core/error.hpp>
-#include <replicant/model/pg_type.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/detail/pg_format.hpp>
+#include <replicant/model/pg_type.hpp>
 #include <replicant/model/value.hpp>
 
 #include <array>

@@ -12,11 +12,11 @@
 // relation index (u32), record length (u32), old length (u32), then the two TupleData wire images
 // (host byte order: a record never leaves the process that wrote it).
 
-#include <replicant/model/change.hpp>
-#include <replicant/model/tuple.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/spill_part.hpp>
+#include <replicant/model/tuple.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -13,8 +13,8 @@
 // threads at once; the session thread holds it only for the call itself, never while it waits or
 // delivers.
 
-#include <replicant/decoder/framing.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/decoder/framing.hpp>
 #include <replicant/pq/replication_stream.hpp>
 
 #include <poll.h>

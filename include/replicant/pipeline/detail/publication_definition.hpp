@@ -16,8 +16,8 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/pq/connection.hpp>
 
 #include <algorithm>
 #include <charconv>

@@ -90,8 +90,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
       if (summary.error() == errc::publication_missing) return failed(halt_reason::publication_missing, {});
       return failed(halt_reason::snapshot_failed, summary.error());
     }
-    auto completed =
-        s.context().call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
+    auto completed = s.context().call_sink([&] { return sink_.handle_snapshot_complete(summary->consistent_point); });
     if (!completed) return failed(halt_reason::sink_failed, completed.error());
     {
       auto ctx = s.context();
@@ -365,9 +364,8 @@ auto pipeline<D, C, S, Sink>::start_streaming(session& s, Server& server) -> res
   // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
   const lsn start_at = plugin().two_phase ? lsn{} : checkpoint_.value_or(lsn{});
   decoder_.begin_session(ctx);
-  const pq::stream_options stream_options{
-      .receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes),
-      .gather_delay = options_.receive_gather_delay};
+  const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes),
+                                          .gather_delay = options_.receive_gather_delay};
   auto started = std::move(server).start(stream_request{options_.slot, start_at, request->options}, stream_options);
   if (started) return started;
   // A failed start leaves the connection as it was. A plugin that cannot be loaded will not load

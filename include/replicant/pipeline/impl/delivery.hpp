@@ -38,7 +38,7 @@ struct pipeline<D, C, S, Sink>::applier {
   // side of the in-flight lag (pipeline_options::max_inflight_lag).
   lsn handed_over{};
   lsn first_handed_over{};
-  bool past_end = false;             // a transaction committed after options_.end_lsn arrived
+  bool past_end = false;  // a transaction committed after options_.end_lsn arrived
 
   auto advance(lsn to) -> void { s.advance(to); }
 
@@ -170,9 +170,8 @@ struct pipeline<D, C, S, Sink>::applier {
     if (auto r = flush(); !r) return r;
     const std::optional<lsn> at = asm_.schema_change_position();
     auto refuse = [&](halt_reason why, std::error_code cause) {
-      p.template emit<telemetry::events::schema_change_halted>(telemetry::keys::table = table,
-                                                               telemetry::keys::kind = kind,
-                                                               telemetry::keys::reason = why);
+      p.template emit<telemetry::events::schema_change_halted>(
+          telemetry::keys::table = table, telemetry::keys::kind = kind, telemetry::keys::reason = why);
       halt h = detail::to_halt(why, cause);
       h.table = table_name{c.schema, c.table};
       h.at = at;

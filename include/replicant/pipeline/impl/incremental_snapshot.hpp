@@ -149,7 +149,8 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
         auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
         if (!stored) return halted(halt_reason::sink_failed, stored.error());
       }
-      if (auto written = write_progress(s, armed); !written) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+      if (auto written = write_progress(s, armed); !written)
+        return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
       at = first;
     } else {
       emit<telemetry::events::snapshot_resumed>(telemetry::keys::slot_name = *slot_name_,

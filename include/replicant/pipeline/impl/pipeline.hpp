@@ -116,11 +116,11 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
   explicit session(pipeline& owner) : p(owner), delivery(owner.policy_) {}
 
   pipeline& p;
-  delivery_type delivery;                // the checkpoint policy's behaviour for this connection
-  assembler* assembled = nullptr;        // the applier's, while it runs
-  std::optional<halt> failed;            // why this session halts, once decided
-  std::error_code spill_failed;          // a spilled transaction could not be read back (the assembler's
-                                         // transactions record it here)
+  delivery_type delivery;          // the checkpoint policy's behaviour for this connection
+  assembler* assembled = nullptr;  // the applier's, while it runs
+  std::optional<halt> failed;      // why this session halts, once decided
+  std::error_code spill_failed;    // a spilled transaction could not be read back (the assembler's
+                                   // transactions record it here)
 
   [[nodiscard]] auto context() noexcept -> checkpoint_context<Sink> { return {*this, p.sink_}; }
 
@@ -311,7 +311,7 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
     halt_ = detail::to_halt(halt_reason::sink_failed, make_error_code(errc::sink_failed));
   }
   if (halt_) report_halt(*halt_);
-  ec = halt_             ? make_error_code(errc::halted)
+  ec = halt_              ? make_error_code(errc::halted)
        : never_connected_ ? make_error_code(errc::connection_failed)
                           : std::error_code{};
 }
@@ -426,8 +426,9 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
           telemetry::keys::error_class = detail::error_class_of(stream.error()));
     } else {
       ++failed_attempts;  // down, restarting, unreachable: retried for as long as the run lasts
-      emit<telemetry::events::connection_disconnected>(telemetry::keys::attempt = failed_attempts,
-                                                       telemetry::keys::error_class = detail::error_class_of(stream.error()));
+      emit<telemetry::events::connection_disconnected>(
+          telemetry::keys::attempt = failed_attempts,
+          telemetry::keys::error_class = detail::error_class_of(stream.error()));
     }
     if (command_errors > options_.max_command_retries) {
       emit<telemetry::events::connection_command_error_halt>(

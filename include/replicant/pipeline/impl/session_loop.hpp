@@ -115,7 +115,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   lsn reported{};
   lsn keepalive_end{};  // the lower of the last two keepalives' positions (for the idle advance)
   lsn previous_keepalive_end{};
-  lsn server_sent{};  // what the server's statistics say its walsender sent (the idle advance's second source)
+  lsn server_sent{};      // what the server's statistics say its walsender sent (the idle advance's second source)
   bool reply_now = true;  // report our position at once
   bool maybe_buffered = false;
   bool pinged = false;
@@ -297,7 +297,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (!lag_due || !a.asm_.idle()) return;
     lag_due = false;
     check_lag();
-    next_lag_check = refresh() + std::min<std::chrono::milliseconds>(p.options_.status_interval, std::chrono::seconds(1));
+    next_lag_check =
+        refresh() + std::min<std::chrono::milliseconds>(p.options_.status_interval, std::chrono::seconds(1));
   }
 
   // The in-flight lag bound (pipeline_options::max_inflight_lag, the reference's): what was handed
@@ -343,7 +344,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       case detail::wal_lag_watch::verdict::fine: break;
       case detail::wal_lag_watch::verdict::lagging:
         p.template emit<telemetry::events::sink_lagging>(telemetry::keys::lag_bytes = lag, telemetry::keys::lag = lag,
-                                                        telemetry::keys::commit_lsn = durable);
+                                                         telemetry::keys::commit_lsn = durable);
         break;
       case detail::wal_lag_watch::verdict::too_slow:
         s.too_slow_lag = lag;

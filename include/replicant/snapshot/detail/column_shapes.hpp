@@ -9,12 +9,12 @@
 // DEFAULT and the chosen index for USING INDEX, and counts only when live, valid, unique,
 // immediate and not partial (RelationGetIndexList).
 
-#include <replicant/snapshot/detail/decimal.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
-#include <replicant/pq/connection.hpp>
-#include <replicant/model/relation.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/snapshot/detail/decimal.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -14,11 +14,11 @@
 /// row values (the last key read): like rows, they go to the sink or the store and never into an
 /// error, a log line or telemetry.
 
-#include <replicant/snapshot/detail/decimal.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/snapshot/detail/decimal.hpp>
 
 #include <algorithm>
 #include <charconv>

@@ -10,12 +10,12 @@
 /// was open (PROTOCOL.md §6.3). Pure bookkeeping, no I/O: the pipeline drives it from its applier
 /// thread, and the unit tests drive it with hand-built transactions.
 
-#include <replicant/model/change.hpp>
-#include <replicant/snapshot/detail/progress_codec.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/relation.hpp>
-#include <replicant/snapshot/incremental.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/snapshot/detail/progress_codec.hpp>
+#include <replicant/snapshot/incremental.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -9,13 +9,13 @@
 /// writes its high watermark, at most `max_pending` chunks ahead of the applier. It never calls the
 /// sink: the applier delivers a chunk when the stream reaches its high watermark.
 
-#include <replicant/snapshot/detail/progress_codec.hpp>
-#include <replicant/snapshot/detail/reconciler.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/snapshot/detail/progress_codec.hpp>
+#include <replicant/snapshot/detail/reconciler.hpp>
 #include <replicant/snapshot/incremental.hpp>
 
 #include <sys/eventfd.h>
@@ -321,7 +321,7 @@ class incremental_worker {
 struct incremental_state {
   std::unique_ptr<incremental_worker> worker;        // this session's reader (made by the connect chain)
   std::optional<incremental_reconciler> reconciler;  // this session's (made when streaming starts)
-  snapshot_position start;                        // where this session's reader begins
+  snapshot_position start;                           // where this session's reader begins
   // Across sessions: when this process started or resumed the snapshot (for `completed`), and the
   // contention budget of the chunk being retried, which a reconnect neither spends nor refills.
   std::optional<std::chrono::steady_clock::time_point> began;

@@ -15,14 +15,14 @@
 
 #include <replicant/snapshot/incremental.hpp>
 
-#include <replicant/model/tuple.hpp>
-#include <replicant/snapshot/detail/progress_codec.hpp>
-#include <replicant/snapshot/detail/published_tables.hpp>
-#include <replicant/snapshot/detail/copy_text.hpp>
-#include <replicant/snapshot/detail/decimal.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
+#include <replicant/model/tuple.hpp>
 #include <replicant/pq/copy.hpp>
+#include <replicant/snapshot/detail/copy_text.hpp>
+#include <replicant/snapshot/detail/decimal.hpp>
+#include <replicant/snapshot/detail/progress_codec.hpp>
+#include <replicant/snapshot/detail/published_tables.hpp>
 
 #include <algorithm>
 #include <optional>

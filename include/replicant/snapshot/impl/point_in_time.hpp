@@ -14,11 +14,11 @@
 
 #include <replicant/snapshot/point_in_time.hpp>
 
-#include <replicant/model/tuple.hpp>
-#include <replicant/snapshot/detail/published_tables.hpp>
-#include <replicant/snapshot/detail/copy_text.hpp>
 #include <replicant/core/halt.hpp>
+#include <replicant/model/tuple.hpp>
 #include <replicant/pq/copy.hpp>
+#include <replicant/snapshot/detail/copy_text.hpp>
+#include <replicant/snapshot/detail/published_tables.hpp>
 
 #include <poll.h>
 

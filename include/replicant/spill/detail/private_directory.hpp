@@ -34,7 +34,7 @@ inline auto is_private_directory(const struct stat& st) noexcept -> bool {
 inline auto make_private_directory(std::filesystem::path dir) -> result<void> {
   if (!dir.has_filename()) dir = dir.parent_path();  // "a/b/" names b
   if (dir.empty()) return fail(errc::io_failed);
-  struct stat st {};
+  struct stat st{};
   if (::stat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT) return fail(errc::io_failed);
     std::error_code ec;
@@ -77,7 +77,7 @@ class process_spill_directory_state {
 
   auto get() -> result<std::filesystem::path> {
     const std::lock_guard lock{mutex_};
-    struct stat st {};
+    struct stat st{};
     if (!path_.empty() && owner_ == ::getpid() && ::lstat(path_.c_str(), &st) == 0 && is_private_directory(st)) {
       return path_;
     }

@@ -138,7 +138,9 @@ class explorer {
       const auto steps = count_steps(w);
       for (std::uint64_t at = 1; at <= steps && found; ++at) {
         for (const bool lost : {false, true}) {
-          check(w, fault_plan{.crashes = {at}, .ack_lost = {lost}, .failing_calls = {}, .how = sink_fault::error, .seed = at},
+          check(w,
+                fault_plan{
+                    .crashes = {at}, .ack_lost = {lost}, .failing_calls = {}, .how = sink_fault::error, .seed = at},
                 found);
           if (!found) return;
         }
@@ -179,8 +181,8 @@ class explorer {
         }
       }
     }
-    found.failure = *broken + "\nseed " + std::to_string(o_.seed) + ", schedule (shrunk):\n" + describe(small) +
-                    describe(plan);
+    found.failure =
+        *broken + "\nseed " + std::to_string(o_.seed) + ", schedule (shrunk):\n" + describe(small) + describe(plan);
   }
 
   // --- one run of a schedule -------------------------------------------------------------------
@@ -247,10 +249,11 @@ class explorer {
   }
 
   auto incarnate() -> ending {
-    simulation<State> sim{{.crash_point = [this] { step(); }, .fault = [this] { return fault(); },
-                           .later = [this](std::function<void(State&)> write, confirmation c) {
-                             landings_.push_back({std::move(write), std::move(c), false});
-                           }}};
+    simulation<State> sim{
+        {.crash_point = [this] { step(); },
+         .fault = [this] { return fault(); },
+         .later = [this](std::function<void(State&)> write,
+                         confirmation c) { landings_.push_back({std::move(write), std::move(c), false}); }}};
     auto sink = what_.sink(*live_, sim);
     telemetry::dispatcher events;
     events.attach([this](const telemetry::event_record& e) {
@@ -280,12 +283,12 @@ class explorer {
                         .messages = replicant::detail::has_handle_message<Sink>};
     pipeline_type p{*sink, std::move(pg), what_.policy(*live_, sim), what_.spill(), std::move(po), &events};
     engine_run<pipeline_type> r{p, now_};
-    sim_server server{*wal_,
-                      slot_,
-                      {.before_frame = [this, &r] { return before_frame(r); },
-                       .drained = [this, &p] { return drained(p); }},
-                      now_,
-                      plan_->keepalives_ahead};
+    sim_server server{
+        *wal_,
+        slot_,
+        {.before_frame = [this, &r] { return before_frame(r); }, .drained = [this, &p] { return drained(p); }},
+        now_,
+        plan_->keepalives_ahead};
     run_ = &r;
     server_ = &server;
     auto stream = r.connect(server);
@@ -349,8 +352,8 @@ class explorer {
       }
     }
     landings_.clear();
-    const auto nth = static_cast<std::size_t>(
-        std::lower_bound(plan_->crashes.begin(), plan_->crashes.end(), steps_) - plan_->crashes.begin());
+    const auto nth = static_cast<std::size_t>(std::lower_bound(plan_->crashes.begin(), plan_->crashes.end(), steps_) -
+                                              plan_->crashes.begin());
     const bool lost = nth < plan_->ack_lost.size() && plan_->ack_lost[nth];
     // The slot holds what the engine reported; or, the last report lost, what it held before. A
     // report may carry any durable position (the keepalive guard sends one whenever a call is
@@ -540,12 +543,12 @@ class explorer {
   const fault_plan* plan_ = nullptr;
   std::mt19937_64 rng_;
   std::unique_ptr<State> live_;
-  std::unique_ptr<State> survivor_;  // what a crash left, until the incarnation's sink is gone
-  sim_slot slot_{};  // the slot: what survives any crash on the server's side
+  std::unique_ptr<State> survivor_;              // what a crash left, until the incarnation's sink is gone
+  sim_slot slot_{};                              // the slot: what survives any crash on the server's side
   std::chrono::steady_clock::time_point now_{};  // the simulated time, which goes on across crashes
   std::uint64_t steps_ = 0;
   std::uint64_t calls_ = 0;
-  std::uint64_t probe_calls_ = 0;  // calls on the side connection, over the whole run
+  std::uint64_t probe_calls_ = 0;         // calls on the side connection, over the whole run
   std::uint64_t publication_checks_ = 0;  // of them, publication checks
   std::uint64_t crashes_ = 0;
   std::uint64_t halts_ = 0;
@@ -554,8 +557,8 @@ class explorer {
   std::uint64_t publication_halts_ = 0;    // halts for a publication a check found gone
   bool crashed_ = false;
   bool faulted_ = false;
-  bool probe_faulted_ = false;      // a call on the side connection failed in this incarnation
-  bool publication_gone_ = false;   // a check in this incarnation was told the publication is gone
+  bool probe_faulted_ = false;     // a call on the side connection failed in this incarnation
+  bool publication_gone_ = false;  // a check in this incarnation was told the publication is gone
   std::vector<landing> landings_;
   engine_run<pipeline_type>* run_ = nullptr;
   sim_server* server_ = nullptr;

@@ -45,10 +45,8 @@ class sim_server {
       : wal_(w), slot_(slot), hooks_(std::move(hooks)), now_(now), keepalives_ahead_(keepalives_ahead) {}
 
   auto identify() -> result<session_identity> {
-    return session_identity{.system_identifier = "7000000000000000001",
-                            .timeline = 1,
-                            .xlogpos = wal_.last(),
-                            .database = "simulated"};
+    return session_identity{
+        .system_identifier = "7000000000000000001", .timeline = 1, .xlogpos = wal_.last(), .database = "simulated"};
   }
   [[nodiscard]] auto server_version() const noexcept -> std::uint32_t { return wal_.server_version(); }
   auto recovery() -> result<server_recovery> { return server_recovery{}; }
