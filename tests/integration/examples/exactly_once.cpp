@@ -38,13 +38,11 @@
 #include "support/common/temp_dir.hpp"
 #include "support/common/time_scale.hpp"
 #include "support/processes/process.hpp"
+#include "support/processes/sink_process.hpp"
 #include "support/server/pg_cluster.hpp"
 #include "support/writers/background_writer.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,8 +61,6 @@
 #include <string_view>
 #include <thread>
 #include <vector>
-
-extern char** environ;  // NOLINT: POSIX, for execve
 
 BOOST_AUTO_TEST_SUITE(examples_exactly_once_tests)
 
@@ -149,91 +145,8 @@ auto is_full_identity(std::string_view table) -> bool { return table == "ledger"
 
 // --- the mirror as a child process ------------------------------------------------------------------
 
-class mirror_process {
- public:
-  mirror_process(std::vector<std::string> args, std::filesystem::path log, std::string_view binary = mirror_binary)
-      : binary_(binary), args_(std::move(args)), log_(std::move(log)) {}
-  mirror_process(const mirror_process&) = delete;
-  auto operator=(const mirror_process&) -> mirror_process& = delete;
-  ~mirror_process() { kill(); }
-
-  // Starts it, with @p extra_environment ("NAME=value") added to this process's environment.
-  void start(std::vector<std::string> extra_environment = {}) {
-    BOOST_TEST_REQUIRE(pid_ == 0);
-    std::vector<char*> argv;
-    std::string path{binary_};
-    argv.push_back(path.data());
-    for (auto& a : args_) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
-    for (auto& e : extra_environment) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    BOOST_TEST_REQUIRE(out >= 0);
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      // Only async-signal-safe calls between fork and exec (the writer thread may hold locks).
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::dup2(out, STDOUT_FILENO);
-      ::dup2(out, STDERR_FILENO);
-      ::execve(argv[0], argv.data(), envp.data());
-      ::_exit(127);
-    }
-    ::close(out);
-    BOOST_TEST_REQUIRE(pid_ > 0);
-    ++starts_;
-  }
-
-  // SIGKILL and reap. Safe when not running.
-  void kill() {
-    if (pid_ == 0) return;
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-  }
-
-  // SIGTERM, then waits: the exit status, or -1 if it had to be killed after @p timeout.
-  auto stop(std::chrono::seconds timeout = 30s) -> int {
-    if (pid_ == 0) return last_status_;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (!running()) return last_status_;
-      std::this_thread::sleep_for(20ms);
-    }
-    kill();
-    return -1;
-  }
-
-  // Whether it still runs; a process that exited is reaped and its status kept.
-  auto running() -> bool {
-    if (pid_ == 0) return false;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) != pid_) return true;
-    pid_ = 0;
-    last_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return false;
-  }
-
-  [[nodiscard]] auto starts() const -> int { return starts_; }
-  [[nodiscard]] auto last_status() const -> int { return last_status_; }
-  [[nodiscard]] auto output() const -> std::string { return replicant::test::read_file(log_); }
-
- private:
-  std::string_view binary_;
-  std::vector<std::string> args_;
-  std::filesystem::path log_;
-  pid_t pid_ = 0;
-  int starts_ = 0;
-  int last_status_ = -1;
-};
+// replicant-pg-mirror, started, killed and stopped as any sink program under test.
+using mirror_process = replicant::test::sink_process;
 
 // --- the source side: transactions whose commit is known ---------------------------------------------
 
@@ -512,7 +425,7 @@ struct mirror_fixture {
     if (!snapshot) args.emplace_back("--go-forward-only");
     for (auto& a : mode_arguments(mode)) args.push_back(std::move(a));
     args.insert(args.end(), extra.begin(), extra.end());
-    return mirror_process{std::move(args), log, binary};
+    return mirror_process{std::string{binary}, "replicant-pg-mirror", std::move(args), log};
   }
 
   auto slot_active() -> bool {

@@ -59,18 +59,24 @@ class sink_process {
     audit::note("output of " + name_, output());
   }
 
-  void start() {
+  /// Starts it, with @p extra_environment ("NAME=value") added to this process's environment.
+  void start(std::vector<std::string> extra_environment = {}) {
     BOOST_TEST_REQUIRE(pid_ == 0);
     std::vector<char*> argv;
     std::string path{binary_};
     argv.push_back(path.data());
     for (auto& a : args_) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+    for (auto& e : extra_environment) envp.push_back(e.data());
+    envp.push_back(nullptr);
     const int out = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     BOOST_TEST_REQUIRE(out >= 0);
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ == 0) {
+      // Only async-signal-safe calls between fork and exec (another thread may hold locks).
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
       sigset_t none;
@@ -78,7 +84,7 @@ class sink_process {
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
       ::dup2(out, STDOUT_FILENO);
       ::dup2(out, STDERR_FILENO);
-      ::execve(argv[0], argv.data(), environ);
+      ::execve(argv[0], argv.data(), envp.data());
       ::_exit(127);
     }
     ::close(out);
@@ -120,6 +126,8 @@ class sink_process {
   }
 
   [[nodiscard]] auto starts() const -> int { return starts_; }
+  /// The exit status of its last run as running() found it (128 + the signal for a killed one).
+  [[nodiscard]] auto last_status() const -> int { return last_status_; }
   [[nodiscard]] auto output() const -> std::string { return read_file(log_); }
 
  private:

@@ -132,34 +132,11 @@ class recording_handler {
   explicit recording_handler(replay_result& out) noexcept : out_(&out) {}
 
   auto operator()(transaction&& t) -> result<void> {
-    transaction_record r{t.xid(), t.commit_lsn(), t.end_lsn(), t.commit_time(), {}, {}, {}, {}};
-    for (const change& c : t.changes()) {
-      change_record x;
-      x.op = std::string{to_string(c.op())};
-      x.table = c.relation().schema + "." + c.relation().table;
-      x.relation_oid = c.relation().oid;
-      x.identity = static_cast<char>(c.relation().identity);
-      x.columns = c.relation().columns;
-      x.old_kind = static_cast<char>(c.old_kind());
-      for (const field f : c.record()) x.record.push_back({std::string{f.name()}, show(f)});
-      for (const field f : c.old()) x.old.push_back({std::string{f.name()}, show(f)});
-      for (const std::string_view name : c.unchanged()) x.unchanged.emplace_back(name);
-      if (c.op() == change_op::truncate) {
-        x.cascade = c.truncate_cascade();
-        x.restart_identity = c.truncate_restart_identity();
-      }
-      r.changes.push_back(std::move(x));
-    }
-    for (const logical_message& m : t.messages()) r.messages.push_back(record_message(m));
-    if (t.origin()) {
-      r.origin = std::string{t.origin()->name};
-      r.origin_lsn = t.origin()->origin_lsn;
-    }
-    out_->transactions.push_back(std::move(r));
+    out_->transactions.push_back(to_record(t));
     return {};
   }
   auto operator()(const logical_message& m) -> result<void> {
-    out_->loose_messages.push_back(record_message(m));
+    out_->loose_messages.push_back(to_record(m));
     return {};
   }
   auto operator()(const schema_change& c) -> result<void> {
@@ -175,10 +152,6 @@ class recording_handler {
   auto operator()(const stream_abort_event&) -> result<void> { return {}; }
 
  private:
-  static auto record_message(const logical_message& m) -> message_record {
-    return {m.transactional, m.message_lsn, std::string{m.prefix},
-            std::string{reinterpret_cast<const char*>(m.content.data()), m.content.size()}};
-  }
   replay_result* out_;
 };
 
