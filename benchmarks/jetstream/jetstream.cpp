@@ -119,12 +119,10 @@ auto parse_options(int argc, char** argv, options& opt) -> bool {
   return !opt.program.empty() && !opt.tail.empty();
 }
 
-// "16/B374D848" as a number.
+// "16/B374D848" as a number; 0 for anything else.
 auto parse_lsn(std::string_view text) -> std::uint64_t {
-  const auto slash = text.find('/');
-  if (slash == std::string_view::npos) return 0;
-  return (std::stoull(std::string{text.substr(0, slash)}, nullptr, 16) << 32U) |
-         std::stoull(std::string{text.substr(slash + 1)}, nullptr, 16);
+  const auto at = replicant::parse_lsn(text);
+  return at ? at->value() : 0;
 }
 
 // The cluster, through nats.c: streams made, their size and last marker read.
@@ -172,17 +170,7 @@ class broker {
 
   // The commit LSN of the last marker on @p subject, or 0.
   auto last_marker(const std::string& name, const std::string& subject) -> std::uint64_t {
-    natsMsg* m = nullptr;
-    std::uint64_t out = 0;
-    if (js_GetLastMsg(&m, js_, name.c_str(), subject.c_str(), nullptr, nullptr) == NATS_OK) {
-      const char* id = nullptr;
-      if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id != nullptr) {
-        const std::string_view v{id};
-        out = parse_lsn(v.substr(0, v.rfind(':')));
-      }
-    }
-    natsMsg_Destroy(m);
-    return out;
+    return replicant::test::last_marker_position(js_, name, subject);
   }
 
  private:

@@ -41,6 +41,7 @@
 #include "support/processes/sink_process.hpp"
 #include "support/server/pg_cluster.hpp"
 #include "support/writers/background_writer.hpp"
+#include "support/writers/source_writer.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -150,80 +151,8 @@ using mirror_process = replicant::test::sink_process;
 
 // --- the source side: transactions whose commit is known ---------------------------------------------
 
-// Commits transactions on the source, each tagged with a unique id in `txlog`. When the connection
-// breaks (a server crash) it reconnects, and an in-flight transaction whose COMMIT got no answer is
-// looked up by its id: counted if it committed, otherwise run again. So `committed` is exact.
-class source_writer {
- public:
-  explicit source_writer(std::string dsn) : dsn_(std::move(dsn)) {}
-
-  // Commits one transaction made of @p statements (each ending in ';') plus the txlog insert.
-  // @return false if the server stayed unreachable for a minute.
-  auto commit(const std::function<std::string(std::uint64_t id)>& statements) -> bool {
-    const std::uint64_t id = next_id_++;
-    for (;;) {
-      if (!connect()) return false;
-      const std::string sql =
-          "BEGIN;" + statements(id) + "INSERT INTO txlog (id) VALUES (" + std::to_string(id) + ");COMMIT";
-      auto r = conn_->try_exec(sql);
-      if (r.status() == PGRES_COMMAND_OK && std::string_view{PQcmdStatus(r.native())} == "COMMIT") {
-        ++committed_;
-        return true;
-      }
-      // The connection broke (or, unexpectedly, a statement failed): did the COMMIT happen? The
-      // txlog id answers, and its primary key guarantees a retry can never commit it twice.
-      if (PQstatus(conn_->native()) == CONNECTION_OK) {
-        static_cast<void>(conn_->try_exec("ROLLBACK"));
-      } else {
-        conn_.reset();
-        if (!connect()) return false;
-      }
-      auto found = conn_->try_exec("SELECT count(*) FROM txlog WHERE id = " + std::to_string(id));
-      if (!found.ok()) {
-        conn_.reset();
-        ++retried_;
-        continue;  // lost again before we could tell: run it again; the txlog key refuses a rerun of a
-                   // transaction that did commit, and the lookup after that refusal says so
-      }
-      ++in_doubt_;
-      if (found.value(0, 0) == "1") {
-        ++committed_;
-        return true;
-      }
-      ++retried_;
-    }
-  }
-
-  [[nodiscard]] auto committed() const -> std::uint64_t { return committed_.load(); }
-  // Transactions whose outcome had to be looked up.
-  [[nodiscard]] auto in_doubt() const -> std::uint64_t { return in_doubt_; }
-  [[nodiscard]] auto retried() const -> std::uint64_t { return retried_; }
-
- private:
-  auto connect() -> bool {
-    if (conn_ && PQstatus(conn_->native()) == CONNECTION_OK) return true;
-    conn_.reset();
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      try {
-        conn_.emplace(dsn_);
-        // The server's notices (e.g. "terminating connection due to immediate shutdown") are noise here.
-        PQsetNoticeProcessor(conn_->native(), [](void*, const char*) {}, nullptr);
-        return true;
-      } catch (const replicant::test::pg_error&) {
-        std::this_thread::sleep_for(50ms);
-      }
-    }
-    return false;
-  }
-
-  std::string dsn_;
-  std::optional<pg_connection> conn_;
-  std::uint64_t next_id_ = 1;
-  std::atomic<std::uint64_t> committed_{0};
-  std::uint64_t in_doubt_ = 0;
-  std::uint64_t retried_ = 0;
-};
+// The source's transactions, each counted exactly across server crashes.
+using source_writer = replicant::test::txlog_writer;
 
 // A random mixed transaction body: 1-5 statements over random keys, some touching several rows,
 // some moving a row to a new key, some leaving the TOASTed column alone, a sixth of them on the

@@ -155,14 +155,8 @@ auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout)
 
 // "16/B374D848" as a number; 0 for anything else.
 auto parse_lsn(std::string_view text) -> std::uint64_t {
-  const auto slash = text.find('/');
-  if (slash == std::string_view::npos) return 0;
-  try {
-    return (std::stoull(std::string{text.substr(0, slash)}, nullptr, 16) << 32U) |
-           std::stoull(std::string{text.substr(slash + 1)}, nullptr, 16);
-  } catch (const std::exception&) {
-    return 0;
-  }
+  const auto at = replicant::parse_lsn(text);
+  return at ? at->value() : 0;
 }
 
 // --- the broker, through nats.c ------------------------------------------------------------------
@@ -265,17 +259,7 @@ class broker {
 
   // The commit LSN in the id of the last message on @p subject (the last marker), or 0.
   auto last_marker(const std::string& name, const std::string& subject) -> std::uint64_t {
-    natsMsg* m = nullptr;
-    std::uint64_t out = 0;
-    if (js_GetLastMsg(&m, js_, name.c_str(), subject.c_str(), nullptr, nullptr) == NATS_OK) {
-      const char* id = nullptr;
-      if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id != nullptr) {
-        const std::string_view v{id};
-        out = parse_lsn(v.substr(0, v.rfind(':')));
-      }
-    }
-    natsMsg_Destroy(m);
-    return out;
+    return replicant::test::last_marker_position(js_, name, subject);
   }
 
   // Debugging aid: prints the first @p n messages of stream @p name as stored (ids, never bodies).

@@ -33,6 +33,7 @@
 #include "support/server/pg_cluster.hpp"
 
 #include <nats/nats.h>
+#include <replicant/core/lsn.hpp>
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -517,6 +518,25 @@ inline auto add_stream_when_settled(jsCtx* js, jsStreamConfig& cfg, std::chrono:
         return s == NATS_OK || code == JSStreamNameExistErr;
       },
       timeout);
+}
+
+/**
+ * The commit position a replicant-jetstream marker names: the part of the last message on
+ * @p subject of stream @p stream whose message id ("<commit LSN>:<rest>") precedes the last colon.
+ * @return that position as a number, or 0 when there is no such message or its id is not one.
+ */
+inline auto last_marker_position(jsCtx* js, const std::string& stream, const std::string& subject) -> std::uint64_t {
+  natsMsg* m = nullptr;
+  std::uint64_t out = 0;
+  if (js_GetLastMsg(&m, js, stream.c_str(), subject.c_str(), nullptr, nullptr) == NATS_OK) {
+    const char* id = nullptr;
+    if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id != nullptr) {
+      const std::string_view v{id};
+      if (const auto at = replicant::parse_lsn(v.substr(0, v.rfind(':')))) out = at->value();
+    }
+  }
+  natsMsg_Destroy(m);
+  return out;
 }
 
 }  // namespace replicant::test

@@ -4,10 +4,11 @@
 #define REPLICANT_TESTS_SUPPORT_WRITERS_SOURCE_WRITER_HPP
 
 /// @file
-/// The busy source of the broker sinks' live tests (tests/integration/examples/jetstream.cpp,
-/// kafka.cpp): the tables (cdc_schema_ddl()) and a writer that commits numbered transactions into
-/// them and knows exactly how many committed, across crashes of the server. What a test's
-/// independent reader then checks:
+/// The busy source of the kill-storm tests: txlog_writer, which commits numbered transactions and
+/// knows exactly how many committed across crashes of the server (the exactly-once test's writer),
+/// and, for the broker sinks' tests (tests/integration/examples/jetstream.cpp, kafka.cpp), the
+/// tables (cdc_schema_ddl()) and the transactions source_writer commits into them. What a broker
+/// test's independent reader then checks:
 ///
 ///   txlog     every writer transaction inserts its own id: the reader finds 1..N, each once, in order
 ///   counters  an update adds 1 to v: per key, the reader finds v = 1, 2, 3 ... up to the source's value
@@ -47,20 +48,24 @@ CREATE PUBLICATION )sql" +
 )sql";
 }
 
-// Commits transactions, each tagged with its id in `txlog`. When the server goes away (a crash) it
-// reconnects, and an in-flight transaction whose COMMIT got no answer is looked up by its id:
-// counted when it committed, otherwise run again. So committed() is exact.
-class source_writer {
+/**
+ * Commits transactions, each tagged with its id in table `txlog` (whose primary key is that id), and
+ * knows exactly how many committed, across crashes of the server: when the connection breaks, it
+ * reconnects, and a transaction whose COMMIT got no answer is looked up by its id: counted when it
+ * committed, otherwise run again (the key refuses a second commit of one that did).
+ */
+class txlog_writer {
  public:
-  /// A writer into database @p dsn (holding cdc_schema_ddl()'s tables), its choices drawn from @p seed;
-  /// some values it writes are @p secret, which the sink under test must never print.
-  source_writer(std::string dsn, std::uint64_t seed, std::string secret)
-      : dsn_(std::move(dsn)), rng_(seed), secret_(std::move(secret)) {}
+  /// A writer into database @p dsn, which holds table `txlog (id bigint PRIMARY KEY)`.
+  explicit txlog_writer(std::string dsn) : dsn_(std::move(dsn)) {}
 
-  // Commits the next transaction. @return false if the server stayed away for a minute.
-  auto commit_next() -> bool {
+  /// Commits one transaction of @p statements (each ending in ';'; called once with the
+  /// transaction's id) and the txlog insert. @return false if the server stayed away for a minute.
+  template <class Statements>
+  auto commit(Statements&& statements) -> bool {
     const std::uint64_t id = next_id_++;
-    const std::string sql = "BEGIN;" + body(id) + "INSERT INTO txlog VALUES (" + std::to_string(id) + ");COMMIT";
+    const std::string sql = "BEGIN;" + std::forward<Statements>(statements)(id) + "INSERT INTO txlog (id) VALUES (" +
+                            std::to_string(id) + ");COMMIT";
     for (;;) {
       if (!connect()) return false;
       auto r = conn_->try_exec(sql);
@@ -75,18 +80,68 @@ class source_writer {
         if (!connect()) return false;
       }
       auto found = conn_->try_exec("SELECT count(*) FROM txlog WHERE id = " + std::to_string(id));
-      if (!found.ok()) {
+      if (!found.ok()) {  // lost again before it could tell: run it again, and look it up after that
         conn_.reset();
+        ++retried_;
         continue;
       }
+      ++in_doubt_;
       if (found.value(0, 0) == "1") {
         ++committed_;
         return true;
       }
+      ++retried_;
     }
   }
 
+  /// How many transactions committed.
   [[nodiscard]] auto committed() const -> std::uint64_t { return committed_.load(); }
+  /// How many transactions' outcome had to be looked up.
+  [[nodiscard]] auto in_doubt() const -> std::uint64_t { return in_doubt_; }
+  /// How many times a transaction was run again.
+  [[nodiscard]] auto retried() const -> std::uint64_t { return retried_; }
+
+ private:
+  auto connect() -> bool {
+    if (conn_ && PQstatus(conn_->native()) == CONNECTION_OK) return true;
+    conn_.reset();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
+    while (std::chrono::steady_clock::now() < deadline) {
+      try {
+        conn_.emplace(dsn_);
+        // The server's notices ("terminating connection due to immediate shutdown") are noise here.
+        PQsetNoticeProcessor(conn_->native(), [](void*, const char*) {}, nullptr);
+        return true;
+      } catch (const replicant::test::pg_error&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds{50});
+      }
+    }
+    return false;
+  }
+
+  std::string dsn_;
+  std::optional<pg_connection> conn_;
+  std::uint64_t next_id_ = 1;
+  std::atomic<std::uint64_t> committed_{0};
+  std::uint64_t in_doubt_ = 0;
+  std::uint64_t retried_ = 0;
+};
+
+/// The busy source's transactions into cdc_schema_ddl()'s tables, committed by a txlog_writer.
+class source_writer {
+ public:
+  /// A writer into database @p dsn (holding cdc_schema_ddl()'s tables), its choices drawn from @p seed;
+  /// some values it writes are @p secret, which the sink under test must never print.
+  source_writer(std::string dsn, std::uint64_t seed, std::string secret)
+      : writer_(std::move(dsn)), rng_(seed), secret_(std::move(secret)) {}
+
+  /// Commits the next transaction. @return false if the server stayed away for a minute.
+  auto commit_next() -> bool {
+    return writer_.commit([this](std::uint64_t id) { return body(id); });
+  }
+
+  /// How many transactions committed.
+  [[nodiscard]] auto committed() const -> std::uint64_t { return writer_.committed(); }
 
  private:
   // 1-3 events, an update of a counter in two of three transactions, now and then a row of the
@@ -104,28 +159,9 @@ class source_writer {
     return sql;
   }
 
-  auto connect() -> bool {
-    if (conn_ && PQstatus(conn_->native()) == CONNECTION_OK) return true;
-    conn_.reset();
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-    while (std::chrono::steady_clock::now() < deadline) {
-      try {
-        conn_.emplace(dsn_);
-        PQsetNoticeProcessor(conn_->native(), [](void*, const char*) {}, nullptr);
-        return true;
-      } catch (const replicant::test::pg_error&) {
-        std::this_thread::sleep_for(std::chrono::milliseconds{50});
-      }
-    }
-    return false;
-  }
-
-  std::string dsn_;
+  txlog_writer writer_;
   std::mt19937_64 rng_;
   std::string secret_;
-  std::optional<pg_connection> conn_;
-  std::uint64_t next_id_ = 1;
-  std::atomic<std::uint64_t> committed_{0};
 };
 
 /**
