@@ -21,6 +21,7 @@
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
+#include <replicant/pipeline/detail/connect_attempts.hpp>
 #include <replicant/pipeline/detail/pq_probe.hpp>
 #include <replicant/pipeline/detail/pq_server.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
@@ -285,6 +286,11 @@ class pipeline {
   enum class session_end { stopped, reconnect, halted };
 
   auto run_loop() -> void;
+  auto ready_to_run() -> bool;
+  auto retry_after(std::error_code error, const session& s, detail::connect_attempts& tries) -> bool;
+  auto count_command_error(detail::connect_attempts& tries, errc error_class) -> void;
+  auto halt_on_command_errors(const session& s, const detail::connect_attempts& tries) -> void;
+  auto announce_slot_refusal() -> void;
   auto connect(session& s) -> result<pq::replication_stream>;
   template <server_session Server>
   auto connect_on(session& s, Server& server) -> result<typename Server::stream_type>;
@@ -294,7 +300,18 @@ class pipeline {
   auto create_slot(session& s, Server& server, bool take_snapshot) -> result<void>;
   template <server_session Server>
   auto start_streaming(session& s, Server& server) -> result<typename Server::stream_type>;
+  template <server_session Server>
+  auto identify(session& s, Server& server) -> result<session_identity>;
+  template <server_session Server>
+  auto check_version(session& s, Server& server) -> result<void>;
+  template <server_session Server>
+  auto inspect_slot(session& s, Server& server) -> result<std::optional<slot_facts>>;
+  auto adopt_checkpoint(session& s, const session_identity& identity, bool slot_exists) -> result<bool>;
+  auto hand_slot_origin(session& s, const std::optional<slot_facts>& slot) -> result<void>;
+  template <server_session Server>
+  auto server_failed(session& s, Server& server, std::error_code ec) -> unexpected<std::error_code>;
   auto stop_for(halt h) -> unexpected<std::error_code>;
+  auto stop_for(halt_reason why, std::error_code cause = {}) -> unexpected<std::error_code>;
   template <server_stream Stream, server_probe Probe>
   auto stream(session& s, Stream&& stream, Probe& probe) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
@@ -319,12 +336,24 @@ class pipeline {
   auto interrupt_overdue_store_write() noexcept -> void;
   // The incremental snapshot's hooks (impl/incremental_snapshot.hpp).
   auto prepare_incremental(session& s) -> result<void>;
+  auto snapshot_halt(halt_reason why, std::error_code cause, std::string_view sqlstate = {})
+      -> unexpected<std::error_code>;
+  auto open_incremental_reader(const start::incremental_snapshot& mode)
+      -> result<std::unique_ptr<detail::incremental_worker>>;
+  auto arm_incremental(session& s, std::span<const incremental_table> tables) -> result<detail::snapshot_position>
+    requires detail::supports_incremental_snapshot<Sink, CheckpointPolicy>;
   auto start_incremental() -> void;
   auto end_incremental() noexcept -> void;
   auto incremental_failed(applier& a) -> bool;
   auto incremental_transaction(applier& a, transaction& t) -> std::optional<result<void>>;
   auto incremental_reshaped(applier& a, const schema_change& c) -> void;
   auto deliver_chunk(applier& a, const detail::snapshot_window& w) -> result<void>;
+  auto chunk_contended(applier& a, const detail::snapshot_window& w, const detail::snapshot_chunk& chunk)
+      -> result<void>;
+  auto kept_rows(applier& a, const detail::snapshot_chunk& chunk, std::size_t kept) -> result<std::vector<change>>;
+  auto hand_chunk(applier& a, const detail::snapshot_window& w, const detail::snapshot_chunk& chunk, std::size_t kept)
+      -> result<void>
+    requires detail::supports_incremental_snapshot<Sink, CheckpointPolicy>;
   auto read_progress(session& s) -> result<std::optional<std::string>>;
   auto write_progress(session& s, std::string_view token) -> result<void>;
 

@@ -136,55 +136,101 @@ auto pipeline<D, C, S, Sink>::stop_for(halt h) -> unexpected<std::error_code> {
   return fail(errc::halted);
 }
 
+// Stops for good for @p why, caused by @p cause.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::stop_for(halt_reason why, std::error_code cause) -> unexpected<std::error_code> {
+  return stop_for(detail::to_halt(why, cause));
+}
+
+// The server refused a command (its SQLSTATE kept for the halt a bound may reach), or answered
+// what it never answers: a transient failure, which the caller retries.
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::server_failed(session& s, Server& server, std::error_code ec)
+    -> unexpected<std::error_code> {
+  if (ec != errc::protocol_violation) s.sqlstate = std::string{server.last_sqlstate()};
+  return unexpected(ec);
+}
+
 // The connect chain: each step value-free on failure. A transient failure returns its error code
 // (the caller reconnects); a decision to stop for good sets halt_.
 template <class D, class C, class S, class Sink>
 template <server_session Server>
 auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<typename Server::stream_type> {
-  // The server refused a command (its SQLSTATE kept), or answered what it never answers.
-  const auto server_failed = [&](std::error_code ec) {
-    if (ec != errc::protocol_violation) s.sqlstate = std::string{server.last_sqlstate()};
-    return unexpected(ec);
-  };
-  const auto stop_with = [&](halt_reason why, std::error_code cause = {}) {
-    return stop_for(detail::to_halt(why, cause));
-  };
+  auto identity = identify(s, server);
+  if (!identity) return unexpected(identity.error());
+  if (auto supported = check_version(s, server); !supported) return unexpected(supported.error());
+  auto slot = inspect_slot(s, server);
+  if (!slot) return unexpected(slot.error());
+  const bool slot_exists = *slot && (*slot)->logical;
+  if (auto checked = check_server_side(s, server); !checked) {
+    return checked.error() == errc::halted ? unexpected(checked.error()) : server_failed(s, server, checked.error());
+  }
+  auto take_snapshot = adopt_checkpoint(s, *identity, slot_exists);
+  if (!take_snapshot) return unexpected(take_snapshot.error());
+  if (!slot_exists) {
+    if (auto created = create_slot(s, server, *take_snapshot); !created) return unexpected(created.error());
+  }
+  if (*take_snapshot && !checkpoint_) {
+    // Someone else created the slot in the meantime: no snapshot of ours to read.
+    return stop_for(halt_reason::snapshot_incomplete);
+  }
+  if (auto handed = hand_slot_origin(s, *slot); !handed) return unexpected(handed.error());
+  // The incremental snapshot: its progress, its reader, and its arming before anything streams.
+  if (auto armed = prepare_incremental(s); !armed) return unexpected(armed.error());
+  return start_streaming(s, server);
+}
 
-  // IDENTIFY_SYSTEM on the replication connection itself: the identity the sink may check.
+// IDENTIFY_SYSTEM on the replication connection itself: the identity, which the sink may check.
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::identify(session& s, Server& server) -> result<session_identity> {
   auto identity = server.identify();
-  if (!identity) return server_failed(identity.error());
+  if (!identity) return server_failed(s, server, identity.error());
   if constexpr (detail::has_handle_session_identity<Sink>) {
     const session_context ctx{options_.slot, plugin().publications};
     if (auto verdict = call_user([&] { return sink_.handle_session_identity(*identity, ctx); }); !verdict) {
       emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
                                                                         halt_reason::session_identity_rejected);
-      return stop_with(halt_reason::session_identity_rejected, verdict.error());
+      return stop_for(halt_reason::session_identity_rejected, verdict.error());
     }
   }
+  return identity;
+}
 
-  // Server version: pgoutput protocol 3 needs 15; 4 needs 16. Every decoder needs 15 (pgoutput
-  // itself exists from 10, and a server older than that has no pgoutput at all).
+// The server's version against what the options ask: pgoutput protocol 3 needs 15, 4 needs 16.
+// Every decoder needs 15 (pgoutput itself exists from 10, and a server older than that has no
+// pgoutput at all).
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::check_version(session& s, Server& server) -> result<void> {
   s.server_version = server.server_version();
   const auto too_old = make_error_code(errc::unsupported_server);
-  if (s.server_version < 150000) return stop_with(halt_reason::decoder_unsupported_on_server, too_old);
-  if (options_.failover && s.server_version < 170000) return stop_with(halt_reason::failover_unsupported, too_old);
-  if (plugin().origin && s.server_version < 160000) return stop_with(halt_reason::origin_unsupported, too_old);
+  if (s.server_version < 150000) return stop_for(halt_reason::decoder_unsupported_on_server, too_old);
+  if (options_.failover && s.server_version < 170000) return stop_for(halt_reason::failover_unsupported, too_old);
+  if (plugin().origin && s.server_version < 160000) return stop_for(halt_reason::origin_unsupported, too_old);
   if (options_.failover && plugin().two_phase && s.server_version < 180000) {
     // PostgreSQL 17 creates such a slot, but its slot sync leaves two_phase_at behind: after a
     // failover a transaction prepared before that point could be skipped. 18 syncs it.
-    return stop_with(halt_reason::two_phase_failover_conflict, too_old);
+    return stop_for(halt_reason::two_phase_failover_conflict, too_old);
   }
+  return {};
+}
 
-  // Recovery check, then the slot's state with the columns this version has.
+// Whether the server is a standby, then the slot of the name, with the columns this version has:
+// halts for a slot or a server this pipeline cannot stream from. @return the slot, if any.
+template <class D, class C, class S, class Sink>
+template <server_session Server>
+auto pipeline<D, C, S, Sink>::inspect_slot(session& s, Server& server) -> result<std::optional<slot_facts>> {
   auto recovery = server.recovery();
-  if (!recovery) return server_failed(recovery.error());
+  if (!recovery) return server_failed(s, server, recovery.error());
   s.standby = recovery->in_recovery;
   auto found = server.find_slot(options_.slot);
-  if (!found) return server_failed(found.error());
-  const std::optional<slot_facts> slot = std::move(*found);
+  if (!found) return server_failed(s, server, found.error());
+  const std::optional<slot_facts>& slot = *found;
   const bool slot_exists = slot && slot->logical;
   if (slot_exists) {
-    if (recovery->in_recovery && slot->synced) return stop_with(halt_reason::slot_synced_unpromoted);
+    if (recovery->in_recovery && slot->synced) return stop_for(halt_reason::slot_synced_unpromoted);
     // Also how a slot invalidated while it streamed is found: the server ends its walsender before
     // marking it, and this is the reconnect's first look at it.
     if (slot->invalidation) {
@@ -197,27 +243,31 @@ auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<t
     // Logical decoding on a standby arrived in PostgreSQL 16. It needs the standby to tell the
     // primary which catalog rows its slots still read: without that feedback the primary's vacuum
     // removes them and the server invalidates the slot (rows_removed), which costs a resync.
-    if (s.server_version < 160000) return stop_with(halt_reason::standby_unsupported, too_old);
-    if (!recovery->hot_standby_feedback) return stop_with(halt_reason::standby_feedback_off);
+    if (s.server_version < 160000) {
+      return stop_for(halt_reason::standby_unsupported, make_error_code(errc::unsupported_server));
+    }
+    if (!recovery->hot_standby_feedback) return stop_for(halt_reason::standby_feedback_off);
   }
   // Failover asked (17+, the version step saw to that): the slot must be a failover slot, or be
   // created as one here, which a standby cannot do. A slot that is one without being asked is
   // fine: a promoted standby's synced slot is, whatever the pipeline now says.
   if (options_.failover && (slot_exists ? !slot->failover : recovery->in_recovery)) {
-    return stop_with(halt_reason::slot_not_failover);
+    return stop_for(halt_reason::slot_not_failover);
   }
   // A slot made for another output plugin (say, pgoutput's, before the decoder was changed) would
   // refuse this decoder's options at START on every retry; a physical slot of the name (no plugin
   // at all) cannot be created over nor decoded from.
   if (slot && slot->plugin != std::optional<std::string>{std::string{D::plugin_name}}) {
-    return stop_with(halt_reason::slot_plugin_mismatch);
+    return stop_for(halt_reason::slot_plugin_mismatch);
   }
+  return std::move(*found);
+}
 
-  if (auto checked = check_server_side(s, server); !checked) {
-    return checked.error() == errc::halted ? unexpected(checked.error()) : server_failed(checked.error());
-  }
-
-  // The checkpoint (the sink's or the store's), then the start-mode guard.
+// The checkpoint (the sink's or the store's), then the start mode's guard. @return whether this
+// connect takes a snapshot with the slot it creates.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::adopt_checkpoint(session& s, const session_identity& identity, bool slot_exists)
+    -> result<bool> {
   auto checkpoint = read_checkpoint(s);
   if (!checkpoint) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
   checkpoint_ = *checkpoint;
@@ -228,41 +278,40 @@ auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<t
   // of the slot but within the WAL is ordinary: a slot whose last acknowledgement was lost in a
   // crash. Streaming starts at the checkpoint, and whatever the server sends at or below it is
   // skipped.)
-  if (checkpoint_ && identity->xlogpos.is_valid() && *checkpoint_ > identity->xlogpos) {
+  if (checkpoint_ && identity.xlogpos.is_valid() && *checkpoint_ > identity.xlogpos) {
     halt h = detail::to_halt(halt_reason::checkpoint_ahead_of_server);
     h.at = *checkpoint_;
     return stop_for(std::move(h));
   }
   if (checkpoint_) resumed_from_.store(checkpoint_->value());
-  if (!checkpoint_ && start_as<start::resume_only>() != nullptr) return stop_with(halt_reason::go_forward_required);
+  if (!checkpoint_ && start_as<start::resume_only>() != nullptr) return stop_for(halt_reason::go_forward_required);
   // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
   // interrupted snapshot leaves behind, and its exported snapshot is gone.
   const bool take_snapshot = !checkpoint_ && start_as<start::point_in_time_snapshot>() != nullptr;
-  if (take_snapshot && slot_exists) return stop_with(halt_reason::snapshot_incomplete);
+  if (take_snapshot && slot_exists) return stop_for(halt_reason::snapshot_incomplete);
+  return take_snapshot;
+}
 
-  if (!slot_exists) {
-    if (auto created = create_slot(s, server, take_snapshot); !created) return unexpected(created.error());
-  }
-  if (take_snapshot && !checkpoint_) {
-    // Someone else created the slot in the meantime: no snapshot of ours to read.
-    return stop_with(halt_reason::snapshot_incomplete);
-  }
-
+// The position the slot streams from, handed to a sink that asks for it (and may refuse it): the
+// slot's acknowledged position or the checkpoint, whichever is later, or where a slot created now
+// begins.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::hand_slot_origin(session& s, const std::optional<slot_facts>& slot) -> result<void> {
   if constexpr (detail::has_handle_slot_origin<Sink>) {
     if (!s.slot_created) {
-      if (!slot || !slot->confirmed_flush) return stop_with(halt_reason::slot_origin_unavailable);
+      if (!slot || !slot->confirmed_flush) return stop_for(halt_reason::slot_origin_unavailable);
       s.origin = std::max(*slot->confirmed_flush, checkpoint_.value_or(lsn{}));
     }
-    if (!s.origin || !s.origin->is_valid()) return stop_with(halt_reason::slot_origin_unavailable);
+    if (!s.origin || !s.origin->is_valid()) return stop_for(halt_reason::slot_origin_unavailable);
     const slot_origin_context ctx{options_.slot, !s.slot_created};
     if (auto verdict = call_user([&] { return sink_.handle_slot_origin(*s.origin, ctx); }); !verdict) {
-      return stop_with(halt_reason::slot_origin_rejected, verdict.error());
+      return stop_for(halt_reason::slot_origin_rejected, verdict.error());
     }
+  } else {
+    static_cast<void>(s);
+    static_cast<void>(slot);
   }
-
-  // The incremental snapshot: its progress, its reader, and its arming before anything streams.
-  if (auto armed = prepare_incremental(s); !armed) return unexpected(armed.error());
-  return start_streaming(s, server);
+  return {};
 }
 
 // What the publications and the decoder's catalog say before anything streams: every requested

@@ -78,80 +78,25 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
   if (mode == nullptr) return {};
   if constexpr (!detail::supports_incremental_snapshot<Sink, C>) {
     static_cast<void>(s);
-    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
-    return fail(errc::halted);
+    return stop_for(halt_reason::snapshot_unsupported);
   } else {
-    const auto halted = [&](halt_reason why, std::error_code cause, std::string_view sqlstate = {}) {
-      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
-                                               telemetry::keys::error_class = detail::error_class_of(cause));
-      halt h = detail::to_halt(why, cause);
-      if (!sqlstate.empty()) h.sqlstate = std::string{sqlstate};
-      halt_with(std::move(h));
-      return fail(errc::halted);
-    };
     auto progress = read_progress(s);
     if (!progress) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
     std::optional<detail::snapshot_position> at;
     if (*progress) {
       auto decoded = detail::decode_position(**progress);
-      if (!decoded) return halted(halt_reason::snapshot_failed, decoded.error());
+      if (!decoded) return snapshot_halt(halt_reason::snapshot_failed, decoded.error());
       if (decoded->at == detail::snapshot_position::phase::complete) return {};
       at = std::move(*decoded);
     }
-
-    pq::connect_options copts;
-    copts.timeout = options_.connect_timeout;
-    copts.cancel_fd = stop_fd_;
-    incremental_snapshot_options reading;
-    reading.chunk_rows = mode->chunk_rows;
-    std::string sqlstate;
-    auto worker = detail::incremental_worker::open(options_.conninfo, copts, plugin().publications, reading,
-                                                   mode->max_pending_chunks, sqlstate);
-    if (!worker) {
-      const std::error_code ec = worker.error();
-      if (ec == errc::cancelled || stopping_.load()) return fail(errc::cancelled);
-      if (ec == errc::connection_failed) return unexpected(ec);
-      if (ec == errc::publication_missing) {
-        halt_with(detail::to_halt(halt_reason::publication_missing));
-        return fail(errc::halted);
-      }
-      return halted(halt_reason::snapshot_failed, ec, sqlstate);
-    }
+    auto worker = open_incremental_reader(*mode);
+    if (!worker) return unexpected(worker.error());
     const auto tables = (*worker)->tables();
     if (tables.empty()) return {};  // no table to read: no progress to keep either
-
     if (!at || at->at == detail::snapshot_position::phase::arming) {
-      const std::optional<lsn> from = s.slot_created ? s.origin : checkpoint_;
-      if (from) {
-        emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = *from);
-      } else {
-        emit<telemetry::events::snapshot_started>();
-      }
-      // Arming: each table cleared (an empty first batch), before the stream delivers anything. A
-      // crash midway arms again: nothing else has been delivered yet.
-      const detail::snapshot_position first{detail::snapshot_position::phase::table,
-                                            tables.front().relation->schema,
-                                            tables.front().relation->table,
-                                            false,
-                                            {},
-                                            0,
-                                            0};
-      const std::string armed = detail::encode_position(first);
-      const std::string arming =
-          detail::encode_position({detail::snapshot_position::phase::arming, {}, {}, false, {}, 0, 0});
-      for (std::size_t i = 0; i < tables.size(); ++i) {
-        snapshot_context ctx;
-        ctx.first_for_table = true;
-        ctx.table_index = i;
-        ctx.table_count = tables.size();
-        ctx.progress = i + 1 == tables.size() ? std::string_view{armed} : std::string_view{arming};
-        const snapshot_batch batch{*tables[i].relation, {}};
-        auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
-        if (!stored) return halted(halt_reason::sink_failed, stored.error());
-      }
-      if (auto written = write_progress(s, armed); !written)
-        return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
-      at = first;
+      auto armed = arm_incremental(s, tables);
+      if (!armed) return unexpected(armed.error());
+      at = std::move(*armed);
     } else {
       emit<telemetry::events::snapshot_resumed>(telemetry::keys::slot_name = *slot_name_,
                                                 telemetry::keys::change_count = at->rows);
@@ -161,6 +106,77 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
     incremental_.worker = std::move(*worker);
     return {};
   }
+}
+
+// The snapshot failed for good: reported as such, then the halt for @p why (with the server's
+// @p sqlstate, when it sent one).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::snapshot_halt(halt_reason why, std::error_code cause, std::string_view sqlstate)
+    -> unexpected<std::error_code> {
+  emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
+                                           telemetry::keys::error_class = detail::error_class_of(cause));
+  halt h = detail::to_halt(why, cause);
+  if (!sqlstate.empty()) h.sqlstate = std::string{sqlstate};
+  return stop_for(std::move(h));
+}
+
+// The snapshot reader's own connection and its list of tables. A connection that could not be
+// made is retried; a publication gone, or a reader that cannot list its tables, halts.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::open_incremental_reader(const start::incremental_snapshot& mode)
+    -> result<std::unique_ptr<detail::incremental_worker>> {
+  pq::connect_options copts;
+  copts.timeout = options_.connect_timeout;
+  copts.cancel_fd = stop_fd_;
+  incremental_snapshot_options reading;
+  reading.chunk_rows = mode.chunk_rows;
+  std::string sqlstate;
+  auto worker = detail::incremental_worker::open(options_.conninfo, copts, plugin().publications, reading,
+                                                 mode.max_pending_chunks, sqlstate);
+  if (worker) return worker;
+  const std::error_code ec = worker.error();
+  if (ec == errc::cancelled || stopping_.load()) return fail(errc::cancelled);
+  if (ec == errc::connection_failed) return unexpected(ec);
+  if (ec == errc::publication_missing) return stop_for(halt_reason::publication_missing);
+  return snapshot_halt(halt_reason::snapshot_failed, ec, sqlstate);
+}
+
+// Arming a snapshot that has not begun: each table cleared (an empty first batch) before the
+// stream delivers anything, then the progress stored. A crash midway arms again: nothing else has
+// been delivered yet. @return the position the reading starts from.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::arm_incremental(session& s, std::span<const incremental_table> tables)
+    -> result<detail::snapshot_position>
+  requires detail::supports_incremental_snapshot<Sink, C>
+{
+  const std::optional<lsn> from = s.slot_created ? s.origin : checkpoint_;
+  if (from) {
+    emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = *from);
+  } else {
+    emit<telemetry::events::snapshot_started>();
+  }
+  const detail::snapshot_position first{detail::snapshot_position::phase::table,
+                                        tables.front().relation->schema,
+                                        tables.front().relation->table,
+                                        false,
+                                        {},
+                                        0,
+                                        0};
+  const std::string armed = detail::encode_position(first);
+  const std::string arming =
+      detail::encode_position({detail::snapshot_position::phase::arming, {}, {}, false, {}, 0, 0});
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    snapshot_context ctx;
+    ctx.first_for_table = true;
+    ctx.table_index = i;
+    ctx.table_count = tables.size();
+    ctx.progress = i + 1 == tables.size() ? std::string_view{armed} : std::string_view{arming};
+    const snapshot_batch batch{*tables[i].relation, {}};
+    auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
+    if (!stored) return snapshot_halt(halt_reason::sink_failed, stored.error());
+  }
+  if (auto written = write_progress(s, armed); !written) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+  return first;
 }
 
 // Session start: the reconciler (a fresh nonce: watermarks of earlier runs mean nothing now) tracks
@@ -248,101 +264,125 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::snapshot_w
   } else {
     auto chunk = incremental_.worker->take(w.epoch, w.seq);
     if (!chunk) return {};  // dropped by a rewind: its watermarks are stale
-    const relation_info& relation = *chunk->relation;
-    const table_name table{relation.schema, relation.table};
     // "Touched heavily": more than half a full chunk's rows changed while it was open.
     const std::size_t drop_cap = std::max<std::size_t>(1, start_as<start::incremental_snapshot>()->chunk_rows / 2);
     const auto outcome = incremental_.reconciler->reconcile(w, *chunk, drop_cap);
-    if (outcome.contended) {
-      // The budget is the chunk's, across reconnects (which re-read it without spending any).
-      std::string at = detail::encode_position(chunk->start);
-      if (incremental_.contended_at != at) {
-        incremental_.contended_at = std::move(at);
-        incremental_.contended = 0;
-      }
-      ++incremental_.contended;
-      if (incremental_.contended >= detail::incremental_contention_budget) {
-        emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::snapshot_table_contended,
-                                                 telemetry::keys::table = table);
-        halt h = detail::to_halt(halt_reason::snapshot_table_contended);
-        h.table = table;
-        h.attempts = incremental_.contended;
-        h.at = w.high;
-        return a.stop_with(std::move(h));
-      }
-      emit<telemetry::events::snapshot_chunk_retried>(telemetry::keys::table = table,
-                                                      telemetry::keys::reason = halt_reason::snapshot_table_contended,
-                                                      telemetry::keys::attempt = incremental_.contended);
-      incremental_.worker->rewind(chunk->start, incremental_.reconciler->rewind());
-      return {};
-    }
+    if (outcome.contended) return chunk_contended(a, w, *chunk);
     incremental_.contended_at.clear();
     incremental_.contended = 0;
-
     // Whatever committed before the high watermark reaches the sink before the chunk: a held batch
     // could otherwise overwrite newer chunk rows with older values.
     if (auto flushed = a.flush(); !flushed) return flushed;
     if (a.failed) return fail(errc::halted);
-
-    std::vector<change> rows;
-    rows.reserve(outcome.kept);
-    std::size_t begin = 0;
-    for (std::size_t i = 0; i < chunk->rows.rows(); ++i) {
-      const std::size_t end = chunk->rows.row_ends[i];
-      if (chunk->keep[i]) {
-        const auto tuple =
-            pgoutput::parse_tuple_data(std::span<const std::byte>{chunk->rows.tuples.data() + begin, end - begin});
-        if (!tuple) {
-          halt h = detail::to_halt(halt_reason::snapshot_failed, tuple.error());
-          h.table = table;
-          return a.stop_with(std::move(h));
-        }
-        rows.emplace_back(change_op::snapshot, relation, *tuple);
-      }
-      begin = end;
-    }
-    const std::string token = detail::encode_position(chunk->end);
-    snapshot_context ctx;
-    ctx.consistent_point = w.high;
-    ctx.first_for_table = !chunk->keyed;  // a table read whole replaces what the sink holds of it
-    ctx.last_for_table = chunk->rows.last_for_table;
-    ctx.table_index = chunk->table_index;
-    ctx.table_count = chunk->table_count;
-    ctx.table_rows_before = chunk->start.table_rows;
-    ctx.rows_before = chunk->start.rows;
-    ctx.progress = token;
-    ctx.complete = chunk->end.at == detail::snapshot_position::phase::complete;
-    const snapshot_batch batch{relation, rows};
-    const auto started = std::chrono::steady_clock::now();
-    auto stored = a.ctx.call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
-    if (!stored) {
-      emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::sink_failed,
-                                               telemetry::keys::table = table,
-                                               telemetry::keys::error_class = errc::sink_failed);
-      halt h = detail::to_halt(halt_reason::sink_failed, stored.error());
-      h.at = w.high;
-      h.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
-      h.table = table;
-      return a.stop_with(std::move(h));
-    }
-    if (auto written = write_progress(a.s, token); !written) {
-      if (!a.failed) return {};  // stop() interrupted the retries: the chunk is read again next time
-      return fail(errc::halted);
-    }
-    emit<telemetry::events::snapshot_chunk_completed>(telemetry::keys::table = table,
-                                                      telemetry::keys::change_count = rows.size());
-    if (ctx.last_for_table) {
-      emit<telemetry::events::snapshot_table_completed>(
-          telemetry::keys::table = table, telemetry::keys::change_count = chunk->start.table_rows + chunk->rows.rows());
-      incremental_.reconciler->untrack(relation.oid);
-    }
-    if (ctx.complete) {
-      emit<telemetry::events::snapshot_completed>(
-          telemetry::keys::duration = std::chrono::steady_clock::now() - incremental_.began.value_or(started),
-          telemetry::keys::commit_lsn = w.high, telemetry::keys::change_count = chunk->end.rows);
-    }
-    return {};
+    return hand_chunk(a, w, *chunk, outcome.kept);
   }
+}
+
+// The chunk changed too much while it was read: it is read again, within a budget that is the
+// chunk's across reconnects (which re-read it without spending any); past it, the snapshot halts.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::chunk_contended(applier& a, const detail::snapshot_window& w,
+                                              const detail::snapshot_chunk& chunk) -> result<void> {
+  const table_name table{chunk.relation->schema, chunk.relation->table};
+  std::string at = detail::encode_position(chunk.start);
+  if (incremental_.contended_at != at) {
+    incremental_.contended_at = std::move(at);
+    incremental_.contended = 0;
+  }
+  ++incremental_.contended;
+  if (incremental_.contended >= detail::incremental_contention_budget) {
+    emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::snapshot_table_contended,
+                                             telemetry::keys::table = table);
+    halt h = detail::to_halt(halt_reason::snapshot_table_contended);
+    h.table = table;
+    h.attempts = incremental_.contended;
+    h.at = w.high;
+    return a.stop_with(std::move(h));
+  }
+  emit<telemetry::events::snapshot_chunk_retried>(telemetry::keys::table = table,
+                                                  telemetry::keys::reason = halt_reason::snapshot_table_contended,
+                                                  telemetry::keys::attempt = incremental_.contended);
+  incremental_.worker->rewind(chunk.start, incremental_.reconciler->rewind());
+  return {};
+}
+
+// The @p kept rows of @p chunk the reconciler kept, as changes; halts (snapshot_failed) on a row
+// that cannot be read back.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::kept_rows(applier& a, const detail::snapshot_chunk& chunk, std::size_t kept)
+    -> result<std::vector<change>> {
+  std::vector<change> rows;
+  rows.reserve(kept);
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < chunk.rows.rows(); ++i) {
+    const std::size_t end = chunk.rows.row_ends[i];
+    if (chunk.keep[i]) {
+      const auto tuple =
+          pgoutput::parse_tuple_data(std::span<const std::byte>{chunk.rows.tuples.data() + begin, end - begin});
+      if (!tuple) {
+        halt h = detail::to_halt(halt_reason::snapshot_failed, tuple.error());
+        h.table = table_name{chunk.relation->schema, chunk.relation->table};
+        return unexpected(a.stop_with(std::move(h)).error());
+      }
+      rows.emplace_back(change_op::snapshot, *chunk.relation, *tuple);
+    }
+    begin = end;
+  }
+  return rows;
+}
+
+// Hands the reconciled chunk to the sink with its progress token, then stores the progress: the
+// sink's failure halts sink_failed; a progress write that stop() interrupted leaves the chunk to
+// be read again.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::hand_chunk(applier& a, const detail::snapshot_window& w,
+                                         const detail::snapshot_chunk& chunk, std::size_t kept) -> result<void>
+  requires detail::supports_incremental_snapshot<Sink, C>
+{
+  auto rows = kept_rows(a, chunk, kept);
+  if (!rows) return unexpected(rows.error());
+  const table_name table{chunk.relation->schema, chunk.relation->table};
+  const std::string token = detail::encode_position(chunk.end);
+  snapshot_context ctx;
+  ctx.consistent_point = w.high;
+  ctx.first_for_table = !chunk.keyed;  // a table read whole replaces what the sink holds of it
+  ctx.last_for_table = chunk.rows.last_for_table;
+  ctx.table_index = chunk.table_index;
+  ctx.table_count = chunk.table_count;
+  ctx.table_rows_before = chunk.start.table_rows;
+  ctx.rows_before = chunk.start.rows;
+  ctx.progress = token;
+  ctx.complete = chunk.end.at == detail::snapshot_position::phase::complete;
+  const snapshot_batch batch{*chunk.relation, *rows};
+  const auto started = std::chrono::steady_clock::now();
+  auto stored = a.ctx.call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
+  if (!stored) {
+    emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = halt_reason::sink_failed,
+                                             telemetry::keys::table = table,
+                                             telemetry::keys::error_class = errc::sink_failed);
+    halt h = detail::to_halt(halt_reason::sink_failed, stored.error());
+    h.at = w.high;
+    h.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
+    h.table = table;
+    return a.stop_with(std::move(h));
+  }
+  if (auto written = write_progress(a.s, token); !written) {
+    if (!a.failed) return {};  // stop() interrupted the retries: the chunk is read again next time
+    return fail(errc::halted);
+  }
+  emit<telemetry::events::snapshot_chunk_completed>(telemetry::keys::table = table,
+                                                    telemetry::keys::change_count = rows->size());
+  if (ctx.last_for_table) {
+    emit<telemetry::events::snapshot_table_completed>(
+        telemetry::keys::table = table, telemetry::keys::change_count = chunk.start.table_rows + chunk.rows.rows());
+    incremental_.reconciler->untrack(chunk.relation->oid);
+  }
+  if (ctx.complete) {
+    emit<telemetry::events::snapshot_completed>(
+        telemetry::keys::duration = std::chrono::steady_clock::now() - incremental_.began.value_or(started),
+        telemetry::keys::commit_lsn = w.high, telemetry::keys::change_count = chunk.end.rows);
+  }
+  return {};
 }
 
 // Applier hook, for a schema change: a table the snapshot still reads was described anew, so the

@@ -341,39 +341,40 @@ auto pipeline<D, C, S, Sink>::validate_options() const -> halt_or<void> {
   return {};
 }
 
+// Everything that can be refused before any connection: the stop machinery, the options, the
+// checkpoint policy's settings, and what the options ask of the sink. Halts at the first refusal.
 template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::run_loop() -> void {
+auto pipeline<D, C, S, Sink>::ready_to_run() -> bool {
+  const auto refuse_with = [&](halt h) {
+    halt_with(std::move(h));
+    return false;
+  };
   if (stop_fd_ < 0 || wake_fd_ < 0) {
-    halt_with(detail::to_halt(halt_reason::config_invalid, std::error_code(errno, std::generic_category())));
-    return;
+    return refuse_with(detail::to_halt(halt_reason::config_invalid, std::error_code(errno, std::generic_category())));
   }
-  if (auto v = validate_options(); !v) {
-    halt_with(v.error());
-    return;
-  }
-  if (!detail::valid_policy(policy_)) {
-    halt_with(detail::to_halt(halt_reason::config_invalid));
-    return;
-  }
+  if (auto v = validate_options(); !v) return refuse_with(v.error());
+  if (!detail::valid_policy(policy_)) return refuse_with(detail::to_halt(halt_reason::config_invalid));
   if (plugin().messages && !detail::has_handle_message<Sink>) {
-    halt_with(detail::to_halt(halt_reason::messages_unsupported));
-    return;
+    return refuse_with(detail::to_halt(halt_reason::messages_unsupported));
   }
   if (start_as<start::point_in_time_snapshot>() != nullptr &&
       !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
-    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
-    return;
+    return refuse_with(detail::to_halt(halt_reason::snapshot_unsupported));
   }
   if (start_as<start::incremental_snapshot>() != nullptr && !detail::supports_incremental_snapshot<Sink, C>) {
-    halt_with(detail::to_halt(halt_reason::snapshot_unsupported));
-    return;
+    return refuse_with(detail::to_halt(halt_reason::snapshot_unsupported));
   }
-  slot_name_ = slot_name::make(options_.slot).value();
+  return true;
+}
 
-  std::uint32_t command_errors = 0;
-  std::uint32_t failed_attempts = 0;  // connects in a row that did not reach the server
-  bool connected = false;
-  auto delay = options_.reconnect_delay;
+// Connects, streams and reconnects until a stop or a halt. Retries what may clear (a server down
+// or restarting, a refused command, a session that ended), bounds the refused commands, and halts
+// on what a retry cannot fix.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::run_loop() -> void {
+  if (!ready_to_run()) return;
+  slot_name_ = slot_name::make(options_.slot).value();
+  detail::connect_attempts tries{.delay = options_.reconnect_delay};
   // What the publications published when the first session began: a reconnect does not take a
   // change made in the meantime as the new normal (only a new run() does).
   std::optional<detail::publication_definitions> publications;
@@ -382,68 +383,88 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
     s.publications = publications;
     auto stream = connect(s);
     publications = s.publications;
-    if (halt_) {
-      if (detail::is_slot_refusal(halt_->reason)) {
-        if (halt_->invalidation) {  // the class, as `reason` (the reference's key) and as `kind`
-          emit<telemetry::events::connection_slot_invalidated>(
-              telemetry::keys::slot_name = *slot_name_,
-              telemetry::keys::reason = telemetry::to_kind(*halt_->invalidation),
-              telemetry::keys::kind = telemetry::to_kind(*halt_->invalidation));
-        } else {
-          emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
-                                                               telemetry::keys::reason = halt_->reason);
-        }
-      }
-      return;
-    }
+    if (halt_) return announce_slot_refusal();
     if (stream) {
-      connected = true;
-      failed_attempts = 0;
+      tries.connected = true;
+      tries.failed = 0;
       const auto end = this->stream(s, std::move(*stream), probe_);
       publications = std::move(s.publications);  // with what the session's checks added to it
       if (end != session_end::reconnect) return;
       if (s.frame_received.load()) {
-        command_errors = 0;
-        delay = options_.reconnect_delay;
+        tries.command_errors = 0;
+        tries.delay = options_.reconnect_delay;
       } else if (s.error == errc::server_error) {
-        ++command_errors;
-        emit<telemetry::events::connection_command_error>(
-            telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
-            telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
+        count_command_error(tries, errc::server_error);
       }
-    } else if (stream.error() == errc::cancelled || stopping_.load()) {
-      never_connected_ = !connected && failed_attempts > 0;
-      return;
-    } else if (stream.error() == errc::connection_refused) {
-      refused(s.refusal);
-      return;
-    } else if (stream.error() == errc::server_error || stream.error() == errc::protocol_violation) {
-      connected = true;  // the server answered: it was reached
-      ++command_errors;  // the server refused a command before streaming: bounded
-      emit<telemetry::events::connection_command_error>(
-          telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
-          telemetry::keys::slot_name = *slot_name_,
-          telemetry::keys::error_class = detail::error_class_of(stream.error()));
-    } else {
-      ++failed_attempts;  // down, restarting, unreachable: retried for as long as the run lasts
-      emit<telemetry::events::connection_disconnected>(
-          telemetry::keys::attempt = failed_attempts,
-          telemetry::keys::error_class = detail::error_class_of(stream.error()));
-    }
-    if (command_errors > options_.max_command_retries) {
-      emit<telemetry::events::connection_command_error_halt>(
-          telemetry::keys::attempt = command_errors, telemetry::keys::max_retries = options_.max_command_retries,
-          telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
-      halt h = detail::to_halt(halt_reason::command_error_limit, make_error_code(errc::server_error));
-      h.attempts = command_errors;
-      if (!s.sqlstate.empty()) h.sqlstate = s.sqlstate;
-      halt_with(std::move(h));
+    } else if (!retry_after(stream.error(), s, tries)) {
       return;
     }
-    sleep_interruptible(delay);
-    delay = std::min(delay * 2, options_.max_reconnect_delay);
+    if (tries.command_errors > options_.max_command_retries) return halt_on_command_errors(s, tries);
+    sleep_interruptible(tries.delay);
+    tries.delay = std::min(tries.delay * 2, options_.max_reconnect_delay);
   }
-  never_connected_ = !connected && failed_attempts > 0;  // stopped while waiting to retry
+  never_connected_ = tries.never_connected();  // stopped while waiting to retry
+}
+
+// A connect that failed with @p error: whether to try again (counted in @p tries), or not (a stop,
+// or a refusal a retry cannot fix, which halts).
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::retry_after(std::error_code error, const session& s, detail::connect_attempts& tries)
+    -> bool {
+  if (error == errc::cancelled || stopping_.load()) {
+    never_connected_ = tries.never_connected();
+    return false;
+  }
+  if (error == errc::connection_refused) {
+    refused(s.refusal);
+    return false;
+  }
+  if (error == errc::server_error || error == errc::protocol_violation) {
+    tries.connected = true;  // the server answered: it was reached, and refused a command (bounded)
+    count_command_error(tries, detail::error_class_of(error));
+    return true;
+  }
+  ++tries.failed;  // down, restarting, unreachable: retried for as long as the run lasts
+  emit<telemetry::events::connection_disconnected>(telemetry::keys::attempt = tries.failed,
+                                                   telemetry::keys::error_class = detail::error_class_of(error));
+  return true;
+}
+
+// One more command the server refused before streaming, reported with its attempt number.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::count_command_error(detail::connect_attempts& tries, errc error_class) -> void {
+  ++tries.command_errors;
+  emit<telemetry::events::connection_command_error>(
+      telemetry::keys::attempt = tries.command_errors, telemetry::keys::max_retries = options_.max_command_retries,
+      telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = error_class);
+}
+
+// The refused commands passed their bound: the halt, with the server's SQLSTATE when it sent one.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::halt_on_command_errors(const session& s, const detail::connect_attempts& tries) -> void {
+  emit<telemetry::events::connection_command_error_halt>(
+      telemetry::keys::attempt = tries.command_errors, telemetry::keys::max_retries = options_.max_command_retries,
+      telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
+  halt h = detail::to_halt(halt_reason::command_error_limit, make_error_code(errc::server_error));
+  h.attempts = tries.command_errors;
+  if (!s.sqlstate.empty()) h.sqlstate = s.sqlstate;
+  halt_with(std::move(h));
+}
+
+// The connect chain halted. A slot it refused (missing, invalidated, in use, not logical) is also
+// announced as connection_slot_invalidated, with the invalidation's class as `reason` (the
+// reference's key) and as `kind`.
+template <class D, class C, class S, class Sink>
+auto pipeline<D, C, S, Sink>::announce_slot_refusal() -> void {
+  if (!detail::is_slot_refusal(halt_->reason)) return;
+  if (halt_->invalidation) {
+    emit<telemetry::events::connection_slot_invalidated>(
+        telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = telemetry::to_kind(*halt_->invalidation),
+        telemetry::keys::kind = telemetry::to_kind(*halt_->invalidation));
+  } else {
+    emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
+                                                         telemetry::keys::reason = halt_->reason);
+  }
 }
 
 }  // namespace replicant
