@@ -25,9 +25,9 @@
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/value.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include "support/wire/pgoutput_builder.hpp"
 

@@ -22,10 +22,10 @@
 #include <replicant/core/detail/utf8.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/model/value.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <charconv>
 #include <chrono>

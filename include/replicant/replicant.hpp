@@ -30,10 +30,10 @@
 
 // Decoding
 #include <replicant/assembler/assembler.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
+#include <replicant/wire/framing.hpp>
 
 // libpq
 #include <replicant/pq/connection.hpp>

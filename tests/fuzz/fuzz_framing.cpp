@@ -11,7 +11,7 @@
 //   nonzero reply byte reads as "yes", and a clock past the representable range saturates);
 // - the plugin payload of an XLogData decodes without incident in the most permissive pgoutput
 //   configuration (protocol 4, parallel streaming), so that this target also reaches the decoder.
-#include <replicant/decoder/framing.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <replicant/decoder/pgoutput.hpp>
 

@@ -18,8 +18,8 @@
 #endif
 
 #include <replicant/core/lsn.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <cstddef>
 #include <cstdint>

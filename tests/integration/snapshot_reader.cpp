@@ -13,8 +13,8 @@
 #include "support/server/pg_cluster.hpp"
 
 #include <replicant/assembler/assembler.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/pq/replication_stream.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <sys/eventfd.h>
 #include <unistd.h>

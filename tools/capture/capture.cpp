@@ -22,7 +22,7 @@
 #include "capture_session.hpp"
 
 #include <replicant/core/lsn.hpp>
-#include <replicant/decoder/framing.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <chrono>
 #include <cstddef>

@@ -13,9 +13,9 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <algorithm>
 #include <chrono>

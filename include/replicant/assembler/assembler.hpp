@@ -29,6 +29,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace replicant {
@@ -73,6 +74,15 @@ struct stream_abort_event {
   std::size_t dropped_changes = 0;
   /// Bytes of change data dropped (row images held in memory, and their spilled records).
   std::uint64_t dropped_bytes = 0;
+};
+
+/// Where the XLogData frame that carried a payload lies in the WAL. The frame of a Commit (or
+/// Stream Commit) is the end of its commit record: the walsender's write location.
+struct frame_position {
+  /// The frame's `data_start`.
+  lsn data_start{};
+  /// The frame's `wal_end`.
+  lsn wal_end{};
 };
 
 /**
@@ -139,7 +149,22 @@ class assembler {
    * @throws std::bad_alloc only.
    */
   template <assembler_handler Handler>
-  [[nodiscard]] auto push(std::span<const std::byte> payload, Handler&& handler) -> result<void>;
+  [[nodiscard]] auto push(std::span<const std::byte> payload, Handler&& handler) -> result<void> {
+    return push_message(payload, std::nullopt, handler);
+  }
+
+  /**
+   * Feeds one pgoutput message that came in the frame at @p frame: as push(), and a Commit or
+   * Stream Commit whose end LSN is not the frame's position is refused with
+   * `errc::protocol_violation` before anything of it is delivered (it is damaged, and trusting it
+   * would acknowledge a position that was never committed). A translating decoder's messages are
+   * pushed with the position of the frame they were translated from.
+   * @throws std::bad_alloc only.
+   */
+  template <assembler_handler Handler>
+  [[nodiscard]] auto push(std::span<const std::byte> payload, frame_position frame, Handler&& handler) -> result<void> {
+    return push_message(payload, frame, handler);
+  }
 
   /// Discards every transaction in progress and starts a new session (see pgoutput_decoder::reset).
   auto reset() noexcept -> void {
@@ -272,6 +297,23 @@ class assembler {
   [[nodiscard]] auto decoder() const noexcept -> const pgoutput_decoder& { return decoder_; }
 
  private:
+  template <class Handler>
+  auto push_message(std::span<const std::byte> payload, std::optional<frame_position> frame, Handler& handler)
+      -> result<void>;
+
+  // Whether @p m ends where its frame does: only a Commit or Stream Commit says where it ends.
+  static auto ends_at(const pgoutput::message& m, frame_position frame) noexcept -> bool {
+    lsn end{};
+    if (const auto* c = std::get_if<pgoutput::commit_message>(&m)) {
+      end = c->end_lsn;
+    } else if (const auto* s = std::get_if<pgoutput::stream_commit_message>(&m)) {
+      end = s->end_lsn;
+    } else {
+      return true;
+    }
+    return end == frame.wal_end && end == frame.data_start;
+  }
+
   // A transaction being received, with what is needed until it completes.
   struct open_txn {
     transaction txn;
@@ -474,8 +516,9 @@ class assembler {
 
 // ------------------------------------------------------------------------------------------------
 
-template <assembler_handler Handler>
-auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> result<void> {
+template <class Handler>
+auto assembler::push_message(std::span<const std::byte> payload, std::optional<frame_position> frame, Handler& handler)
+    -> result<void> {
   using namespace pgoutput;
   if (payload.empty()) return fail(errc::decode_failure);
 
@@ -490,6 +533,7 @@ auto assembler::push(std::span<const std::byte> payload, Handler&& handler) -> r
 
   auto decoded = decoder_.decode(bytes);
   if (!decoded) return unexpected(decoded.error());
+  if (frame && !ends_at(*decoded, *frame)) return fail(errc::protocol_violation);
 
   // Each message type's handling, dispatched by the variant's index (cheaper to compile than std::visit).
   auto done = detail::visit_by_index(*decoded, [&](auto& m) -> result<void> {

@@ -5,23 +5,17 @@
 
 /// @file
 /// A forward declaration of `replicant::transaction`, so that contracts (the sink concepts) can name
-/// it without pulling in the data model, and the types of its id and commit time.
+/// it without pulling in the data model, and the types of its id and commit time (`sys_microseconds`, from
+/// core/).
 
-#include <chrono>
+#include <replicant/core/sys_microseconds.hpp>
+
 #include <cstdint>
 
 namespace replicant {
 
 /// A PostgreSQL transaction id (`TransactionId`, 32 bits on the wire).
 using transaction_id = std::uint32_t;
-
-/**
- * A point in time with microsecond resolution on the system clock (the Unix epoch), which is
- * exactly the resolution of PostgreSQL's `timestamptz`.
- *
- * Named like the standard's `std::chrono::sys_seconds` and `sys_days`.
- */
-using sys_microseconds = std::chrono::sys_time<std::chrono::microseconds>;
 
 /**
  * A committed transaction, assembled from the replication stream and delivered to the sink.

@@ -17,7 +17,6 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
@@ -42,6 +41,7 @@
 #include <replicant/spill/none.hpp>
 #include <replicant/spill/policy.hpp>
 #include <replicant/telemetry/telemetry.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <algorithm>
 #include <atomic>

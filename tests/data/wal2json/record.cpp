@@ -18,11 +18,11 @@
 #include "support/wire/plugin_capture.hpp"
 
 #include <replicant/decoder/catalog.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/decoder/wal2json.hpp>
 #include <replicant/pq/connection.hpp>
 #include <replicant/pq/replication_stream.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <algorithm>
 #include <array>

@@ -10,8 +10,8 @@
 /// field by field, and print a readable difference when they disagree.
 
 #include <replicant/assembler/assembler.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/model/value.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <cstddef>
 #include <cstdint>

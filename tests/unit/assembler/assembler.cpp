@@ -311,6 +311,42 @@ BOOST_AUTO_TEST_CASE(rejects_messages_out_of_place) {
   BOOST_TEST(feed(two_phase, r, {pg::commit_prepared(lsn{1}, lsn{2}, 0, 99, "g")}).error() == errc::protocol_violation);
 }
 
+// A Commit or Stream Commit travels in the frame that ends where its commit record does: one whose
+// end LSN says otherwise is damaged, and refused before anything of its transaction is delivered.
+BOOST_AUTO_TEST_CASE(refuses_a_commit_that_does_not_end_where_its_frame_does) {
+  const replicant::frame_position at_end{lsn{0x420}, lsn{0x420}};
+  const auto push_all = [](replicant::assembler& a, recorder& r, const std::vector<pg::bytes>& messages,
+                           replicant::frame_position frame) -> result<void> {
+    for (const auto& m : messages) {
+      if (auto pushed = a.push(m, frame, r); !pushed) return pushed;
+    }
+    return {};
+  };
+  const auto row = pg::insert(std::nullopt, orders, {pg::col::text("1"), pg::col::null(), pg::col::null()});
+  for (const replicant::frame_position frame :
+       {at_end, replicant::frame_position{lsn{0x421}, lsn{0x420}}, replicant::frame_position{lsn{0x420}, lsn{0x500}}}) {
+    const bool agrees = frame.data_start == at_end.data_start && frame.wal_end == at_end.wal_end;
+    replicant::assembler a;
+    recorder r;
+    const auto pushed = push_all(
+        a, r, {pg::begin(lsn{0x400}, 0, 7), orders_relation(), row, pg::commit(lsn{0x400}, lsn{0x420}, 0)}, frame);
+    BOOST_TEST(pushed.has_value() == agrees);
+    if (!agrees) BOOST_TEST(pushed.error() == errc::protocol_violation);
+    BOOST_TEST(r.transactions.size() == (agrees ? 1U : 0U));
+
+    replicant::assembler streaming{{.version = 2, .streaming = replicant::pgoutput_streaming::on}};
+    recorder s;
+    const auto streamed = push_all(streaming, s,
+                                   {pg::stream_start(10, true), orders_relation(10),
+                                    pg::insert(10, orders, {pg::col::text("1"), pg::col::null(), pg::col::null()}),
+                                    pg::stream_stop(), pg::stream_commit(10, lsn{0x400}, lsn{0x420}, 0)},
+                                   frame);
+    BOOST_TEST(streamed.has_value() == agrees);
+    if (!agrees) BOOST_TEST(streamed.error() == errc::protocol_violation);
+    BOOST_TEST(s.transactions.size() == (agrees ? 1U : 0U));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(reset_discards_everything_in_progress) {
   replicant::assembler a;
   recorder r;

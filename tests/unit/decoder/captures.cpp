@@ -13,9 +13,9 @@
 #include "support/wire/capture_file.hpp"
 
 #include <replicant/core/lsn.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/value.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <algorithm>
 #include <chrono>

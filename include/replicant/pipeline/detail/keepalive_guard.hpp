@@ -14,8 +14,8 @@
 // delivers.
 
 #include <replicant/core/lsn.hpp>
-#include <replicant/decoder/framing.hpp>
 #include <replicant/pq/replication_stream.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <poll.h>
 

@@ -56,24 +56,6 @@ inline auto drain_eventfd(int fd) noexcept -> void {
   }
 }
 
-// A Commit (or Stream Commit) travels in a frame whose position is the end of its commit record
-// (the walsender's write location): a commit whose own end LSN says otherwise is damaged. @p d is
-// the pgoutput message the frame's payload became (for pgoutput, the payload itself): a
-// translating decoder's Commit carries the end LSN its plugin sent, which must agree as well.
-inline auto commit_matches_frame(std::span<const std::byte> d, const xlog_data& w) noexcept -> bool {
-  std::size_t at = 0;
-  if (d.size() >= 26 && static_cast<char>(d[0]) == 'C') {
-    at = 10;  // 'C', flags, commit LSN, then the end LSN
-  } else if (d.size() >= 30 && static_cast<char>(d[0]) == 'c') {
-    at = 14;  // 'c', xid, flags, commit LSN, then the end LSN
-  } else {
-    return true;
-  }
-  std::uint64_t end = 0;
-  for (std::size_t i = 0; i < 8; ++i) end = (end << 8U) | static_cast<std::uint8_t>(d[at + i]);
-  return end == w.wal_end.value() && end == w.data_start.value();
-}
-
 // Whether a checkpoint policy's own settings are usable (a policy without settings to check is).
 template <class P>
 auto valid_policy(const P& p) noexcept -> bool {

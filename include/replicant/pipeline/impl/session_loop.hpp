@@ -541,14 +541,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
     const auto* w = &x;
     const auto spilled_before = a.asm_.spill_totals();
     // The decoder turns the payload into pgoutput messages (pgoutput's own: the payload as it is),
-    // and every Commit among them must agree with the position of the frame it came in.
-    bool damaged_commit = false;
+    // and the assembler holds every Commit among them to the position of the frame it came in.
+    const frame_position frame{w->data_start, w->wal_end};
     const auto to_assembler = [&](std::span<const std::byte> message) -> result<void> {
-      if (!detail::commit_matches_frame(message, *w)) {
-        damaged_commit = true;
-        return fail(errc::protocol_violation);
-      }
-      return a.asm_.push(message, a);
+      return a.asm_.push(message, frame, a);
     };
     if constexpr (detail::has_recheck<D>) {
       // The decoder's catalog went stale (pglogical: a table described again): read it anew before
@@ -557,12 +553,6 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (p.decoder_.recheck_due() && (!recheck_decoder() || a.failed)) return end();
     }
     result<void> pushed = p.decoder_.translate(w->data, to_assembler);
-    if (damaged_commit) {
-      halt h = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::protocol_violation));
-      h.at = w->data_start;
-      a.failed = std::move(h);
-      return;
-    }
     if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
       REPLICANT_FAULT_POINT("during_spill");
       p.template emit<telemetry::events::stream_spilled>(

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/decoder/framing.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <boost/test/unit_test.hpp>
 
@@ -11,7 +11,7 @@
 #include <limits>
 #include <variant>
 
-BOOST_AUTO_TEST_SUITE(decoder_framing_tests)
+BOOST_AUTO_TEST_SUITE(wire_framing_tests)
 
 using namespace std::chrono_literals;
 using replicant::lsn;
@@ -201,4 +201,4 @@ BOOST_AUTO_TEST_CASE(is_usable_at_compile_time) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // decoder_framing_tests
+BOOST_AUTO_TEST_SUITE_END()  // wire_framing_tests

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_DECODER_FRAMING_HPP
-#define REPLICANT_DECODER_FRAMING_HPP
+#ifndef REPLICANT_WIRE_FRAMING_HPP
+#define REPLICANT_WIRE_FRAMING_HPP
 
 /// @file
 /// The streaming-replication framing inside the CopyBoth stream, shared by every output plugin:
@@ -16,7 +16,7 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/model/transaction_fwd.hpp>
+#include <replicant/core/sys_microseconds.hpp>
 
 #include <array>
 #include <chrono>
@@ -240,4 +240,4 @@ constexpr auto encode_status_update(const standby_status_update& update,
 
 }  // namespace replicant
 
-#endif  // REPLICANT_DECODER_FRAMING_HPP
+#endif  // REPLICANT_WIRE_FRAMING_HPP
