@@ -13,9 +13,9 @@
 namespace replicant::detail {
 
 struct connect_attempts {
-  std::uint32_t command_errors = 0;  // commands the server refused, in a row, before any frame came
-  std::uint32_t failed = 0;          // connects in a row that did not reach the server
-  bool connected = false;            // whether any connect of the run reached the server
+  std::uint32_t command_errors = 0;   // commands the server refused, in a row, before any frame came
+  std::uint32_t failed = 0;           // connects in a row that did not reach the server
+  bool connected = false;             // whether any connect of the run reached the server
   std::chrono::milliseconds delay{};  // the wait before the next connect, doubled after each
 
   // Whether the run was stopped before any connect reached the server, after one had failed.
