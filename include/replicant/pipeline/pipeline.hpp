@@ -34,8 +34,8 @@
 #include <replicant/pq/replication_stream.hpp>
 #include <replicant/sink/concepts.hpp>
 #include <replicant/sink/vocabulary.hpp>
-#include <replicant/snapshot/detail/worker.hpp>
 #include <replicant/snapshot/incremental.hpp>
+#include <replicant/snapshot/incremental_worker.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
