@@ -372,6 +372,29 @@ class pipeline {
   detail::session_clock clock_;  // the sessions' timers and their policy's time (simulated under the simulator)
 };
 
+/**
+ * The common instantiation: a @ref pipeline over pgoutput, PostgreSQL's own output plugin, whose sink
+ * keeps its own checkpoint and whose transactions are held in memory, unless told otherwise. Most
+ * programs name only their sink; the full form stays for another decoder.
+ *
+ * @tparam Sink the user's sink, as for @ref pipeline.
+ * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint unless given.
+ * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill (halt) unless
+ * given.
+ *
+ * @par Example
+ * @code
+ * replicant::pgoutput_pipeline<my_sink> p{sink, replicant::pgoutput_options{.publications = {"shop_pub"}}, o};
+ * // the same type as
+ * // replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, my_sink>
+ * @endcode
+ *
+ * @par Thread safety
+ * As @ref pipeline.
+ */
+template <class Sink, class CheckpointPolicy = sink_owned_checkpoint, class SpillPolicy = no_spill>
+using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPolicy, Sink>;
+
 }  // namespace replicant
 
 #include <replicant/pipeline/impl/pipeline.hpp>
