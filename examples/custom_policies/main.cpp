@@ -47,8 +47,8 @@ using replicant::examples::stop_signal;
 using checkpoint_policy = custom_policies::wal_bytes_checkpoint<replicant::file_checkpoint_store>;
 
 // Both policies are the user's; the decoder and the engine are the library's.
-using custom_pipeline = replicant::pipeline<replicant::pgoutput_decoder, checkpoint_policy, custom_policies::mmap_spill,
-                                            custom_policies::line_sink>;
+using custom_pipeline =
+    replicant::pgoutput_pipeline<custom_policies::line_sink, checkpoint_policy, custom_policies::mmap_spill>;
 
 // One line on stderr. Only fixed text, codes, LSNs and counts reach it: never a value, a name, a
 // path or a connection string.

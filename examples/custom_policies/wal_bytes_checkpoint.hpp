@@ -83,7 +83,7 @@ inline constexpr replicant::own_halt_reason wal_bytes_store_failed{
  * @par Example
  * @code
  * using policy = custom_policies::wal_bytes_checkpoint<replicant::file_checkpoint_store>;
- * replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::disk_spill, my_sink> p{
+ * replicant::pgoutput_pipeline<my_sink, policy, replicant::disk_spill> p{
  *     sink, policy{.store = replicant::file_checkpoint_store{"orders.checkpoint"}, .every_bytes = 64U << 20U},
  *     replicant::disk_spill{}, options};
  * @endcode

@@ -311,8 +311,7 @@ class mirror_sink {
   observations seen_;
 };
 
-using tour_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                          replicant::no_spill, mirror_sink>;
+using tour_pipeline = replicant::pgoutput_pipeline<mirror_sink>;
 
 // ---------------------------------------------------------------------------------------------
 // Part 2: the tour

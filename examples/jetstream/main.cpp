@@ -36,8 +36,7 @@ using replicant::examples::exit_refused;
 using replicant::examples::stop_signal;
 using namespace std::chrono_literals;
 
-using jetstream_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint,
-                                               replicant::no_spill, jetstream_sink>;
+using jetstream_pipeline = replicant::pgoutput_pipeline<jetstream_sink, replicant::deferred_checkpoint>;
 
 constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<jetstream_pipeline>;
 

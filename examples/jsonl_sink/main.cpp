@@ -43,8 +43,7 @@ using replicant::examples::stop_signal;
 
 // The sink writes the lines; the library writes the checkpoint file after the sink returned.
 using jsonl_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>,
-                        replicant::no_spill, jsonl_file_sink>;
+    replicant::pgoutput_pipeline<jsonl_file_sink, replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>>;
 
 // One line on stderr. Only fixed text, codes, LSNs and counts reach it: never a value, a name, a
 // path or a connection string.

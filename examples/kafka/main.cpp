@@ -36,8 +36,7 @@ using replicant::examples::exit_refused;
 using replicant::examples::stop_signal;
 using namespace std::chrono_literals;
 
-using kafka_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, kafka_sink>;
+using kafka_pipeline = replicant::pgoutput_pipeline<kafka_sink>;
 
 constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<kafka_pipeline>;
 

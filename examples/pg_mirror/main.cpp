@@ -42,15 +42,12 @@ using namespace std::chrono_literals;
 
 // One pipeline type per kind of checkpoint policy; lib and lib-batched differ only in settings.
 using lib_policy = replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>;
-using sink_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                          replicant::no_spill, mirror_sink>;
-using batch_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_batches,
-                                           replicant::no_spill, mirror_batch_sink>;
-using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, lib_policy, replicant::no_spill, mirror_lib_sink>;
-using spilling_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                              replicant::disk_spill, mirror_sink>;
-using deferred_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint,
-                                              replicant::no_spill, mirror_deferred_sink>;
+using sink_pipeline = replicant::pgoutput_pipeline<mirror_sink>;
+using batch_pipeline = replicant::pgoutput_pipeline<mirror_batch_sink, replicant::sink_owned_batches>;
+using lib_pipeline = replicant::pgoutput_pipeline<mirror_lib_sink, lib_policy>;
+using spilling_pipeline =
+    replicant::pgoutput_pipeline<mirror_sink, replicant::sink_owned_checkpoint, replicant::disk_spill>;
+using deferred_pipeline = replicant::pgoutput_pipeline<mirror_deferred_sink, replicant::deferred_checkpoint>;
 
 // The stop signal's hook also stops the running pipeline, whichever type it has.
 constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<sink_pipeline, batch_pipeline, lib_pipeline,

@@ -77,8 +77,7 @@ class counting_sink {
   std::optional<replicant::lsn> stored_;
 };
 
-using counting_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                              replicant::no_spill, counting_sink>;
+using counting_pipeline = replicant::pgoutput_pipeline<counting_sink>;
 
 // One line on stderr. Only fixed text, codes, LSNs, ports and counts reach it.
 auto say(const std::string& line) -> void {

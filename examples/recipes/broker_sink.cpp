@@ -177,8 +177,7 @@ class broker_sink {
 static_assert(replicant::deferred_sink<broker_sink>);
 
 // The type main() builds, for the stop signal.
-using broker_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint, replicant::no_spill, broker_sink>;
+using broker_pipeline = replicant::pgoutput_pipeline<broker_sink, replicant::deferred_checkpoint>;
 
 constexpr std::string_view program = "replicant-recipe-broker-sink";
 
@@ -188,7 +187,7 @@ auto stream(broker_sink& sink, const std::string& source) -> int {
   replicant::pgoutput_options pg{.publications = {"recipe_pub"}};
   replicant::pipeline_options o{.conninfo = source, .slot = "recipe_broker", .start = replicant::start::go_forward{}};
   // At most 1,000 messages out at once; one not confirmed within 30 s halts the pipeline.
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint, replicant::no_spill, broker_sink> p{
+  replicant::pgoutput_pipeline<broker_sink, replicant::deferred_checkpoint> p{
       sink, pg, replicant::deferred_checkpoint{.max_unconfirmed = 1000, .confirm_timeout = std::chrono::seconds(30)},
       o};
   return replicant::examples::recipes::run_until_stopped(p, program);

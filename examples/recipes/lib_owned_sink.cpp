@@ -66,9 +66,8 @@ static_assert(replicant::lib_mode_sink<line_sink>);
 using file_policy = replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>;
 using postgres_policy = replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>;
 // The types the two functions below build, for the stop signal.
-using file_pipeline = replicant::pipeline<replicant::pgoutput_decoder, file_policy, replicant::no_spill, line_sink>;
-using postgres_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, postgres_policy, replicant::no_spill, line_sink>;
+using file_pipeline = replicant::pgoutput_pipeline<line_sink, file_policy>;
+using postgres_pipeline = replicant::pgoutput_pipeline<line_sink, postgres_policy>;
 
 constexpr std::string_view program = "replicant-recipe-lib-owned";
 
@@ -79,7 +78,7 @@ auto with_file_store(line_sink& sink, const std::string& source, const std::stri
   replicant::pgoutput_options pg{.publications = {"recipe_pub"}};
   replicant::pipeline_options o{.conninfo = source, .slot = "recipe_file", .start = replicant::start::go_forward{}};
   // One file per slot; its directory must exist. A checkpoint is written after every transaction.
-  replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, line_sink> p{
+  replicant::pgoutput_pipeline<line_sink, policy> p{
       sink, pg, policy{.store = replicant::file_checkpoint_store{checkpoint_file}}, o};
   return replicant::examples::recipes::run_until_stopped(p, program);
 }
@@ -93,7 +92,7 @@ auto with_postgres_store(line_sink& sink, const std::string& source, const std::
   // The store connects on first use and creates its table (replicant_checkpoints) if missing. It
   // cannot be copied: build it in place, as here, or std::move it in.
   replicant::postgres_store_options store{.conninfo = store_conninfo};
-  replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, line_sink> p{
+  replicant::pgoutput_pipeline<line_sink, policy> p{
       sink, pg,
       policy{.store = replicant::postgres_checkpoint_store{store},
              .batch = replicant::checkpoint_batching{.max_transactions = 100, .max_delay = std::chrono::seconds(1)}},

@@ -148,8 +148,7 @@ class full_identity_sink {
 static_assert(replicant::sink<full_identity_sink>);
 
 // The type main() builds, for the stop signal.
-using full_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                          replicant::no_spill, full_identity_sink>;
+using full_pipeline = replicant::pgoutput_pipeline<full_identity_sink>;
 
 }  // namespace
 

@@ -99,8 +99,7 @@ class sql_sink {
 static_assert(replicant::sink<sql_sink>);
 
 // The type main() builds, for the stop signal.
-using sql_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, sql_sink>;
+using sql_pipeline = replicant::pgoutput_pipeline<sql_sink>;
 
 constexpr std::string_view program = "replicant-recipe-sql-sink";
 
@@ -109,8 +108,7 @@ constexpr std::string_view program = "replicant-recipe-sql-sink";
 auto stream(sql_sink& sink, const std::string& source) -> int {
   replicant::pgoutput_options pg{.publications = {"recipe_pub"}};
   replicant::pipeline_options o{.conninfo = source, .slot = "recipe_sql", .start = replicant::start::go_forward{}};
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, sql_sink> p{
-      sink, pg, o};
+  replicant::pgoutput_pipeline<sql_sink> p{sink, pg, o};
   return replicant::examples::recipes::run_until_stopped(p, program);
 }
 //]

@@ -50,8 +50,7 @@ using replicant::examples::stop_signal;
 // The checkpoint lives in a store the pipeline writes after the sink returned: the checkpoint file
 // (file_checkpoint_store), or memory when there is none (memory_checkpoint_store).
 template <class Store>
-using tail_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::lib_owned_checkpoint<Store>,
-                                          replicant::no_spill, jsonl_sink>;
+using tail_pipeline = replicant::pgoutput_pipeline<jsonl_sink, replicant::lib_owned_checkpoint<Store>>;
 
 // Ctrl-C and SIGTERM stop the running pipeline, whichever store it has.
 constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<tail_pipeline<replicant::file_checkpoint_store>,

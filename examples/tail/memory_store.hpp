@@ -36,7 +36,7 @@ namespace replicant::examples::tail {
  * @par Example
  * @code
  * using policy = replicant::lib_owned_checkpoint<memory_checkpoint_store>;
- * replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, jsonl_sink> p{
+ * replicant::pgoutput_pipeline<jsonl_sink, policy> p{
  *     sink, policy{.store = memory_checkpoint_store{}}, options};
  * @endcode
  *

@@ -11,7 +11,9 @@ chain of includes. This script reads every header under include/replicant/, foll
 may not, with the chain of includes that gets there. Two more walls are not components:
 only pq/ includes <libpq-fe.h>, and nothing in include/ includes a file of tests/. And an impl/
 header (the second half of one public header) is included only from its own folder: the header
-self-containment test leaves impl/ out because its public header checks it.
+self-containment test leaves impl/ out because its public header checks it. A component's detail/
+is its own: only core/detail/, the helpers of the vocabulary everything shares, is included from
+other components; what two components share is a header outside detail/.
 
 Usage: check_walls.py <repository root>      exit 0: the walls hold; 1: a wall is breached
        check_walls.py --self-test            proves every kind of breach is caught
@@ -88,6 +90,10 @@ def breaches(graph, rules):
                 impl_owner = raw[len('replicant/'):].split('/impl/')[0]
                 if impl_owner not in (header.split('/impl/')[0], header.rsplit('/', 1)[0]):
                     out.append(f'{header}: includes {raw}, an impl/ header of another folder')
+            if raw.startswith('replicant/') and '/detail/' in raw:
+                detail_owner = raw[len('replicant/'):].split('/')[0]
+                if detail_owner not in ('core', header.split('/')[0]):
+                    out.append(f'{header}: includes {raw}, a detail/ header of another component')
         # Breadth-first over replicant includes, remembering how each header was reached.
         # One line per component breached: the shortest chain that reaches it.
         seen, queue, reported = {header: None}, [header], set()
@@ -114,7 +120,8 @@ def breaches(graph, rules):
 
 
 def self_test():
-    rules = {'core/': {'core/'}, 'model/': {'core/', 'model/'}, 'pq/': {'core/', 'pq/'}}
+    rules = {'core/': {'core/'}, 'model/': {'core/', 'model/'}, 'pq/': {'core/', 'pq/'},
+             'sink/': {'core/', 'model/', 'sink/'}}
     cases = {
         'a header of another component, directly':
             {'model/a.hpp': ['replicant/pq/c.hpp'], 'pq/c.hpp': []},
@@ -125,14 +132,19 @@ def self_test():
         'a header no row covers': {'stray.hpp': []},
         'an impl/ header from another folder':
             {'model/a.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': []},
+        'a detail/ header of a component it may reach, not core/':
+            {'sink/s.hpp': ['replicant/model/detail/d.hpp'], 'model/detail/d.hpp': []},
     }
     failed = False
     for what, graph in cases.items():
         if not breaches(graph, rules):
             print(f'check_walls self-test: not caught: {what}')
             failed = True
-    if breaches({'model/a.hpp': ['replicant/core/b.hpp', 'vector'], 'core/b.hpp': ['replicant/core/impl/b.hpp'],
-                 'core/impl/b.hpp': [], 'core/impl/c.hpp': ['replicant/core/impl/b.hpp']}, rules):
+    if breaches({'model/a.hpp': ['replicant/core/b.hpp', 'vector', 'replicant/core/detail/e.hpp',
+                                 'replicant/model/detail/d.hpp'],
+                 'core/b.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': [],
+                 'core/impl/c.hpp': ['replicant/core/impl/b.hpp'], 'core/detail/e.hpp': [],
+                 'model/detail/d.hpp': ['replicant/core/detail/e.hpp']}, rules):
         print('check_walls self-test: a graph within its walls was reported')
         failed = True
     return 1 if failed else 0

@@ -12,8 +12,8 @@
 #include <replicant/core/result.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/change.hpp>
-#include <replicant/model/detail/spilled_records.hpp>
 #include <replicant/model/schema_change.hpp>
+#include <replicant/model/spill_records.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/spill/policy.hpp>
 

@@ -11,9 +11,9 @@
 #include <replicant/core/lsn.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/detail/frame_arena.hpp>
-#include <replicant/model/detail/spilled_records.hpp>
 #include <replicant/model/relation.hpp>
 #include <replicant/model/spill_part.hpp>
+#include <replicant/model/spill_records.hpp>
 #include <replicant/model/transaction_fwd.hpp>
 #include <replicant/model/tuple.hpp>
 

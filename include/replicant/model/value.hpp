@@ -20,12 +20,12 @@
 /// line or a telemetry event. `to_string` below exists for the *user's* explicit use only, and on
 /// purpose there is no `operator<<`, so a value cannot be streamed into a log by accident.
 
+#include <replicant/core/detail/calendar.hpp>
+#include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/model/detail/borrowed_or_owned.hpp>
-#include <replicant/model/detail/calendar.hpp>
 #include <replicant/model/detail/pg_format.hpp>
-#include <replicant/model/detail/pg_parse.hpp>
 
 #include <algorithm>
 #include <array>

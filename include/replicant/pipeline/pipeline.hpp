@@ -34,8 +34,8 @@
 #include <replicant/pq/replication_stream.hpp>
 #include <replicant/sink/concepts.hpp>
 #include <replicant/sink/vocabulary.hpp>
-#include <replicant/snapshot/detail/worker.hpp>
 #include <replicant/snapshot/incremental.hpp>
+#include <replicant/snapshot/incremental_worker.hpp>
 #include <replicant/snapshot/point_in_time.hpp>
 #include <replicant/spill/disk.hpp>
 #include <replicant/spill/none.hpp>
@@ -400,6 +400,29 @@ class pipeline {
   detail::incremental_state incremental_;  // the incremental snapshot, when asked for
   detail::session_clock clock_;  // the sessions' timers and their policy's time (simulated under the simulator)
 };
+
+/**
+ * The common instantiation: a @ref pipeline over pgoutput, PostgreSQL's own output plugin, whose sink
+ * keeps its own checkpoint and whose transactions are held in memory, unless told otherwise. Most
+ * programs name only their sink; the full form stays for another decoder.
+ *
+ * @tparam Sink the user's sink, as for @ref pipeline.
+ * @tparam CheckpointPolicy who owns the checkpoint: @ref sink_owned_checkpoint unless given.
+ * @tparam SpillPolicy what happens to transactions larger than memory: @ref no_spill (halt) unless
+ * given.
+ *
+ * @par Example
+ * @code
+ * replicant::pgoutput_pipeline<my_sink> p{sink, replicant::pgoutput_options{.publications = {"shop_pub"}}, o};
+ * // the same type as
+ * // replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, my_sink>
+ * @endcode
+ *
+ * @par Thread safety
+ * As @ref pipeline.
+ */
+template <class Sink, class CheckpointPolicy = sink_owned_checkpoint, class SpillPolicy = no_spill>
+using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPolicy, Sink>;
 
 }  // namespace replicant
 

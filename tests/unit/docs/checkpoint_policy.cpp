@@ -173,8 +173,7 @@ static_assert(replicant::sink_for<replicant::pgoutput_decoder, grouped_commit_ch
 //]
 
 //[policy_pipeline
-using grouped =
-    replicant::pipeline<replicant::pgoutput_decoder, grouped_commit_checkpoint, replicant::no_spill, staging_sink>;
+using grouped = replicant::pgoutput_pipeline<staging_sink, grouped_commit_checkpoint>;
 
 auto make_grouped(staging_sink& sink, const replicant::pgoutput_options& pg, const replicant::pipeline_options& o)
     -> grouped {

@@ -46,8 +46,7 @@ int main() {
   replicant::pgoutput_options pg{.publications = {"shop_pub"}};
   replicant::pipeline_options o{.conninfo = "dbname=shop", .slot = "shop_print",
                                 .start = replicant::start::go_forward{}};  // a new slot starts from now on
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                      replicant::no_spill, print_sink> p{sink, pg, o};
+  replicant::pgoutput_pipeline<print_sink> p{sink, pg, o};
   p.run();  // until p.stop(); throws replicant::error (value-free) if it halts
 }
 //]
@@ -88,8 +87,7 @@ BOOST_AUTO_TEST_CASE(the_readme_sink_refuses_bad_options_before_connecting) {
   replicant::pipeline_options options;
   options.conninfo = "dbname=shop";
   options.slot = "Not A Slot";
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, print_sink> p{
-      sink, replicant::pgoutput_options{.publications = {"shop_pub"}}, options};
+  replicant::pgoutput_pipeline<print_sink> p{sink, replicant::pgoutput_options{.publications = {"shop_pub"}}, options};
   std::error_code ec;
   p.run(ec);
   BOOST_TEST(ec == replicant::errc::halted);

@@ -148,8 +148,7 @@ static_assert(d::check_decoder_serves<replicant::pgoutput_decoder, audit_sink>()
 namespace {
 
 template <class Sink>
-using pipeline_of =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, Sink>;
+using pipeline_of = replicant::pgoutput_pipeline<Sink>;
 
 auto options() -> replicant::pipeline_options {
   replicant::pipeline_options o;

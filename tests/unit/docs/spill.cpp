@@ -111,14 +111,12 @@ struct counting_sink {
 //]
 
 //[spill_pipelines
-using memory_only = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                        replicant::no_spill, counting_sink>;
+using memory_only = replicant::pgoutput_pipeline<counting_sink>;
 
-using spilling = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                     replicant::disk_spill, counting_sink>;
+using spilling = replicant::pgoutput_pipeline<counting_sink, replicant::sink_owned_checkpoint, replicant::disk_spill>;
 
 using spilling_to_tmpfiles =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, tmpfile_spill, counting_sink>;
+    replicant::pgoutput_pipeline<counting_sink, replicant::sink_owned_checkpoint, tmpfile_spill>;
 
 auto make_spilling(counting_sink& sink, const replicant::pgoutput_options& pg, const replicant::pipeline_options& o)
     -> std::unique_ptr<spilling> {

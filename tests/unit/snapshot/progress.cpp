@@ -7,7 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/snapshot/detail/worker.hpp>
+#include <replicant/snapshot/incremental_worker.hpp>
 
 #include <cstddef>
 #include <cstdint>

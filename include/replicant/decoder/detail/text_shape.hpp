@@ -13,8 +13,8 @@
 // one pass over the text; an array of either type goes through the caster itself (it allocates, but
 // such columns are rare and their elements need the array reader anyway).
 
-#include <replicant/model/detail/cast_text.hpp>
-#include <replicant/model/detail/pg_parse.hpp>
+#include <replicant/core/detail/pg_parse.hpp>
+#include <replicant/model/cast.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/model/relation.hpp>
 

@@ -8,7 +8,7 @@
 // (format_type_with_typemod), telling fixed-width types apart from TOASTable ones, and checking
 // that a bare JSON number token is one (simdjson's On-Demand API hands out raw tokens unchecked).
 
-#include <replicant/model/detail/pg_parse.hpp>
+#include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/model/pg_type.hpp>
 
 #include <cstddef>

@@ -11,10 +11,10 @@
 // change the decoder's state. The pgoutput messages are written into `out_` while reading (a tuple
 // is copied column by column), and thrown away if the payload turns out to be malformed.
 
+#include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/decoder/pglogical.hpp>
-#include <replicant/model/detail/pg_parse.hpp>
 
 #include <algorithm>
 #include <new>

@@ -13,11 +13,11 @@
 // writes the pgoutput messages into `out_`. Nothing reaches the caller before both steps are done.
 
 #include <replicant/core/detail/byte_reader.hpp>
+#include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/decoder/detail/wal2json_text.hpp>
 #include <replicant/decoder/wal2json.hpp>
-#include <replicant/model/detail/pg_parse.hpp>
 #include <replicant/model/pg_type.hpp>
 
 #include <algorithm>

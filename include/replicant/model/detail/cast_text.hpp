@@ -11,9 +11,9 @@
 // The only failures are malformed numeric and non-hex bytea (errc::decode_failure): text that cannot
 // be right for those types means the stream is corrupt, not that the value is unusual.
 
+#include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/model/detail/pg_parse.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/model/value.hpp>
 

@@ -15,7 +15,7 @@
 // The writers are generic over the output: a std::string for to_string, or a fixed stack buffer on
 // the binary cast path, where the result is then copied once into the value's own allocation.
 
-#include <replicant/model/detail/calendar.hpp>
+#include <replicant/core/detail/calendar.hpp>
 
 #include <charconv>
 #include <cmath>

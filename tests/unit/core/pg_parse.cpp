@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/model/detail/pg_parse.hpp>
+#include <replicant/core/detail/pg_parse.hpp>
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,7 +12,7 @@
 #include <system_error>
 #include <vector>
 
-BOOST_AUTO_TEST_SUITE(model_pg_parse_tests)
+BOOST_AUTO_TEST_SUITE(core_pg_parse_tests)
 
 using replicant::detail::parse_integer;
 
@@ -150,4 +150,4 @@ BOOST_AUTO_TEST_CASE(agrees_with_from_chars_on_generated_text) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-BOOST_AUTO_TEST_SUITE_END()  // model_pg_parse_tests
+BOOST_AUTO_TEST_SUITE_END()  // core_pg_parse_tests

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_MODEL_DETAIL_CALENDAR_HPP
-#define REPLICANT_MODEL_DETAIL_CALENDAR_HPP
+#ifndef REPLICANT_CORE_DETAIL_CALENDAR_HPP
+#define REPLICANT_CORE_DETAIL_CALENDAR_HPP
 
 // Proleptic Gregorian calendar arithmetic on 64-bit day counts, as PostgreSQL uses for every date,
 // BC ones included (year 1 BC is astronomical year 0, a leap year). std::chrono's calendar types stop
@@ -94,4 +94,4 @@ static_assert(days_from_civil(2000, 1, 1) == pg_epoch_unix_days);
 
 }  // namespace replicant::detail
 
-#endif  // REPLICANT_MODEL_DETAIL_CALENDAR_HPP
+#endif  // REPLICANT_CORE_DETAIL_CALENDAR_HPP

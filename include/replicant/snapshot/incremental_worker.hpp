@@ -1,13 +1,15 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_SNAPSHOT_DETAIL_WORKER_HPP
-#define REPLICANT_SNAPSHOT_DETAIL_WORKER_HPP
+#ifndef REPLICANT_SNAPSHOT_INCREMENTAL_WORKER_HPP
+#define REPLICANT_SNAPSHOT_INCREMENTAL_WORKER_HPP
 
 /// @file
 /// The reader side of the incremental snapshot: a thread of its own, with an ordinary connection of
 /// its own, that writes each chunk's low watermark, reads the chunk, hands it to the applier and
 /// writes its high watermark, at most `max_pending` chunks ahead of the applier. It never calls the
-/// sink: the applier delivers a chunk when the stream reaches its high watermark.
+/// sink: the applier delivers a chunk when the stream reaches its high watermark. Not API: its names
+/// are replicant::detail. The header stands outside detail/ because the pipeline, which runs the
+/// reader beside the stream, shares it, and a component's detail/ is its own.
 
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
@@ -338,4 +340,4 @@ struct incremental_state {
 
 }  // namespace replicant::detail
 
-#endif  // REPLICANT_SNAPSHOT_DETAIL_WORKER_HPP
+#endif  // REPLICANT_SNAPSHOT_INCREMENTAL_WORKER_HPP

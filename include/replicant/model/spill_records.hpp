@@ -1,12 +1,14 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_MODEL_DETAIL_SPILLED_RECORDS_HPP
-#define REPLICANT_MODEL_DETAIL_SPILLED_RECORDS_HPP
+#ifndef REPLICANT_MODEL_SPILL_RECORDS_HPP
+#define REPLICANT_MODEL_SPILL_RECORDS_HPP
 
-// The record format of spilled changes, over any policy's spill_part: the assembler appends one
-// record per change, a subtransaction abort cuts whole records off the end, and a transaction's
-// change_range reads them back in order. The part only stores bytes, so a user's policy gets the
-// format for free and cannot get it wrong.
+/// @file
+/// The record format of spilled changes, over any policy's spill_part: the assembler appends one
+/// record per change, a subtransaction abort cuts whole records off the end, and a transaction's
+/// change_range reads them back in order. The part only stores bytes, so a user's policy gets the
+/// format for free and cannot get it wrong. Not API: its names are replicant::detail. The header
+/// stands outside detail/ because two components share it, and a component's detail/ is its own.
 //
 // Record: op (1 byte), old tuple kind (1), flags (1: truncate cascade, 2: restart identity), 1 spare,
 // relation index (u32), record length (u32), old length (u32), then the two TupleData wire images
@@ -169,4 +171,4 @@ inline auto truncate_spill_records(spill_part& part, std::size_t records, std::s
 
 }  // namespace replicant::detail
 
-#endif  // REPLICANT_MODEL_DETAIL_SPILLED_RECORDS_HPP
+#endif  // REPLICANT_MODEL_SPILL_RECORDS_HPP

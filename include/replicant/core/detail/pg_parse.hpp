@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_MODEL_DETAIL_PG_PARSE_HPP
-#define REPLICANT_MODEL_DETAIL_PG_PARSE_HPP
+#ifndef REPLICANT_CORE_DETAIL_PG_PARSE_HPP
+#define REPLICANT_CORE_DETAIL_PG_PARSE_HPP
 
 // Readers for the text output forms PostgreSQL produces under the settings replicant pins
 // (DateStyle=ISO, TimeZone=UTC, extra_float_digits=3, bytea_output=hex). They accept what the server
@@ -9,7 +9,7 @@
 // (false / std::nullopt) and the caller decides between delivering the original string and a
 // decode failure. Hand-written digit loops and std::from_chars only: no locale, no allocation.
 
-#include <replicant/model/detail/calendar.hpp>
+#include <replicant/core/detail/calendar.hpp>
 
 #include <array>
 #include <charconv>
@@ -405,4 +405,4 @@ struct money_shape {
 
 }  // namespace replicant::detail
 
-#endif  // REPLICANT_MODEL_DETAIL_PG_PARSE_HPP
+#endif  // REPLICANT_CORE_DETAIL_PG_PARSE_HPP
