@@ -13,7 +13,9 @@ only pq/ includes <libpq-fe.h>, and nothing in include/ includes a file of tests
 header (the second half of one public header) is included only from its own folder: the header
 self-containment test leaves impl/ out because its public header checks it. A component's detail/
 is its own: only core/detail/, the helpers of the vocabulary everything shares, is included from
-other components; what two components share is a header outside detail/.
+other components; what two components share is a header outside detail/. And no header reaches
+itself: the include graph has no loop, so each header can be read knowing only what it includes
+(an impl/ half is included at the end of its public header, and includes nothing of it back).
 
 Usage: check_walls.py <repository root>      exit 0: the walls hold; 1: a wall is breached
        check_walls.py --self-test            proves every kind of breach is caught
@@ -95,14 +97,22 @@ def breaches(graph, rules):
                 if detail_owner not in ('core', header.split('/')[0]):
                     out.append(f'{header}: includes {raw}, a detail/ header of another component')
         # Breadth-first over replicant includes, remembering how each header was reached.
-        # One line per component breached: the shortest chain that reaches it.
-        seen, queue, reported = {header: None}, [header], set()
+        # One line per component breached: the shortest chain that reaches it; and one if the
+        # header reaches itself again.
+        seen, queue, reported, looped = {header: None}, [header], set(), False
         while queue:
             at = queue.pop(0)
             for raw in graph.get(at, []):
                 if not raw.startswith('replicant/'):
                     continue
                 target = raw[len('replicant/'):]
+                if target == header and not looped:
+                    looped = True
+                    chain, step = [target], at
+                    while step is not None:
+                        chain.append(step)
+                        step = seen[step]
+                    out.append(f'{header} includes itself back: ' + ' -> '.join(reversed(chain)))
                 if target in seen:
                     continue
                 seen[target] = at
@@ -134,6 +144,8 @@ def self_test():
             {'model/a.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': []},
         'a detail/ header of a component it may reach, not core/':
             {'sink/s.hpp': ['replicant/model/detail/d.hpp'], 'model/detail/d.hpp': []},
+        'an include loop (an impl/ half that includes its public header back)':
+            {'core/a.hpp': ['replicant/core/impl/a.hpp'], 'core/impl/a.hpp': ['replicant/core/a.hpp']},
     }
     failed = False
     for what, graph in cases.items():

@@ -7,6 +7,9 @@
 /// The decoder's separately compiled definitions: the pgoutput decoder's bodies. Included by
 /// <replicant/src.hpp>, which is what a program includes (see there).
 
+#include <replicant/decoder/pgoutput.hpp>
+
+// The bodies pgoutput.hpp leaves out in this mode, after the declarations they define.
 #include <replicant/decoder/impl/pgoutput.hpp>
 
 #endif  // REPLICANT_DECODER_SRC_HPP

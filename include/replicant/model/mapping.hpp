@@ -4,12 +4,13 @@
 #define REPLICANT_MODEL_MAPPING_HPP
 
 /// @file
-/// Rows onto structs: `replicant::as<T>(row)` and `change::as<T>()` fill a struct adapted with
-/// Boost.Hana from the row's columns, member by member, matching member names to column names.
+/// Rows onto structs: `replicant::as<T>(row)` (and `change::as<T>()`, model/change.hpp, through it)
+/// fill a struct adapted with Boost.Hana from the row's columns, member by member, matching member
+/// names to column names.
 
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/model/change.hpp>
+#include <replicant/model/row.hpp>
 #include <replicant/model/value.hpp>
 
 #include <boost/hana/accessors.hpp>
@@ -74,6 +75,10 @@ struct mapping_error {
   /// Writes message().
   friend auto operator<<(std::ostream& os, const mapping_error& m) -> std::ostream& { return os << m.message(); }
 };
+
+/// What mapping a row onto a struct returns: the struct, or why it did not fit.
+template <class T>
+using mapping_result = detail::expected<T, mapping_error>;
 
 namespace detail {
 
@@ -250,16 +255,6 @@ template <class T>
   });
   if (failure) return unexpected(*failure);
   return out;
-}
-
-template <class T>
-auto change::as() const -> mapping_result<T> {
-  return replicant::as<T>(record());
-}
-
-template <class T>
-auto change::old_as() const -> mapping_result<T> {
-  return replicant::as<T>(old());
 }
 
 }  // namespace replicant

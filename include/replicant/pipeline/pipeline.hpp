@@ -426,6 +426,14 @@ using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPoli
 
 }  // namespace replicant
 
+// The bodies, one impl/ header per seam of the engine, none of which includes the pipeline back:
+// the session and the helpers first, then the parts that use them (the incremental snapshot's
+// hooks and the session loop need the applier, which delivery.hpp defines).
 #include <replicant/pipeline/impl/pipeline.hpp>
+
+#include <replicant/pipeline/impl/connect_chain.hpp>
+#include <replicant/pipeline/impl/delivery.hpp>
+#include <replicant/pipeline/impl/incremental_snapshot.hpp>
+#include <replicant/pipeline/impl/session_loop.hpp>
 
 #endif  // REPLICANT_PIPELINE_PIPELINE_HPP

@@ -14,7 +14,6 @@
 #include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/decoder/detail/text_shape.hpp>
-#include <replicant/decoder/pglogical.hpp>
 
 #include <algorithm>
 #include <new>

@@ -4,7 +4,7 @@
 #define REPLICANT_DECODER_IMPL_PGOUTPUT_HPP
 
 // Out-of-line bodies of replicant::pgoutput_decoder and the TupleData parser. Included at the
-// bottom of <replicant/decoder/pgoutput.hpp>; including this file first works too. With
+// bottom of <replicant/decoder/pgoutput.hpp> (which it includes nothing of back). With
 // REPLICANT_SEPARATE_COMPILATION only <replicant/decoder/src.hpp> includes it: the bodies are then
 // compiled once (REPLICANT_DECL), and no other unit parses, instantiates or generates them.
 //
@@ -16,7 +16,6 @@
 
 #include <replicant/core/detail/config.hpp>
 #include <replicant/core/identifier.hpp>
-#include <replicant/decoder/pgoutput.hpp>
 
 #include <algorithm>
 #include <new>

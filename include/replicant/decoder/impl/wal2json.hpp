@@ -17,7 +17,6 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/decoder/detail/wal2json_text.hpp>
-#include <replicant/decoder/wal2json.hpp>
 #include <replicant/model/pg_type.hpp>
 
 #include <algorithm>

@@ -3,11 +3,9 @@
 #ifndef REPLICANT_PIPELINE_IMPL_CONNECT_CHAIN_HPP
 #define REPLICANT_PIPELINE_IMPL_CONNECT_CHAIN_HPP
 
-// The connect chain of replicant::pipeline (included at the bottom of impl/pipeline.hpp): from the
+// The connect chain of replicant::pipeline (included at the bottom of pipeline.hpp, after impl/pipeline.hpp): from the
 // replication connection to START_REPLICATION, each step value-free on failure. A transient failure
 // returns its error (the caller reconnects); a decision to stop for good sets the pipeline's halt.
-
-#include <replicant/pipeline/impl/pipeline.hpp>
 
 #include <algorithm>
 #include <string>

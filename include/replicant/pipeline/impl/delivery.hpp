@@ -3,10 +3,9 @@
 #ifndef REPLICANT_PIPELINE_IMPL_DELIVERY_HPP
 #define REPLICANT_PIPELINE_IMPL_DELIVERY_HPP
 
-// The delivering side of replicant::pipeline's session (included at the bottom of impl/pipeline.hpp):
-// the assembler's events become calls of the checkpoint policy's delivery and of the sink's hooks.
-
-#include <replicant/pipeline/impl/pipeline.hpp>
+// The delivering side of replicant::pipeline's session (included at the bottom of pipeline.hpp,
+// after impl/pipeline.hpp): the assembler's events become calls of the checkpoint policy's
+// delivery and of the sink's hooks.
 
 #include <algorithm>
 #include <chrono>

@@ -4,8 +4,8 @@
 #define REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
 
 // The incremental snapshot of replicant::pipeline: the members the connect chain, the
-// session and the applier call as hooks. Included at the bottom of impl/pipeline.hpp, after the
-// other bodies (it needs the applier's definition).
+// session and the applier call as hooks. Included at the bottom of pipeline.hpp, after the session
+// and the applier (impl/pipeline.hpp, impl/delivery.hpp).
 //
 // The parts:
 // - the connect chain reads the progress (the sink's `snapshot_progress()`, or the store's), opens
@@ -21,8 +21,6 @@
 //   `snapshot_table_contended`.
 // Nothing here survives a session but the contention budget and the start time: a reconnect starts
 // again from the durable progress.
-
-#include <replicant/pipeline/pipeline.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -3,10 +3,10 @@
 #ifndef REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
 #define REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
 
-// The bodies of replicant::pipeline (included at the bottom of pipeline.hpp).
+// The bodies of replicant::pipeline that its parts share: the session, the helpers and the run
+// loop (included at the bottom of pipeline.hpp, before the parts).
 
 #include <replicant/pipeline/detail/publication_definition.hpp>
-#include <replicant/pipeline/pipeline.hpp>
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -450,12 +450,5 @@ auto pipeline<D, C, S, Sink>::announce_slot_refusal() -> void {
 }
 
 }  // namespace replicant
-
-// The parts, along the engine's seams. Each needs the session and the helpers above; the incremental
-// snapshot's hooks and the session loop need the applier too.
-#include <replicant/pipeline/impl/connect_chain.hpp>
-#include <replicant/pipeline/impl/delivery.hpp>
-#include <replicant/pipeline/impl/incremental_snapshot.hpp>
-#include <replicant/pipeline/impl/session_loop.hpp>
 
 #endif  // REPLICANT_PIPELINE_IMPL_PIPELINE_HPP

@@ -3,7 +3,7 @@
 #ifndef REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
 #define REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
 
-// The session loop of replicant::pipeline (included by impl/pipeline.hpp, after the applier).
+// The session loop of replicant::pipeline (included at the bottom of pipeline.hpp, after the applier).
 //
 // One thread does everything of a streaming session: it waits for the socket, reads every
 // complete CopyData available, and applies the frames in order (decode, assemble, deliver through
@@ -16,7 +16,6 @@
 
 #include <replicant/pipeline/detail/keepalive_guard.hpp>
 #include <replicant/pipeline/detail/wal_lag_watch.hpp>
-#include <replicant/pipeline/pipeline.hpp>
 
 #include <algorithm>
 #include <chrono>

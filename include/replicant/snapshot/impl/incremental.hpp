@@ -4,7 +4,7 @@
 #define REPLICANT_SNAPSHOT_IMPL_INCREMENTAL_HPP
 
 // Out-of-line bodies of replicant::incremental_snapshot. Included at the bottom of
-// <replicant/snapshot/incremental.hpp>; including this file first works too.
+// <replicant/snapshot/incremental.hpp>, which it includes nothing of back.
 //
 // The catalog is read in one REPEATABLE READ transaction, so that the tables, their column lists,
 // row filters, shapes and keys are of one moment. Every text that comes back is a name, a number or
@@ -12,8 +12,6 @@
 // parse are a protocol_violation rather than a guess. The shape rules are those of the
 // point-in-time reader (impl/point_in_time_snapshot.hpp): both must describe a table exactly as
 // pgoutput does.
-
-#include <replicant/snapshot/incremental.hpp>
 
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>

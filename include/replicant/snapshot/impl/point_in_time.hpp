@@ -4,15 +4,13 @@
 #define REPLICANT_SNAPSHOT_IMPL_POINT_IN_TIME_HPP
 
 // Out-of-line bodies of replicant::point_in_time_snapshot. Included at the bottom of
-// <replicant/snapshot/point_in_time.hpp>; including this file first works too.
+// <replicant/snapshot/point_in_time.hpp>, which it includes nothing of back.
 //
 // The catalog is read inside the imported snapshot (publications, then their tables, then the
 // tables' columns), so the tables, their column lists, row filters and shapes are those of the
 // snapshot's moment, like the rows. Every text that
 // comes back is a name, a number or server-written SQL (a row filter); none of it ever reaches an
 // error, and numbers that do not parse are a protocol_violation rather than a guess.
-
-#include <replicant/snapshot/point_in_time.hpp>
 
 #include <replicant/core/halt.hpp>
 #include <replicant/model/tuple.hpp>
