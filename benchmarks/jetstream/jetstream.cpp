@@ -161,11 +161,8 @@ class broker {
 
   // The stream's message count, or nothing.
   auto messages(const std::string& name) -> std::optional<std::uint64_t> {
-    jsStreamInfo* info = nullptr;
-    std::optional<std::uint64_t> out;
-    if (js_GetStreamInfo(&info, js_, name.c_str(), nullptr, nullptr) == NATS_OK) out = info->State.Msgs;
-    jsStreamInfo_Destroy(info);
-    return out;
+    const auto state = test::stream_state_of(js_, name);
+    return state ? std::optional{state->messages} : std::nullopt;
   }
 
   // The commit LSN of the last marker on @p subject, or 0.

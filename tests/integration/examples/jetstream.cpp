@@ -250,11 +250,8 @@ class broker {
 
   // The stream's last sequence, or nothing while it cannot say.
   auto last_sequence(const std::string& name) -> std::optional<std::uint64_t> {
-    jsStreamInfo* info = nullptr;
-    std::optional<std::uint64_t> out;
-    if (js_GetStreamInfo(&info, js_, name.c_str(), nullptr, nullptr) == NATS_OK) out = info->State.LastSeq;
-    jsStreamInfo_Destroy(info);
-    return out;
+    const auto state = replicant::test::stream_state_of(js_, name);
+    return state ? std::optional{state->last_sequence} : std::nullopt;
   }
 
   // The commit LSN in the id of the last message on @p subject (the last marker), or 0.

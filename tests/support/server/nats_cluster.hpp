@@ -520,6 +520,24 @@ inline auto add_stream_when_settled(jsCtx* js, jsStreamConfig& cfg, std::chrono:
       timeout);
 }
 
+/// What a stream holds, as its leader reports it.
+struct stream_state {
+  std::uint64_t messages = 0;       ///< messages stored
+  std::uint64_t last_sequence = 0;  ///< the sequence of the last one stored
+};
+
+/// The state of stream @p stream through @p js, or nothing while the cluster cannot say (no leader,
+/// no such stream).
+inline auto stream_state_of(jsCtx* js, const std::string& stream) -> std::optional<stream_state> {
+  jsStreamInfo* info = nullptr;
+  std::optional<stream_state> out;
+  if (js_GetStreamInfo(&info, js, stream.c_str(), nullptr, nullptr) == NATS_OK) {
+    out = stream_state{info->State.Msgs, info->State.LastSeq};
+  }
+  jsStreamInfo_Destroy(info);
+  return out;
+}
+
 /**
  * The commit position a replicant-jetstream marker names: the part of the last message on
  * @p subject of stream @p stream whose message id ("<commit LSN>:<rest>") precedes the last colon.
