@@ -13,7 +13,7 @@
 //                 the least any consumer must do to find the values, decoding nothing;
 //   (b) assemble  every payload through replicant::assembler; each delivered transaction is read
 //                 change by change and field by field with field::value(), then recycled;
-//   (c) decode    pgoutput_decoder::decode alone: no copy into a transaction, no typed values.
+//   (c) decode    pgoutput_reader::decode alone: no copy into a transaction, no typed values.
 //
 // and prints the minimum and the median of each, in ns/row and MB/s of CopyData bytes, and the
 // ratio (b)/(a). Every run is also checked (row count, value kinds, a sum of the ids, the value
@@ -25,7 +25,7 @@
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/core/detail/byte_reader.hpp>
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 #include <replicant/model/value.hpp>
 #include <replicant/wire/framing.hpp>
 
@@ -263,7 +263,7 @@ struct tally {
 // (c) Decoding alone, one message at a time, as the assembler calls it.
 [[gnu::noinline]] auto run_decode(const capture& c) -> tally {
   tally t;
-  replicant::pgoutput_decoder decoder;
+  replicant::pgoutput_reader decoder;
   for (const std::span<const std::byte> frame : c.frames) {
     const auto msg = replicant::parse_copy_data(frame);
     const auto* w = msg ? std::get_if<replicant::xlog_data>(&*msg) : nullptr;

@@ -32,6 +32,7 @@
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/decoder/pglogical.hpp>
 #include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/wire/framing.hpp>
 

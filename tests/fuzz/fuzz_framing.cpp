@@ -13,7 +13,7 @@
 //   configuration (protocol 4, parallel streaming), so that this target also reaches the decoder.
 #include <replicant/wire/framing.hpp>
 
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 
 #include "fuzz_common.hpp"
 
@@ -41,7 +41,7 @@ auto fuzz_copy_data(std::span<const std::byte> payload) -> void {
     REPLICANT_FUZZ_CHECK(w->data.data() == payload.data() + xlog_data_header_size);
     REPLICANT_FUZZ_CHECK(w->data.size() == payload.size() - xlog_data_header_size);
     REPLICANT_FUZZ_CHECK(w->data_start.value() == detail::load_big_endian<8>(payload.data() + 1));
-    pgoutput_decoder decoder{{4, pgoutput_streaming::parallel}};
+    pgoutput_reader decoder{{4, pgoutput_streaming::parallel}};
     pgoutput::message message;
     if (const std::error_code ec = decoder.decode(w->data, message)) fuzz::check_error(ec);
   } else {

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 //
-// Fuzzes replicant::pgoutput_decoder with one pgoutput message at a time, in every protocol and
+// Fuzzes replicant::pgoutput_reader with one pgoutput message at a time, in every protocol and
 // streaming configuration, with the decoder's caches already holding relations so that change
 // messages get as far as tuple parsing, and every decoded value is then cast.
 //
@@ -15,7 +15,7 @@
 //   carry one exactly inside a stream;
 // - a decoded Relation or Type is what the decoder's caches return afterwards, and the same Relation
 //   decoded again is recognised as an identical re-send.
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 
 #include "fuzz_common.hpp"
 #include "support/wire/pgoutput_builder.hpp"
@@ -59,7 +59,7 @@ struct session {
   }
 };
 
-auto decode_or_die(pgoutput_decoder& d, const pg::bytes& message) -> void {
+auto decode_or_die(pgoutput_reader& d, const pg::bytes& message) -> void {
   if (!d.decode(message)) fuzz::property_failed("a setup message did not decode", __FILE__, __LINE__);
 }
 
@@ -84,16 +84,16 @@ auto setup_messages() -> std::vector<pg::bytes> {
 // One prepared decoder per distinct session start, copied for each input (copying is much cheaper
 // than decoding some sixty Relation messages every time).
 struct prototypes {
-  std::array<std::array<std::optional<pgoutput_decoder>, 3>, fuzz::protocols.size()> decoders;
+  std::array<std::array<std::optional<pgoutput_reader>, 3>, fuzz::protocols.size()> decoders;
 
   prototypes() {
     const auto setup = setup_messages();
     for (std::size_t p = 0; p < fuzz::protocols.size(); ++p) {
-      pgoutput_decoder base{fuzz::protocols[p]};
+      pgoutput_reader base{fuzz::protocols[p]};
       for (const auto& m : setup) decode_or_die(base, m);
       decoders[p][0].emplace(base);
       if (fuzz::protocols[p].streaming == pgoutput_streaming::off) continue;
-      pgoutput_decoder streaming = base;
+      pgoutput_reader streaming = base;
       decode_or_die(streaming, pg::stream_start(stream_xid, true));
       decoders[p][1].emplace(streaming);
       decode_or_die(streaming, pg::relation(stream_xid, fuzz::orders_relation_oid, "public", "orders", 'd',
@@ -105,7 +105,7 @@ struct prototypes {
     }
   }
 
-  [[nodiscard]] auto start(const session& s) const -> pgoutput_decoder {
+  [[nodiscard]] auto start(const session& s) const -> pgoutput_reader {
     return *decoders[s.protocol][s.stream_redescribed ? 2 : (s.in_stream ? 1 : 0)];
   }
 };
@@ -118,7 +118,7 @@ struct observable_state {
   std::shared_ptr<const relation_info> wide;
   std::shared_ptr<const schema_change> last_change;
 
-  static auto of(const pgoutput_decoder& d) -> observable_state {
+  static auto of(const pgoutput_reader& d) -> observable_state {
     return {d.in_stream(), d.stream_xid(), d.find_relation(fuzz::orders_relation_oid),
             d.find_relation(fuzz::wide_relation_oid), d.last_schema_change()};
   }
@@ -130,14 +130,14 @@ constexpr bool has_xid = requires(const M& m) {
   { m.xid } -> std::same_as<const std::optional<transaction_id>&>;
 };
 
-auto check_relation(const pgoutput_decoder& d, const relation_info* relation, replicant::tuple_data tuple,
+auto check_relation(const pgoutput_reader& d, const relation_info* relation, replicant::tuple_data tuple,
                     std::uint32_t oid) -> void {
   REPLICANT_FUZZ_CHECK(relation != nullptr && relation->oid == oid);
   REPLICANT_FUZZ_CHECK(d.find_relation(oid).get() == relation);
   REPLICANT_FUZZ_CHECK(tuple.size() == relation->columns.size());
 }
 
-auto touch_message(const pgoutput_decoder& d, const pgoutput::message& message) -> void {
+auto touch_message(const pgoutput_reader& d, const pgoutput::message& message) -> void {
   std::uint64_t h = message.index();
   std::visit(
       [&](const auto& m) {
@@ -195,7 +195,7 @@ auto touch_message(const pgoutput_decoder& d, const pgoutput::message& message) 
 }
 
 // Decodes and checks one message; returns the relation description when it was a Relation.
-auto decode_once(pgoutput_decoder& d, std::span<const std::byte> payload) -> std::shared_ptr<const relation_info> {
+auto decode_once(pgoutput_reader& d, std::span<const std::byte> payload) -> std::shared_ptr<const relation_info> {
   const observable_state before = observable_state::of(d);
   const auto decoded = d.decode(payload);
   if (!decoded) {
@@ -217,7 +217,7 @@ extern "C" auto LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t siz
   if (size == 0) return 0;
   const session s = session::from(data[0]);
   const std::span<const std::byte> payload{reinterpret_cast<const std::byte*>(data) + 1, size - 1};
-  pgoutput_decoder decoder = start.start(s);
+  pgoutput_reader decoder = start.start(s);
   if (s.reset) decoder.reset();
   const auto described = decode_once(decoder, payload);
   if (s.twice) {

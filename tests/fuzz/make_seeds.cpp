@@ -18,7 +18,7 @@
 #endif
 
 #include <replicant/core/lsn.hpp>
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 #include <replicant/wire/framing.hpp>
 
 #include <cstddef>
@@ -440,7 +440,7 @@ auto capture_seeds(corpus_writer& w, const fs::path& dir) -> std::size_t {
     // The stream target gets the whole session (split where it would outgrow a fuzz input); the
     // message target each message, flagged as streamed when the session was inside a stream
     // there; the framing target each CopyData payload as received.
-    replicant::pgoutput_decoder decoder{protocol};
+    replicant::pgoutput_reader decoder{protocol};
     std::optional<sequence> session;
     std::size_t session_size = 0;
     const auto flush = [&] {

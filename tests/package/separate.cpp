@@ -17,9 +17,9 @@
 auto main() -> int {
   using namespace replicant::literals;
   const auto begin = replicant::testing::pgoutput::begin("0/16B3748"_lsn, 0, 771);
-  replicant::pgoutput_decoder decoder{replicant::pgoutput_options{.publications = {"p"}}};
-  const auto message = decoder.decode(begin);
+  replicant::pgoutput_reader reader;
+  const auto message = reader.decode(begin);
   if (!message || !std::holds_alternative<replicant::pgoutput::begin_message>(*message)) return 1;
-  std::printf("the pgoutput decoder, compiled once in its own unit\n");
+  std::printf("the pgoutput reader, compiled once in its own unit\n");
   return 0;
 }

@@ -10,7 +10,7 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/spill_records.hpp>
@@ -112,7 +112,7 @@ concept assembler_handler = requires(H& h, transaction&& t) {
 /**
  * Assembles pgoutput messages into committed transactions.
  *
- * It owns the @ref pgoutput_decoder. Each received XLogData payload goes to push(), which copies
+ * It owns the @ref pgoutput_reader. Each received XLogData payload goes to push(), which copies
  * the bytes of row changes and messages into the transaction they belong to (so the caller may
  * free the payload right after), decodes it, and reports to the handler whatever became complete:
  *
@@ -166,7 +166,7 @@ class assembler {
     return push_message(payload, frame, handler);
   }
 
-  /// Discards every transaction in progress and starts a new session (see pgoutput_decoder::reset).
+  /// Discards every transaction in progress and starts a new session (see pgoutput_reader::reset).
   auto reset() noexcept -> void {
     current_.reset();
     streams_.clear();
@@ -293,13 +293,44 @@ class assembler {
   /// prepared for two-phase commit).
   [[nodiscard]] auto schema_change_position() const noexcept -> std::optional<lsn> { return schema_change_at_; }
 
-  /// The decoder (for its relation cache and negotiated protocol).
-  [[nodiscard]] auto decoder() const noexcept -> const pgoutput_decoder& { return decoder_; }
+  /// The wire reader (for its relation cache and negotiated protocol).
+  [[nodiscard]] auto decoder() const noexcept -> const pgoutput_reader& { return decoder_; }
 
  private:
   template <class Handler>
   auto push_message(std::span<const std::byte> payload, std::optional<frame_position> frame, Handler& handler)
       -> result<void>;
+
+  // One handler per pgoutput message. Those that complete something (a transaction, an event for
+  // the caller) take the caller's handler; the others only change what is held.
+  auto on(const pgoutput::begin_message& m) -> result<void>;
+  auto on(const pgoutput::begin_prepare_message& m) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::commit_message& m, Handler& handler) -> result<void>;
+  auto on(const pgoutput::origin_message& m) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::relation_message& m, Handler& handler) -> result<void>;
+  auto on(const pgoutput::type_message& m) -> result<void>;
+  auto on(const pgoutput::insert_message& m) -> result<void>;
+  auto on(const pgoutput::update_message& m) -> result<void>;
+  auto on(const pgoutput::delete_message& m) -> result<void>;
+  auto on(const pgoutput::truncate_message& m) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::logical_message& m, Handler& handler) -> result<void>;
+  auto on(const pgoutput::stream_start_message& m) -> result<void>;
+  auto on(const pgoutput::stream_stop_message& m) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::stream_commit_message& m, Handler& handler) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::stream_abort_message& m, Handler& handler) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::prepare_message& m, Handler& handler) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::stream_prepare_message& m, Handler& handler) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::commit_prepared_message& m, Handler& handler) -> result<void>;
+  template <class Handler>
+  auto on(const pgoutput::rollback_prepared_message& m, Handler& handler) -> result<void>;
 
   // Whether @p m ends where its frame does: only a Commit or Stream Commit says where it ends.
   static auto ends_at(const pgoutput::message& m, frame_position frame) noexcept -> bool {
@@ -357,6 +388,16 @@ class assembler {
   auto add_change(open_txn& o, change c, std::optional<transaction_id> xid) -> void {
     o.txn.changes_.push_back(c);
     if (decoder_.in_stream()) o.change_xids.push_back(xid.value_or(*decoder_.stream_xid()));
+  }
+
+  // An insert, update or delete: refused outside any transaction.
+  auto add_row_change(const relation_info* rel, std::uint32_t oid, change c, std::optional<transaction_id> xid)
+      -> result<void> {
+    open_txn* o = target();
+    if (!o) return fail(errc::protocol_violation);
+    keep_relation(*o, rel, oid);
+    add_change(*o, c, xid);
+    return {};
   }
 
   // Moves the changes o holds in memory to its spilled part, and its remaining bytes (messages, the
@@ -495,7 +536,7 @@ class assembler {
     return handler(std::move(o.txn));
   }
 
-  pgoutput_decoder decoder_;
+  pgoutput_reader decoder_;
   std::optional<open_txn> current_;
   std::unordered_map<transaction_id, open_txn> streams_;
   std::unordered_map<transaction_id, open_txn> prepared_;
@@ -519,7 +560,6 @@ class assembler {
 template <class Handler>
 auto assembler::push_message(std::span<const std::byte> payload, std::optional<frame_position> frame, Handler& handler)
     -> result<void> {
-  using namespace pgoutput;
   if (payload.empty()) return fail(errc::decode_failure);
 
   // Row changes and messages are views into their payload; the payloads of those that belong to
@@ -535,160 +575,199 @@ auto assembler::push_message(std::span<const std::byte> payload, std::optional<f
   if (!decoded) return unexpected(decoded.error());
   if (frame && !ends_at(*decoded, *frame)) return fail(errc::protocol_violation);
 
-  // Each message type's handling, dispatched by the variant's index (cheaper to compile than std::visit).
-  auto done = detail::visit_by_index(*decoded, [&](auto& m) -> result<void> {
-    using M = std::decay_t<decltype(m)>;
-    if constexpr (std::is_same_v<M, begin_message> || std::is_same_v<M, begin_prepare_message>) {
-      if (current_) return fail(errc::protocol_violation);
-      current_.emplace(start_transaction());
-      current_->txn.xid_ = m.xid;
-      if constexpr (std::is_same_v<M, begin_prepare_message>) current_->gid = std::string{m.gid};
-      if constexpr (std::is_same_v<M, begin_message>) current_->final_lsn = m.final_lsn;
-      return {};
-    } else if constexpr (std::is_same_v<M, commit_message>) {
-      if (!current_) return fail(errc::protocol_violation);
-      // Begin announced where the commit record is: a commit that says otherwise is damaged, and
-      // trusting it would move the watermark to a position that was never committed.
-      if (m.commit_lsn != current_->final_lsn) return fail(errc::protocol_violation);
-      open_txn o = std::move(*current_);
-      current_.reset();
-      return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
-    } else if constexpr (std::is_same_v<M, origin_message>) {
-      if (open_txn* o = target()) o->txn.origin_ = origin_info{m.name, m.origin_lsn};
-      return {};
-    } else if constexpr (std::is_same_v<M, relation_message>) {
-      if (m.change) {
-        if (m.xid) {
-          if (open_txn* o = target()) o->schema_changes.push_back(m.change);
-          return {};
-        }
-        // An ordinary transaction's Begin announced its commit LSN; a prepared one's is not known.
-        const bool committing = current_ && current_->final_lsn.is_valid();
-        return report(*m.change, committing ? std::optional<lsn>{current_->final_lsn} : std::nullopt, handler);
-      }
-      return {};
-    } else if constexpr (std::is_same_v<M, type_message>) {
-      return {};
-    } else if constexpr (std::is_same_v<M, insert_message>) {
-      open_txn* o = target();
-      if (!o) return fail(errc::protocol_violation);
-      keep_relation(*o, m.relation, m.relation_oid);
-      add_change(*o, change{change_op::insert, *m.relation, m.new_tuple}, m.xid);
-      return {};
-    } else if constexpr (std::is_same_v<M, update_message>) {
-      open_txn* o = target();
-      if (!o) return fail(errc::protocol_violation);
-      keep_relation(*o, m.relation, m.relation_oid);
-      add_change(*o, change{change_op::update, *m.relation, m.new_tuple, m.old_kind, m.old_tuple}, m.xid);
-      return {};
-    } else if constexpr (std::is_same_v<M, delete_message>) {
-      open_txn* o = target();
-      if (!o) return fail(errc::protocol_violation);
-      keep_relation(*o, m.relation, m.relation_oid);
-      add_change(*o, change{change_op::delete_, *m.relation, {}, m.old_kind, m.old_tuple}, m.xid);
-      return {};
-    } else if constexpr (std::is_same_v<M, truncate_message>) {
-      open_txn* o = target();
-      if (!o) return fail(errc::protocol_violation);
-      for (const std::uint32_t oid : m.relation_oids) {
-        auto rel = decoder_.find_relation(oid);
-        if (!rel) return fail(errc::protocol_violation);
-        keep_relation(*o, rel.get(), oid);
-        add_change(*o, change::truncation(*rel, m.cascade, m.restart_identity), m.xid);
-      }
-      return {};
-    } else if constexpr (std::is_same_v<M, pgoutput::logical_message>) {
-      const replicant::logical_message out{m.transactional, m.message_lsn, m.prefix, m.content};
-      if (!m.transactional) return handler(out);
-      open_txn* o = target();
-      if (!o) return fail(errc::protocol_violation);
-      o->txn.messages_.push_back(out);
-      if (decoder_.in_stream()) {
-        o->message_xids.push_back(m.xid.value_or(*decoder_.stream_xid()));
-        o->message_positions.push_back(o->txn.change_count());
-      }
-      return {};
-    } else if constexpr (std::is_same_v<M, stream_start_message>) {
-      auto it = streams_.find(m.xid);
-      if (it == streams_.end()) {
-        it = streams_.emplace(m.xid, start_transaction()).first;
-        it->second.txn.xid_ = m.xid;
-      }
-      return {};
-    } else if constexpr (std::is_same_v<M, stream_stop_message>) {
-      return {};
-    } else if constexpr (std::is_same_v<M, stream_commit_message>) {
-      auto it = streams_.find(m.xid);
-      if (it == streams_.end()) {
-        // Every change of it was in an aborted subtransaction, or it had none: nothing to deliver.
-        const empty_commit e{m.end_lsn};
-        return handler(e);
-      }
-      open_txn o = std::move(it->second);
-      streams_.erase(it);
-      o.txn.streamed_ = true;
-      return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
-    } else if constexpr (std::is_same_v<M, stream_abort_message>) {
-      auto it = streams_.find(m.xid);
-      stream_abort_event e{m.xid, m.subxid, 0, 0};
-      if (it != streams_.end()) {
-        if (m.subxid == m.xid) {
-          e.dropped_changes = it->second.txn.change_count();
-          e.dropped_bytes = it->second.txn.byte_size() + it->second.txn.spilled_bytes();
-          recycle(std::move(it->second.txn));
-          streams_.erase(it);
-        } else {
-          const auto held = held_bytes(it->second.txn);
-          auto cut = cut_subtransaction(it->second, m.subxid);
-          if (!cut) return unexpected(cut.error());
-          e.dropped_changes = *cut;
-          e.dropped_bytes = held - held_bytes(it->second.txn);
-        }
-      }
-      return handler(std::as_const(e));
-    } else if constexpr (std::is_same_v<M, prepare_message>) {
-      if (!current_) return fail(errc::protocol_violation);
-      open_txn o = std::move(*current_);
-      current_.reset();
-      const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
-      o.prepare_lsn = m.prepare_lsn;
-      prepared_.insert_or_assign(m.xid, std::move(o));
-      return handler(e);
-    } else if constexpr (std::is_same_v<M, stream_prepare_message>) {
-      open_txn o;
-      if (auto it = streams_.find(m.xid); it != streams_.end()) {
-        o = std::move(it->second);
-        streams_.erase(it);
-      } else {
-        o = start_transaction();
-        o.txn.xid_ = m.xid;
-      }
-      o.gid = std::string{m.gid};
-      o.prepare_lsn = m.prepare_lsn;
-      o.txn.streamed_ = true;
-      const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
-      prepared_.insert_or_assign(m.xid, std::move(o));
-      return handler(e);
-    } else if constexpr (std::is_same_v<M, commit_prepared_message>) {
-      auto it = prepared_.find(m.xid);
-      if (it == prepared_.end()) return fail(errc::protocol_violation);
-      open_txn o = std::move(it->second);
-      prepared_.erase(it);
-      committed_prepares_.push_back({m.commit_lsn, o.prepare_lsn});
-      return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
-    } else if constexpr (std::is_same_v<M, rollback_prepared_message>) {
-      if (auto it = prepared_.find(m.xid); it != prepared_.end()) {
-        recycle(std::move(it->second.txn));
-        prepared_.erase(it);
-      }
-      const rollback_prepared_event e{m.xid, m.rollback_end_lsn};
-      return handler(e);
+  // One `on` per message type, dispatched by the variant's index (cheaper to compile than
+  // std::visit). Only the messages that complete something see the caller's handler, so the others
+  // are compiled once, not once per handler type.
+  auto done = detail::visit_by_index(*decoded, [&](const auto& m) -> result<void> {
+    if constexpr (requires { on(m, handler); }) {
+      return on(m, handler);
     } else {
-      static_assert(sizeof(M) == 0, "replicant: assembler does not handle a pgoutput message type");
+      return on(m);
     }
   });
   if (done && spill_limits_) return spill_over();
   return done;
+}
+
+inline auto assembler::on(const pgoutput::begin_message& m) -> result<void> {
+  if (current_) return fail(errc::protocol_violation);
+  current_.emplace(start_transaction());
+  current_->txn.xid_ = m.xid;
+  current_->final_lsn = m.final_lsn;
+  return {};
+}
+
+inline auto assembler::on(const pgoutput::begin_prepare_message& m) -> result<void> {
+  if (current_) return fail(errc::protocol_violation);
+  current_.emplace(start_transaction());
+  current_->txn.xid_ = m.xid;
+  current_->gid = std::string{m.gid};
+  return {};
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::commit_message& m, Handler& handler) -> result<void> {
+  if (!current_) return fail(errc::protocol_violation);
+  // Begin announced where the commit record is: a commit that says otherwise is damaged, and
+  // trusting it would move the watermark to a position that was never committed.
+  if (m.commit_lsn != current_->final_lsn) return fail(errc::protocol_violation);
+  open_txn o = std::move(*current_);
+  current_.reset();
+  return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
+}
+
+inline auto assembler::on(const pgoutput::origin_message& m) -> result<void> {
+  if (open_txn* o = target()) o->txn.origin_ = origin_info{m.name, m.origin_lsn};
+  return {};
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::relation_message& m, Handler& handler) -> result<void> {
+  if (!m.change) return {};
+  if (m.xid) {  // inside a stream: reported when the streamed transaction commits
+    if (open_txn* o = target()) o->schema_changes.push_back(m.change);
+    return {};
+  }
+  // An ordinary transaction's Begin announced its commit LSN; a prepared one's is not known.
+  const bool committing = current_ && current_->final_lsn.is_valid();
+  return report(*m.change, committing ? std::optional<lsn>{current_->final_lsn} : std::nullopt, handler);
+}
+
+inline auto assembler::on(const pgoutput::type_message&) -> result<void> { return {}; }
+
+inline auto assembler::on(const pgoutput::insert_message& m) -> result<void> {
+  return add_row_change(m.relation, m.relation_oid, change{change_op::insert, *m.relation, m.new_tuple}, m.xid);
+}
+
+inline auto assembler::on(const pgoutput::update_message& m) -> result<void> {
+  return add_row_change(m.relation, m.relation_oid,
+                        change{change_op::update, *m.relation, m.new_tuple, m.old_kind, m.old_tuple}, m.xid);
+}
+
+inline auto assembler::on(const pgoutput::delete_message& m) -> result<void> {
+  return add_row_change(m.relation, m.relation_oid,
+                        change{change_op::delete_, *m.relation, {}, m.old_kind, m.old_tuple}, m.xid);
+}
+
+inline auto assembler::on(const pgoutput::truncate_message& m) -> result<void> {
+  open_txn* o = target();
+  if (!o) return fail(errc::protocol_violation);
+  for (const std::uint32_t oid : m.relation_oids) {
+    auto rel = decoder_.find_relation(oid);
+    if (!rel) return fail(errc::protocol_violation);
+    keep_relation(*o, rel.get(), oid);
+    add_change(*o, change::truncation(*rel, m.cascade, m.restart_identity), m.xid);
+  }
+  return {};
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::logical_message& m, Handler& handler) -> result<void> {
+  const replicant::logical_message out{m.transactional, m.message_lsn, m.prefix, m.content};
+  if (!m.transactional) return handler(out);
+  open_txn* o = target();
+  if (!o) return fail(errc::protocol_violation);
+  o->txn.messages_.push_back(out);
+  if (decoder_.in_stream()) {
+    o->message_xids.push_back(m.xid.value_or(*decoder_.stream_xid()));
+    o->message_positions.push_back(o->txn.change_count());
+  }
+  return {};
+}
+
+inline auto assembler::on(const pgoutput::stream_start_message& m) -> result<void> {
+  auto it = streams_.find(m.xid);
+  if (it == streams_.end()) {
+    it = streams_.emplace(m.xid, start_transaction()).first;
+    it->second.txn.xid_ = m.xid;
+  }
+  return {};
+}
+
+inline auto assembler::on(const pgoutput::stream_stop_message&) -> result<void> { return {}; }
+
+template <class Handler>
+auto assembler::on(const pgoutput::stream_commit_message& m, Handler& handler) -> result<void> {
+  auto it = streams_.find(m.xid);
+  if (it == streams_.end()) {
+    // Every change of it was in an aborted subtransaction, or it had none: nothing to deliver.
+    const empty_commit e{m.end_lsn};
+    return handler(e);
+  }
+  open_txn o = std::move(it->second);
+  streams_.erase(it);
+  o.txn.streamed_ = true;
+  return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::stream_abort_message& m, Handler& handler) -> result<void> {
+  auto it = streams_.find(m.xid);
+  stream_abort_event e{m.xid, m.subxid, 0, 0};
+  if (it != streams_.end()) {
+    if (m.subxid == m.xid) {
+      e.dropped_changes = it->second.txn.change_count();
+      e.dropped_bytes = it->second.txn.byte_size() + it->second.txn.spilled_bytes();
+      recycle(std::move(it->second.txn));
+      streams_.erase(it);
+    } else {
+      const auto held = held_bytes(it->second.txn);
+      auto cut = cut_subtransaction(it->second, m.subxid);
+      if (!cut) return unexpected(cut.error());
+      e.dropped_changes = *cut;
+      e.dropped_bytes = held - held_bytes(it->second.txn);
+    }
+  }
+  return handler(std::as_const(e));
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::prepare_message& m, Handler& handler) -> result<void> {
+  if (!current_) return fail(errc::protocol_violation);
+  open_txn o = std::move(*current_);
+  current_.reset();
+  const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
+  o.prepare_lsn = m.prepare_lsn;
+  prepared_.insert_or_assign(m.xid, std::move(o));
+  return handler(e);
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::stream_prepare_message& m, Handler& handler) -> result<void> {
+  open_txn o;
+  if (auto it = streams_.find(m.xid); it != streams_.end()) {
+    o = std::move(it->second);
+    streams_.erase(it);
+  } else {
+    o = start_transaction();
+    o.txn.xid_ = m.xid;
+  }
+  o.gid = std::string{m.gid};
+  o.prepare_lsn = m.prepare_lsn;
+  o.txn.streamed_ = true;
+  const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
+  prepared_.insert_or_assign(m.xid, std::move(o));
+  return handler(e);
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::commit_prepared_message& m, Handler& handler) -> result<void> {
+  auto it = prepared_.find(m.xid);
+  if (it == prepared_.end()) return fail(errc::protocol_violation);
+  open_txn o = std::move(it->second);
+  prepared_.erase(it);
+  committed_prepares_.push_back({m.commit_lsn, o.prepare_lsn});
+  return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
+}
+
+template <class Handler>
+auto assembler::on(const pgoutput::rollback_prepared_message& m, Handler& handler) -> result<void> {
+  if (auto it = prepared_.find(m.xid); it != prepared_.end()) {
+    recycle(std::move(it->second.txn));
+    prepared_.erase(it);
+  }
+  const rollback_prepared_event e{m.xid, m.rollback_end_lsn};
+  return handler(e);
 }
 
 }  // namespace replicant

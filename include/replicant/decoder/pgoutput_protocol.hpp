@@ -35,7 +35,7 @@ enum class pgoutput_streaming : std::uint8_t {
  *
  * @par Example
  * @code
- * replicant::pgoutput_decoder decoder{{.version = 4, .streaming = replicant::pgoutput_streaming::parallel}};
+ * replicant::pgoutput_reader reader{{.version = 4, .streaming = replicant::pgoutput_streaming::parallel}};
  * @endcode
  */
 struct pgoutput_protocol {

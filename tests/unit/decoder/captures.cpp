@@ -13,7 +13,7 @@
 #include "support/wire/capture_file.hpp"
 
 #include <replicant/core/lsn.hpp>
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 #include <replicant/model/value.hpp>
 #include <replicant/wire/framing.hpp>
 
@@ -888,7 +888,7 @@ BOOST_AUTO_TEST_CASE(streamed_transactions_keep_exactly_what_survived) {
         BOOST_TEST(ids(ts[1]) == (std::vector<std::int64_t>{4001}));
 
         // The abort information is on the wire exactly with streaming = parallel.
-        replicant::pgoutput_decoder decoder{r->file.header.protocol()};
+        replicant::pgoutput_reader decoder{r->file.header.protocol()};
         std::size_t aborts = 0;
         for (const auto& record : r->file.records) {
           const auto frame = replicant::parse_copy_data(record);

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/decoder/pgoutput_reader.hpp>
 
 #include <boost/test/unit_test.hpp>
 
@@ -19,17 +19,17 @@
 BOOST_AUTO_TEST_SUITE(decoder_pgoutput_tests)
 
 using replicant::lsn;
-using replicant::pgoutput_decoder;
 using replicant::pgoutput_protocol;
+using replicant::pgoutput_reader;
 using replicant::pgoutput_streaming;
 namespace po = replicant::pgoutput;
 namespace t = replicant::test;
 
 static_assert(std::ranges::forward_range<po::tuple_data>);
 static_assert(std::ranges::forward_range<po::relid_list>);
-static_assert(noexcept(std::declval<pgoutput_decoder&>().decode(std::span<const std::byte>{})));
-static_assert(noexcept(std::declval<pgoutput_decoder&>().decode(std::span<const std::byte>{},
-                                                                std::declval<po::message&>())));
+static_assert(noexcept(std::declval<pgoutput_reader&>().decode(std::span<const std::byte>{})));
+static_assert(noexcept(std::declval<pgoutput_reader&>().decode(std::span<const std::byte>{},
+                                                               std::declval<po::message&>())));
 
 namespace {
 
@@ -57,7 +57,7 @@ auto render(const po::tuple_data& tuple) -> std::string {
 
 /// Decodes @p frame, which must succeed with a T; the result views into @p frame.
 template <class T>
-auto decode_as(pgoutput_decoder& d, const t::bytes& frame) -> T {
+auto decode_as(pgoutput_reader& d, const t::bytes& frame) -> T {
   auto r = d.decode(frame);
   if (!r) BOOST_FAIL("decode failed: " << r.error().message());
   const T* m = std::get_if<T>(&*r);
@@ -65,14 +65,14 @@ auto decode_as(pgoutput_decoder& d, const t::bytes& frame) -> T {
   return *m;
 }
 
-auto error_of(pgoutput_decoder& d, const t::bytes& frame) -> std::error_code {
+auto error_of(pgoutput_reader& d, const t::bytes& frame) -> std::error_code {
   const auto r = d.decode(frame);
   return r ? std::error_code{} : r.error();
 }
 
 /// A decoder that knows relation t1 (id int4 key, v text, big text), optionally inside stream 752.
-auto described(pgoutput_protocol p = parallel, bool in_stream = false) -> pgoutput_decoder {
-  pgoutput_decoder d{p};
+auto described(pgoutput_protocol p = parallel, bool in_stream = false) -> pgoutput_reader {
+  pgoutput_reader d{p};
   const auto r = t::relation(std::nullopt, t1, "public", "t1", 'd', three_columns);
   BOOST_TEST_REQUIRE(d.decode(r).has_value());
   if (in_stream) {
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(decodes_the_captured_session) {
       t::hex("77 00000000050275c0 00000000050275c0 0003046968881900"
              "4d 00 00000000050275c0 776d00 00000004 6c772d31"),
   };
-  pgoutput_decoder d{{3, pgoutput_streaming::off}};
+  pgoutput_reader d{{3, pgoutput_streaming::off}};
   std::vector<po::message> out;
   std::vector<lsn> header_lsns;
   for (const auto& frame : frames) {
@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(decodes_every_message_of_every_protocol_version) {
   for (const pgoutput_protocol p : sessions) {
     BOOST_TEST_CONTEXT("proto " << p.version << " streaming " << static_cast<int>(p.streaming)) {
       BOOST_TEST_REQUIRE(p.is_valid());
-      pgoutput_decoder d{p};
+      pgoutput_reader d{p};
       const std::optional<std::uint32_t> none;
 
       // A plain transaction with every change kind.
@@ -304,7 +304,7 @@ BOOST_AUTO_TEST_CASE(decodes_every_message_of_every_protocol_version) {
 
 BOOST_AUTO_TEST_CASE(changes_inside_a_stream_carry_their_xid) {
   // As seen live (PROTOCOL.md §2.4): inside S xid=752 a subtransaction's changes carry xid 754.
-  pgoutput_decoder d{streaming_on};
+  pgoutput_reader d{streaming_on};
   const auto s = t::stream_start(752, true);
   decode_as<po::stream_start_message>(d, s);
   BOOST_TEST(d.in_stream());
@@ -350,7 +350,7 @@ BOOST_AUTO_TEST_CASE(stream_abort_layout_follows_the_streaming_mode_not_the_vers
   const auto short_abort = t::stream_abort(757, 757);
   const auto long_abort = t::stream_abort(757, 757, std::pair{lsn{0x5000}, ts});
   for (const pgoutput_protocol p : {pgoutput_protocol{2, pgoutput_streaming::on}, streaming_on}) {
-    pgoutput_decoder d{p};
+    pgoutput_reader d{p};
     const auto a = decode_as<po::stream_abort_message>(d, short_abort);
     BOOST_TEST(a.xid == 757U);
     BOOST_TEST(a.subxid == 757U);
@@ -358,7 +358,7 @@ BOOST_AUTO_TEST_CASE(stream_abort_layout_follows_the_streaming_mode_not_the_vers
     BOOST_TEST(a.abort_lsn == lsn{});
     BOOST_TEST(error_of(d, long_abort) == replicant::errc::decode_failure);
   }
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const auto a = decode_as<po::stream_abort_message>(d, long_abort);
   BOOST_TEST(a.has_abort_info);
   BOOST_TEST(a.abort_lsn == lsn{0x5000});
@@ -369,7 +369,7 @@ BOOST_AUTO_TEST_CASE(stream_abort_layout_follows_the_streaming_mode_not_the_vers
 BOOST_AUTO_TEST_CASE(replica_identity_default_sends_key_tuples) {
   // PROTOCOL.md §9: an UPDATE that changes the primary key sends K with the old key, non-key
   // columns as NULL, then the new row with the unchanged TOASTed column as 'u'.
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   const auto frame = t::update(std::nullopt, t1, 'K', {t::col::text("1"), t::col::null(), t::col::null()},
                                {t::col::text("2"), t::col::text("b"), t::col::unchanged()});
   const auto u = decode_as<po::update_message>(d, frame);
@@ -384,7 +384,7 @@ BOOST_AUTO_TEST_CASE(replica_identity_default_sends_key_tuples) {
 }
 
 BOOST_AUTO_TEST_CASE(replica_identity_full_sends_old_rows) {
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const auto r = t::relation(std::nullopt, t1, "public", "t1", 'f',
                              {{"id", 23, -1, true}, {"v", 25, -1, true}, {"big", 25, -1, true}});
   const auto rel = decode_as<po::relation_message>(d, r);
@@ -408,7 +408,7 @@ BOOST_AUTO_TEST_CASE(replica_identity_full_sends_old_rows) {
 }
 
 BOOST_AUTO_TEST_CASE(reports_unchanged_toast_without_a_value) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   const auto frame = t::update(std::nullopt, t1, 0, {}, {t::col::text("1"), t::col::text("b"), t::col::unchanged()});
   const auto u = decode_as<po::update_message>(d, frame);
   BOOST_TEST(u.new_tuple.unchanged_toast_count() == 1U);
@@ -428,7 +428,7 @@ BOOST_AUTO_TEST_CASE(reports_unchanged_toast_without_a_value) {
 }
 
 BOOST_AUTO_TEST_CASE(column_values_are_views_into_the_frame) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   const std::string binary("\x00\x01\xff\x00", 4);
   const auto frame = t::insert(std::nullopt, t1, {t::col::binary(binary), t::col::text("hello"), t::col::null()});
   const auto i = decode_as<po::insert_message>(d, frame);
@@ -453,7 +453,7 @@ BOOST_AUTO_TEST_CASE(column_values_are_views_into_the_frame) {
 }
 
 BOOST_AUTO_TEST_CASE(tuple_wire_bytes_reparse_to_the_same_tuple) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   const auto frame = t::update(std::nullopt, t1, 0, {}, {t::col::text("1"), t::col::binary("zz"), t::col::unchanged()});
   const auto u = decode_as<po::update_message>(d, frame);
   const t::bytes copy(u.new_tuple.wire().begin(), u.new_tuple.wire().end());  // e.g. spilled and read back
@@ -470,7 +470,7 @@ BOOST_AUTO_TEST_CASE(tuple_wire_bytes_reparse_to_the_same_tuple) {
 }
 
 BOOST_AUTO_TEST_CASE(decodes_truncate_options_and_relids) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   for (std::uint8_t options = 0; options < 4; ++options) {
     const auto frame = t::truncate(std::nullopt, options, {t1, 16390, 0xFFFFFFFF});
     const auto tr = decode_as<po::truncate_message>(d, frame);
@@ -491,7 +491,7 @@ BOOST_AUTO_TEST_CASE(decodes_truncate_options_and_relids) {
 }
 
 BOOST_AUTO_TEST_CASE(decodes_into_a_reused_message) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   po::message reused;
   const auto i = t::insert(std::nullopt, t1, {t::col::text("1"), t::col::text("a"), t::col::null()});
   BOOST_TEST(!d.decode(i, reused));
@@ -508,7 +508,7 @@ BOOST_AUTO_TEST_CASE(decodes_into_a_reused_message) {
 
 BOOST_AUTO_TEST_CASE(describes_types_with_their_base_type) {
   // PROTOCOL.md §9: a domain column is described with the domain's OID and its base type's name.
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const auto y = t::type(std::nullopt, 16392, "", "int4");
   decode_as<po::type_message>(d, y);
   const auto* info = d.find_type(16392);
@@ -582,12 +582,12 @@ BOOST_AUTO_TEST_CASE(every_truncation_of_every_message_is_a_decode_failure) {
   for (const sample& s : every_message()) {
     BOOST_TEST_CONTEXT("message " << s.name) {
       {  // The whole message decodes, so the failures below are about length alone.
-        pgoutput_decoder d = described(s.protocol, s.in_stream);
+        pgoutput_reader d = described(s.protocol, s.in_stream);
         const auto r = d.decode(s.frame);
         BOOST_TEST_REQUIRE(r.has_value(), "whole message: " << (r ? "" : r.error().message()));
       }
       for (std::size_t n = 0; n < s.frame.size(); ++n) {
-        pgoutput_decoder d = described(s.protocol, s.in_stream);
+        pgoutput_reader d = described(s.protocol, s.in_stream);
         const auto before = d.find_relation(t1);
         const auto r = d.decode(std::span{s.frame}.first(n));
         BOOST_TEST_CONTEXT("prefix " << n << " of " << s.frame.size()) {
@@ -598,7 +598,7 @@ BOOST_AUTO_TEST_CASE(every_truncation_of_every_message_is_a_decode_failure) {
           BOOST_TEST(d.find_relation(t1) == before);
         }
       }
-      pgoutput_decoder d = described(s.protocol, s.in_stream);
+      pgoutput_reader d = described(s.protocol, s.in_stream);
       t::bytes longer = s.frame;
       longer.push_back(std::byte{0});
       BOOST_TEST(error_of(d, longer) == replicant::errc::decode_failure);  // trailing bytes
@@ -610,19 +610,19 @@ BOOST_AUTO_TEST_CASE(unknown_message_types_are_decode_failures) {
   const std::string_view known = "BCORYIUDTMSEcAbPKrp";
   for (int type = 0; type < 256; ++type) {
     if (known.find(static_cast<char>(type)) != std::string_view::npos) continue;
-    pgoutput_decoder d = described();
+    pgoutput_reader d = described();
     t::bytes frame = t::insert(std::nullopt, t1, {t::col::text("1"), t::col::null(), t::col::null()});
     frame[0] = static_cast<std::byte>(type);
     BOOST_TEST_CONTEXT("type " << type) { BOOST_TEST(error_of(d, frame) == replicant::errc::decode_failure); }
   }
-  pgoutput_decoder d;
+  pgoutput_reader d;
   BOOST_TEST(error_of(d, {}) == replicant::errc::decode_failure);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_column_kinds_are_decode_failures) {
   for (int kind = 0; kind < 256; ++kind) {
     if (kind == 'n' || kind == 'u' || kind == 't' || kind == 'b') continue;
-    pgoutput_decoder d = described();
+    pgoutput_reader d = described();
     t::bytes frame = t::insert(std::nullopt, t1, {t::col::null(), t::col::null(), t::col::null()});
     frame.back() = static_cast<std::byte>(kind);
     BOOST_TEST_CONTEXT("kind " << kind) { BOOST_TEST(error_of(d, frame) == replicant::errc::decode_failure); }
@@ -633,7 +633,7 @@ BOOST_AUTO_TEST_CASE(nonzero_flags_are_decode_failures) {
   for (const int bits : {1, 2, 0x80, 0xFF}) {
     const auto flags = static_cast<std::uint8_t>(bits);
     BOOST_TEST_CONTEXT("flags " << bits) {
-      pgoutput_decoder d{parallel};
+      pgoutput_reader d{parallel};
       BOOST_TEST(error_of(d, t::commit(lsn{1}, lsn{2}, ts, flags)) == replicant::errc::decode_failure);
       BOOST_TEST(error_of(d, t::stream_commit(1, lsn{1}, lsn{2}, ts, flags)) == replicant::errc::decode_failure);
       BOOST_TEST(error_of(d, t::prepare('P', lsn{1}, lsn{2}, ts, 3, "g", flags)) == replicant::errc::decode_failure);
@@ -646,7 +646,7 @@ BOOST_AUTO_TEST_CASE(nonzero_flags_are_decode_failures) {
 }
 
 BOOST_AUTO_TEST_CASE(unknown_flag_bits_and_enumerations_are_decode_failures) {
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   // Relation column flags: only bit 0 (key) exists.
   auto r = t::relation(std::nullopt, t1, "public", "t1", 'd', {{"id", 23, -1, false}});
   const auto flags_at = 1 + 4 + 7 + 3 + 1 + 2;
@@ -669,7 +669,7 @@ BOOST_AUTO_TEST_CASE(unknown_flag_bits_and_enumerations_are_decode_failures) {
   auto u = t::update(std::nullopt, t1, 'K', {t::col::null(), t::col::null(), t::col::null()},
                      {t::col::null(), t::col::null(), t::col::null()});
   u[5] = std::byte{'X'};
-  pgoutput_decoder known = described();
+  pgoutput_reader known = described();
   BOOST_TEST(error_of(known, u) == replicant::errc::decode_failure);
   BOOST_TEST(error_of(known, t::remove(std::nullopt, t1, 'N', {t::col::null(), t::col::null(), t::col::null()})) ==
              replicant::errc::decode_failure);
@@ -682,7 +682,7 @@ BOOST_AUTO_TEST_CASE(unknown_flag_bits_and_enumerations_are_decode_failures) {
 }
 
 BOOST_AUTO_TEST_CASE(strings_without_nul_are_decode_failures) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   // Each message ends with a string; dropping its NUL leaves a string running to the end.
   for (auto frame : {t::origin(lsn{1}, "origin"), t::type(std::nullopt, 16392, "public", "mood"),
                      t::begin_prepare(lsn{1}, lsn{2}, ts, 3, "gid"), t::prepare('P', lsn{1}, lsn{2}, ts, 3, "gid")}) {
@@ -696,7 +696,7 @@ BOOST_AUTO_TEST_CASE(strings_without_nul_are_decode_failures) {
 }
 
 BOOST_AUTO_TEST_CASE(negative_lengths_and_impossible_counts_are_decode_failures) {
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   const auto negative_text = t::wire{}.ch('I').u32(t1).ch('N').u16(3).ch('t').i32(-1).ch('n').ch('n').take();
   BOOST_TEST(error_of(d, negative_text) == replicant::errc::decode_failure);
   const auto negative_content = t::wire{}.ch('M').u8(0).u64(1).str("p").i32(-1).take();
@@ -721,7 +721,7 @@ BOOST_AUTO_TEST_CASE(negative_lengths_and_impossible_counts_are_decode_failures)
 BOOST_AUTO_TEST_CASE(errors_never_contain_the_data) {
   // Malformed messages built around a distinctive value: whatever fails, the error text must
   // not repeat it (value-free errors, DESIGN.md §7).
-  pgoutput_decoder d = described();
+  pgoutput_reader d = described();
   std::vector<t::bytes> frames{
       t::wire{}
           .ch('I')
@@ -763,7 +763,7 @@ BOOST_AUTO_TEST_CASE(numeric_and_bytea_text_without_its_shape_is_a_decode_failur
   constexpr std::uint32_t t2 = 16390;
   const std::vector<t::attr> shaped{{"id", 23, -1, true},         {"amount", 1700, -1, false}, {"blob", 17, -1, false},
                                     {"amounts", 1231, -1, false}, {"blobs", 1001, -1, false},  {"note", 25, -1, false}};
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   BOOST_TEST_REQUIRE(d.decode(t::relation(std::nullopt, t2, "public", "t2", 'f', shaped)).has_value());
   const auto row = [](std::string amount, std::string blob, std::string amounts = "{1.5,NaN}",
                       std::string blobs = "{\"\\\\x00ff\"}") {
@@ -811,7 +811,7 @@ BOOST_AUTO_TEST_CASE(numeric_and_bytea_text_without_its_shape_is_a_decode_failur
   BOOST_TEST(d.decode(t::insert(std::nullopt, t2, binary)).has_value());
   BOOST_TEST(d.decode(t::insert(std::nullopt, t2, ok)).has_value());
   // A table without such a column is not looked at: any text goes.
-  pgoutput_decoder plain = described();
+  pgoutput_reader plain = described();
   BOOST_TEST(
       plain.decode(t::insert(std::nullopt, t1, {t::col::text("x"), t::col::text(secret), t::col::null()})).has_value());
 }
@@ -822,7 +822,7 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(pgoutput_decoder_session)
 
 BOOST_AUTO_TEST_CASE(changes_need_a_described_relation_with_matching_columns) {
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const std::vector<t::col> row{t::col::text("1"), t::col::null(), t::col::null()};
   const auto before = t::insert(std::nullopt, t1, row);
   BOOST_TEST(error_of(d, before) == replicant::errc::protocol_violation);
@@ -843,11 +843,11 @@ BOOST_AUTO_TEST_CASE(messages_out_of_place_are_protocol_violations) {
   const auto s = t::stream_start(10, true);
   const auto e = t::stream_stop();
   {  // protocol 1: no streaming, no two-phase
-    pgoutput_decoder d{{1, pgoutput_streaming::off}};
+    pgoutput_reader d{{1, pgoutput_streaming::off}};
     BOOST_TEST(error_of(d, s) == replicant::errc::protocol_violation);
     BOOST_TEST(error_of(d, t::begin_prepare(lsn{1}, lsn{2}, ts, 3, "g")) == replicant::errc::protocol_violation);
   }
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   BOOST_TEST(error_of(d, e) == replicant::errc::protocol_violation);  // not in a stream
   decode_as<po::stream_start_message>(d, s);
   BOOST_TEST(error_of(d, s) == replicant::errc::protocol_violation);  // already in one
@@ -874,7 +874,7 @@ BOOST_AUTO_TEST_CASE(messages_out_of_place_are_protocol_violations) {
 }
 
 BOOST_AUTO_TEST_CASE(identical_resends_reuse_the_cached_relation) {
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const auto r = t::relation(std::nullopt, t1, "public", "t1", 'd', three_columns);
   const auto first = decode_as<po::relation_message>(d, r);
   BOOST_TEST(first.change == nullptr);
@@ -888,7 +888,7 @@ BOOST_AUTO_TEST_CASE(identical_resends_reuse_the_cached_relation) {
 }
 
 BOOST_AUTO_TEST_CASE(classifies_changed_relations) {
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const auto r = t::relation(std::nullopt, t1, "public", "t1", 'd', three_columns);
   const auto first = decode_as<po::relation_message>(d, r);
 
@@ -937,14 +937,14 @@ BOOST_AUTO_TEST_CASE(classifies_changed_relations) {
 }
 
 BOOST_AUTO_TEST_CASE(spells_out_pg_catalog) {
-  pgoutput_decoder d{parallel};
+  pgoutput_reader d{parallel};
   const auto r = t::relation(std::nullopt, 1259, "", "pg_class", 'n', {{"oid", 26}});
   BOOST_TEST(decode_as<po::relation_message>(d, r).relation->schema == "pg_catalog");
   BOOST_TEST(decode_as<po::relation_message>(d, r).change == nullptr);  // still identical
 }
 
 BOOST_AUTO_TEST_CASE(streamed_descriptions_stay_with_their_transaction_until_it_commits) {
-  pgoutput_decoder d = described(streaming_on);
+  pgoutput_reader d = described(streaming_on);
   const std::vector<t::col> three{t::col::text("1"), t::col::null(), t::col::null()};
   const std::vector<t::col> four{t::col::text("1"), t::col::null(), t::col::null(), t::col::text("4")};
   auto wider = three_columns;
@@ -989,7 +989,7 @@ BOOST_AUTO_TEST_CASE(streamed_descriptions_stay_with_their_transaction_until_it_
 BOOST_AUTO_TEST_CASE(streamed_descriptions_are_dropped_on_abort_and_prepare) {
   for (const char end : {'A', 'p'}) {
     BOOST_TEST_CONTEXT("ended by " << end) {
-      pgoutput_decoder d = described(streaming_on);
+      pgoutput_reader d = described(streaming_on);
       auto wider = three_columns;
       wider.push_back({"added", 23, -1, false});
       decode_as<po::stream_start_message>(d, t::stream_start(900, true));
@@ -1016,7 +1016,7 @@ BOOST_AUTO_TEST_CASE(streamed_descriptions_are_dropped_on_abort_and_prepare) {
 }
 
 BOOST_AUTO_TEST_CASE(streamed_types_are_published_on_commit) {
-  pgoutput_decoder d{streaming_on};
+  pgoutput_reader d{streaming_on};
   decode_as<po::stream_start_message>(d, t::stream_start(5, true));
   decode_as<po::type_message>(d, t::type(5, 16392, "public", "mood"));
   decode_as<po::stream_stop_message>(d, t::stream_stop());
@@ -1027,7 +1027,7 @@ BOOST_AUTO_TEST_CASE(streamed_types_are_published_on_commit) {
 }
 
 BOOST_AUTO_TEST_CASE(reset_requires_new_descriptions_but_keeps_the_baseline) {
-  pgoutput_decoder d = described(parallel, true);
+  pgoutput_reader d = described(parallel, true);
   const auto row = t::insert(std::nullopt, t1, {t::col::text("1"), t::col::null(), t::col::null()});
   d.reset();
   BOOST_TEST(!d.in_stream());
@@ -1060,7 +1060,7 @@ BOOST_AUTO_TEST_CASE(protocol_settings_are_validated) {
   BOOST_TEST(!(pgoutput_protocol{5, pgoutput_streaming::off}.is_valid()));
   BOOST_TEST(!(pgoutput_protocol{1, pgoutput_streaming::on}.is_valid()));
   BOOST_TEST(!(pgoutput_protocol{3, pgoutput_streaming::parallel}.is_valid()));
-  BOOST_TEST(pgoutput_decoder{}.protocol().version == 4U);
+  BOOST_TEST(pgoutput_reader{}.protocol().version == 4U);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

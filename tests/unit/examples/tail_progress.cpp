@@ -15,9 +15,9 @@
 #include "../../../examples/tail/status.hpp"
 #include "support/common/temp_dir.hpp"
 
-#include <replicant/decoder/pgoutput.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/model/relation.hpp>
+#include <replicant/model/tuple.hpp>
 #include <replicant/snapshot/batch.hpp>
 #include <replicant/snapshot/detail/copy_text.hpp>
 

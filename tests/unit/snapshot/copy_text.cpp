@@ -9,7 +9,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <replicant/core/error.hpp>
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/model/tuple.hpp>
 
 #include <cstddef>
 #include <optional>

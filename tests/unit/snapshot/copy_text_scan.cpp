@@ -10,7 +10,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <replicant/decoder/pgoutput.hpp>
+#include <replicant/model/relation.hpp>
+#include <replicant/model/tuple.hpp>
 
 #include <cstddef>
 #include <optional>
