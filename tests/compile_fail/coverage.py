@@ -19,8 +19,6 @@ import sys
 
 # Messages of static_asserts no user code can trigger, with why.
 INTERNAL = {
-    'replicant: assembler does not handle a pgoutput message type':
-        'the assembler visits its own closed variant of messages',
     'replicant: halt_reasons must list every halt_reason in order':
         'a namespace-scope check of the library\'s own table',
     'a run of bytes or characters':

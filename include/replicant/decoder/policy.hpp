@@ -233,6 +233,16 @@ inline constexpr bool is_decoder_options = false;
 template <class D>
 concept configured_by_options = requires { typename D::options_type; };
 
+// A decoder a pipeline's constructor may leave out: made by default, it still asks its plugin for
+// something.
+template <class D>
+concept may_leave_out_decoder = std::default_initializable<D> && !configured_by_options<D>;
+
+// What a pipeline's constructor takes in the decoder's place: the decoder, or the options of its own
+// it is made from.
+template <class T, class D>
+concept decoder_setting = std::same_as<T, D> || (is_decoder_options<T> && std::constructible_from<D, T>);
+
 }  // namespace detail
 
 /**

@@ -151,21 +151,43 @@ class pipeline {
 
  public:
   /// A pipeline delivering to @p sink (which must outlive it), configured by @p options, reporting
-  /// telemetry to @p events if given. For a checkpoint policy without settings of its own, and a
-  /// decoder without options of its own (these first three forms; pgoutput, wal2json and pglogical
-  /// are given theirs, see below).
+  /// telemetry to @p events if given. Between the sink and @p options come the policies' settings in
+  /// the order of the template's parameters, each left out to take its default: the decoder (or the
+  /// options it is made from, e.g. a `pgoutput_options`), the checkpoint policy (batch bounds; the
+  /// store and its retry budget), the spill policy (the directory and its bound). A decoder configured
+  /// by options of its own (pgoutput, wal2json, pglogical) cannot be left out.
   pipeline(Sink& sink, pipeline_options options, telemetry::dispatcher* events = nullptr)
-    requires std::default_initializable<CheckpointPolicy> && (!detail::configured_by_options<Decoder>)
-      : pipeline(sink, CheckpointPolicy{}, std::move(options), events) {}
-  /// As above, with the checkpoint policy's settings (batch bounds; the store and its retry budget).
+    requires detail::may_leave_out_decoder<Decoder> && std::default_initializable<CheckpointPolicy> &&
+             std::default_initializable<SpillPolicy>
+      : pipeline(parts{}, sink, Decoder{}, CheckpointPolicy{}, SpillPolicy{}, std::move(options), events) {}
+  /// As above, with the checkpoint policy's settings.
   pipeline(Sink& sink, CheckpointPolicy checkpoint, pipeline_options options, telemetry::dispatcher* events = nullptr)
-    requires std::default_initializable<SpillPolicy> && (!detail::configured_by_options<Decoder>)
-      : pipeline(sink, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
-  /// As above, with the spill policy's settings too (the spill directory and its bound).
+    requires detail::may_leave_out_decoder<Decoder> && std::default_initializable<SpillPolicy>
+      : pipeline(parts{}, sink, Decoder{}, std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
+  /// As above, with the spill policy's settings too.
   pipeline(Sink& sink, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
            telemetry::dispatcher* events = nullptr)
-    requires std::default_initializable<Decoder> && (!detail::configured_by_options<Decoder>)
-      : pipeline(sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
+    requires detail::may_leave_out_decoder<Decoder>
+      : pipeline(parts{}, sink, Decoder{}, std::move(checkpoint), std::move(spill), std::move(options), events) {}
+  /// With the decoder, or the options it is made from.
+  template <detail::decoder_setting<Decoder> DecoderSetting>
+  pipeline(Sink& sink, DecoderSetting decoder, pipeline_options options, telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<CheckpointPolicy> && std::default_initializable<SpillPolicy>
+      : pipeline(parts{}, sink, Decoder{std::move(decoder)}, CheckpointPolicy{}, SpillPolicy{}, std::move(options),
+                 events) {}
+  /// With the decoder (or its options) and the checkpoint policy's settings.
+  template <detail::decoder_setting<Decoder> DecoderSetting>
+  pipeline(Sink& sink, DecoderSetting decoder, CheckpointPolicy checkpoint, pipeline_options options,
+           telemetry::dispatcher* events = nullptr)
+    requires std::default_initializable<SpillPolicy>
+      : pipeline(parts{}, sink, Decoder{std::move(decoder)}, std::move(checkpoint), SpillPolicy{}, std::move(options),
+                 events) {}
+  /// With the decoder (or its options), the checkpoint policy's and the spill policy's settings.
+  template <detail::decoder_setting<Decoder> DecoderSetting>
+  pipeline(Sink& sink, DecoderSetting decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+           telemetry::dispatcher* events = nullptr)
+      : pipeline(parts{}, sink, Decoder{std::move(decoder)}, std::move(checkpoint), std::move(spill),
+                 std::move(options), events) {}
   /// A decoder configured by its options, left out: refused, because a default one would ask its
   /// plugin for nothing (no publications, no tables) and every start would be refused.
   template <class First, class... Rest>
@@ -178,41 +200,6 @@ class pipeline {
                   "publications; wal2json_options: the tables; pglogical_options: the replication sets): pass them, "
                   "or the decoder, right after the sink");
   }
-  /// With the decoder's settings (for wal2json and pglogical: its table set), for a checkpoint
-  /// policy without settings of its own.
-  pipeline(Sink& sink, Decoder decoder, pipeline_options options, telemetry::dispatcher* events = nullptr)
-    requires std::default_initializable<CheckpointPolicy>
-      : pipeline(sink, std::move(decoder), CheckpointPolicy{}, std::move(options), events) {}
-  /// With the decoder's options, e.g. a `wal2json_options`, from which the decoder is made.
-  template <class DecoderOptions>
-  pipeline(Sink& sink, DecoderOptions decoder_options, pipeline_options options,
-           telemetry::dispatcher* events = nullptr)
-    requires detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions> &&
-             std::default_initializable<CheckpointPolicy>
-      : pipeline(sink, Decoder{std::move(decoder_options)}, CheckpointPolicy{}, std::move(options), events) {}
-  /// With the decoder's options and the checkpoint policy's settings.
-  template <class DecoderOptions>
-  pipeline(Sink& sink, DecoderOptions decoder_options, CheckpointPolicy checkpoint, pipeline_options options,
-           telemetry::dispatcher* events = nullptr)
-    requires detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions> &&
-             std::default_initializable<SpillPolicy>
-      : pipeline(sink, Decoder{std::move(decoder_options)}, std::move(checkpoint), SpillPolicy{}, std::move(options),
-                 events) {}
-  /// With the decoder's options, the checkpoint policy's and the spill policy's settings.
-  template <class DecoderOptions>
-  pipeline(Sink& sink, DecoderOptions decoder_options, CheckpointPolicy checkpoint, SpillPolicy spill,
-           pipeline_options options, telemetry::dispatcher* events = nullptr)
-    requires detail::is_decoder_options<DecoderOptions> && std::constructible_from<Decoder, DecoderOptions>
-      : pipeline(sink, Decoder{std::move(decoder_options)}, std::move(checkpoint), std::move(spill), std::move(options),
-                 events) {}
-  /// With the decoder's and the checkpoint policy's settings.
-  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, pipeline_options options,
-           telemetry::dispatcher* events = nullptr)
-    requires std::default_initializable<SpillPolicy>
-      : pipeline(sink, std::move(decoder), std::move(checkpoint), SpillPolicy{}, std::move(options), events) {}
-  /// With the decoder's, the checkpoint policy's and the spill policy's settings.
-  pipeline(Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
-           telemetry::dispatcher* events = nullptr);
   /// Another decoder, or another decoder's options: refused, because each decoder names its table
   /// set in its own options, and those of one decoder mean nothing to another.
   template <class Other, class Options>
@@ -278,6 +265,11 @@ class pipeline {
   // The simulator drives the delivery in-process, frame by frame (include/replicant/testing/).
   template <class>
   friend class testing::detail::engine_run;
+
+  // What every public constructor delegates to: the policies made, in the template's order.
+  struct parts {};
+  pipeline(parts, Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
+           telemetry::dispatcher* events);
 
   struct session;
   struct applier;

@@ -150,7 +150,7 @@ struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail
 };
 
 template <class D, class C, class S, class Sink>
-pipeline<D, C, S, Sink>::pipeline(Sink& sink, D decoder, C checkpoint, S spill, pipeline_options options,
+pipeline<D, C, S, Sink>::pipeline(parts, Sink& sink, D decoder, C checkpoint, S spill, pipeline_options options,
                                   telemetry::dispatcher* events)
     : sink_(sink),
       policy_(std::move(checkpoint)),
