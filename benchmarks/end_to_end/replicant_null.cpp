@@ -512,8 +512,7 @@ auto run_floor(const options& o) -> int {
 
 template <class SpillPolicy>
 auto run(const options& o, SpillPolicy spill) -> int {
-  using null_pipeline =
-      replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, SpillPolicy, null_sink>;
+  using null_pipeline = replicant::pgoutput_pipeline<null_sink, replicant::sink_owned_checkpoint, SpillPolicy>;
   replicant::pipeline_options po;
   po.conninfo = o.dsn;
   po.slot = o.slot;

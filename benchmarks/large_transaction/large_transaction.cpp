@@ -311,8 +311,8 @@ auto consume(const consumer_options& o, SpillPolicy spill) -> int {
   options.max_inflight_bytes = static_cast<std::size_t>(o.budget);
 
   counting_sink sink{o.rows};
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, SpillPolicy, counting_sink>
-      pipeline{sink, pg, replicant::sink_owned_checkpoint{}, std::move(spill), options};
+  replicant::pgoutput_pipeline<counting_sink, replicant::sink_owned_checkpoint, SpillPolicy> pipeline{
+      sink, pg, replicant::sink_owned_checkpoint{}, std::move(spill), options};
   std::error_code ec;
   std::atomic<bool> ended{false};
   std::thread runner{[&] {

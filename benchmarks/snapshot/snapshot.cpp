@@ -266,9 +266,7 @@ class null_sink {
   tally tally_;
 };
 
-using snapshot_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::lib_owned_checkpoint<memory_store>, replicant::no_spill,
-                        null_sink>;
+using snapshot_pipeline = replicant::pgoutput_pipeline<null_sink, replicant::lib_owned_checkpoint<memory_store>>;
 
 struct run_result {
   double seconds = 0;

@@ -25,8 +25,7 @@ using replicant::test::wait_until;
 
 namespace {
 
-using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pgoutput_pipeline<memory_sink>;
 
 // A pipeline acknowledging with @p delay (the status interval 30 s, longer than the test), and a
 // row it stored: `before` is the server's WAL position before the row's transaction, which

@@ -143,9 +143,8 @@ struct batch_sink {
 static_assert(replicant::batch_sink<batch_sink>);
 
 using lib_policy = replicant::lib_owned_checkpoint<fault_store>;
-using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, lib_policy, replicant::no_spill, lib_sink>;
-using batch_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_batches, replicant::no_spill, batch_sink>;
+using lib_pipeline = replicant::pgoutput_pipeline<lib_sink, lib_policy>;
+using batch_pipeline = replicant::pgoutput_pipeline<batch_sink, replicant::sink_owned_batches>;
 
 auto lib(store_state& state, std::optional<replicant::checkpoint_batching> batch = std::nullopt) -> lib_policy {
   return lib_policy{.store = fault_store{&state}, .batch = batch, .max_retries = 5, .retry_backoff = 20ms};
@@ -518,8 +517,7 @@ struct deferred_test_sink {
 static_assert(replicant::deferred_sink<deferred_test_sink>);
 static_assert(replicant::sink_for<replicant::pgoutput_decoder, replicant::deferred_checkpoint, deferred_test_sink>);
 
-using deferred_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint,
-                                              replicant::no_spill, deferred_test_sink>;
+using deferred_pipeline = replicant::pgoutput_pipeline<deferred_test_sink, replicant::deferred_checkpoint>;
 
 auto deferred(std::size_t window = 100, std::chrono::milliseconds timeout = 30s) -> replicant::deferred_checkpoint {
   return replicant::deferred_checkpoint{.max_unconfirmed = window, .confirm_timeout = timeout};

@@ -38,8 +38,7 @@ namespace {
 // The password of the test's role: it must never show in a halt or an event.
 constexpr std::string_view password = "pw-S3CR3T-9041";
 
-using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pgoutput_pipeline<memory_sink>;
 using running = replicant::test::running<memory_pipeline>;
 
 // A published database, and a role of its own that may log in and replicate, with a password.

@@ -174,8 +174,7 @@ struct recording_sink {
   }
 };
 
-using fault_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                           replicant::no_spill, recording_sink>;
+using fault_pipeline = replicant::pgoutput_pipeline<recording_sink>;
 
 // A pipeline on its own thread, which says when run() has returned.
 struct pipeline_thread {

@@ -81,8 +81,7 @@ struct holding_sink {
   }
 };
 
-using holding_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint, replicant::no_spill, holding_sink>;
+using holding_pipeline = replicant::pgoutput_pipeline<holding_sink, replicant::deferred_checkpoint>;
 
 auto with_messages(replicant::test::published_database& f) -> replicant::pipeline_options {
   f.pgoutput.messages = true;

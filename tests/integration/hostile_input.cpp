@@ -86,8 +86,7 @@ struct keeping_sink {
   }
 };
 
-using keeping_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                             replicant::no_spill, keeping_sink>;
+using keeping_pipeline = replicant::pgoutput_pipeline<keeping_sink>;
 
 // Runs a pipeline with @p options until it ends by itself; returns its halt and what it said.
 struct refusal_seen {

@@ -171,8 +171,7 @@ struct mirror_sink {
   }
 };
 
-using mirror_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, mirror_sink>;
+using mirror_pipeline = replicant::pgoutput_pipeline<mirror_sink>;
 
 // What the source holds of @p table, as the mirror would: @p columns as published, @p key as the
 // mirror keys it (empty: a multiset), rows restricted by @p where.
@@ -357,8 +356,7 @@ auto run_mirror_child(int argc, char** argv) -> int {
     o.start = replicant::start::incremental_snapshot{.chunk_rows = std::stoul(argv[5]), .max_pending_chunks = 3};
     o.status_interval = 1s;
     o.reconnect_delay = 50ms;
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, pg_sink> p{
-        sink, replicant::pgoutput_options{.publications = {"pub"}}, o};
+    replicant::pgoutput_pipeline<pg_sink> p{sink, replicant::pgoutput_options{.publications = {"pub"}}, o};
     std::error_code ec;
     p.run(ec);
     if (ec) std::cerr << (p.last_halt() ? replicant::describe(*p.last_halt()) : ec.message()) << '\n';
@@ -729,7 +727,7 @@ BOOST_AUTO_TEST_CASE(lib_mode_keeps_progress_in_the_store_and_repeats_at_most_on
     }
   };
   using policy = replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>;
-  using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, lib_sink>;
+  using lib_pipeline = replicant::pgoutput_pipeline<lib_sink, policy>;
   const auto make_policy = [&] {
     return policy{.store = replicant::postgres_checkpoint_store{{.conninfo = f.pg.dsn(store_db)}},
                   .batch = std::nullopt,
@@ -768,9 +766,8 @@ BOOST_AUTO_TEST_CASE(a_sink_that_cannot_keep_progress_is_refused_at_start) {
   incremental_options(f, 100);
   replicant::test::memory_sink sink;  // no handle_snapshot, no snapshot_progress
   replicant::test::event_log events;
-  running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill,
-                              replicant::test::memory_sink>>
-      r{sink, f.pgoutput, f.options, &events.dispatcher};
+  running<replicant::pgoutput_pipeline<replicant::test::memory_sink>> r{sink, f.pgoutput, f.options,
+                                                                        &events.dispatcher};
   BOOST_TEST((r.halted() == halt_reason::snapshot_unsupported));
   BOOST_TEST(events.disconnected(halt_reason::snapshot_unsupported));
   BOOST_TEST(!f.slot_exists());

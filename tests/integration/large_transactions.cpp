@@ -73,10 +73,8 @@ struct two_phase_sink : memory_sink {
   }
 };
 
-using plain_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                           replicant::no_spill, memory_sink>;
-using two_phase_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                               replicant::no_spill, two_phase_sink>;
+using plain_pipeline = replicant::pgoutput_pipeline<memory_sink>;
+using two_phase_pipeline = replicant::pgoutput_pipeline<two_phase_sink>;
 
 // The ids delivered, in delivery order.
 auto ids(memory_sink& sink) -> std::vector<int> {
@@ -327,8 +325,8 @@ struct counting_sink {
   }
 };
 
-using spill_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                           replicant::disk_spill, counting_sink>;
+using spill_pipeline =
+    replicant::pgoutput_pipeline<counting_sink, replicant::sink_owned_checkpoint, replicant::disk_spill>;
 
 // Under AddressSanitizer freed memory sits in a quarantine (hundreds of MiB by default), so the
 // process's peak RSS says nothing about what the pipeline holds: the bound is checked elsewhere.
@@ -408,8 +406,8 @@ BOOST_AUTO_TEST_CASE(a_users_spill_policy_delivers_a_transaction_larger_than_the
   replicant::test::temp_dir dir{"replicant-mmap-spill-live"};
   counting_sink sink;
   replicant::test::event_log events;
-  using mmap_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            custom_policies::mmap_spill, counting_sink>;
+  using mmap_pipeline =
+      replicant::pgoutput_pipeline<counting_sink, replicant::sink_owned_checkpoint, custom_policies::mmap_spill>;
   {
     running<mmap_pipeline> r{sink,
                              f.pgoutput,
@@ -637,7 +635,7 @@ auto unreadable_spill_halts(Policy policy, bool careless) -> void {
   replicant::test::event_log events;
   Sink sink;
   sink.careless = careless;
-  using unreadable_pipeline = replicant::pipeline<replicant::pgoutput_decoder, Policy, unreadable_spill, Sink>;
+  using unreadable_pipeline = replicant::pgoutput_pipeline<Sink, Policy, unreadable_spill>;
   running<unreadable_pipeline> r{sink,      f.pgoutput,        std::move(policy), unreadable_spill{},
                                  f.options, &events.dispatcher};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
@@ -682,8 +680,7 @@ BOOST_AUTO_TEST_CASE(without_spill_the_same_transaction_halts) {
   replicant::test::published_database f;
   f.options.max_inflight_bytes = 1U << 20U;
   counting_sink sink;
-  using plain = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill,
-                                    counting_sink>;
+  using plain = replicant::pgoutput_pipeline<counting_sink>;
   running<plain> r{sink, f.pgoutput, f.options};
   BOOST_TEST_REQUIRE(f.wait_until([&] { return f.slot_active(); }));
   f.sql(insert_range(1, 40000));

@@ -45,8 +45,7 @@ struct append_sink : memory_sink {
   static constexpr replicant::sink_kind kind = replicant::sink_kind::append_log;
 };
 
-using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pgoutput_pipeline<memory_sink>;
 
 using replicant::test::event_log;
 
@@ -220,8 +219,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_whose_slot_was_dropped_halts_instead_of_skippi
   };
   origin_judging_sink judging;
   judging.stored = sink.stored;  // the same checkpoint
-  using judging_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                               replicant::no_spill, origin_judging_sink>;
+  using judging_pipeline = replicant::pgoutput_pipeline<origin_judging_sink>;
   {
     replicant::test::running<judging_pipeline> r{judging, f.pgoutput, f.options};
     BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
@@ -256,8 +254,7 @@ BOOST_AUTO_TEST_CASE(reads_the_sinks_checkpoint_once_per_connect) {
       return memory_sink::checkpoint();
     }
   };
-  using counting_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                                replicant::no_spill, counting_sink>;
+  using counting_pipeline = replicant::pgoutput_pipeline<counting_sink>;
   fixture f;
   counting_sink sink;
   event_log events;
@@ -325,8 +322,7 @@ BOOST_AUTO_TEST_CASE(a_state_mirror_advances_over_unpublished_wal_and_an_append_
   auto log_options = f.options;
   log_options.slot = f.pg.unique_name("slot");
   running r1{mirror, f.pgoutput, f.options};
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, append_sink>
-      p2{log, f.pgoutput, log_options};
+  replicant::pgoutput_pipeline<append_sink> p2{log, f.pgoutput, log_options};
   std::error_code ec2;
   std::thread t2{[&] { p2.run(ec2); }};
   const auto flushed = [&](const std::string& slot) {
@@ -551,8 +547,7 @@ BOOST_AUTO_TEST_CASE(a_destructive_schema_change_halts_a_sink_without_the_hook) 
   fixture f;
   plain_sink sink;
   event_log events;
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink> p{
-      sink, f.pgoutput, f.options, &events.dispatcher};
+  replicant::pgoutput_pipeline<plain_sink> p{sink, f.pgoutput, f.options, &events.dispatcher};
   std::error_code ec;
   std::thread t{[&] { p.run(ec); }};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
@@ -585,8 +580,7 @@ BOOST_AUTO_TEST_CASE(the_sink_can_veto_the_session_and_the_origin) {
   };
   fixture f;
   vetoing_sink sink;
-  using vetoing_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                               replicant::no_spill, vetoing_sink>;
+  using vetoing_pipeline = replicant::pgoutput_pipeline<vetoing_sink>;
   // run(ec) says that it stopped (errc::halted), the halt says why.
   const auto halt_of = [&](event_log& events) {
     vetoing_pipeline p{sink, f.pgoutput, f.options, &events.dispatcher};
@@ -615,8 +609,7 @@ BOOST_AUTO_TEST_CASE(a_slot_another_client_is_still_creating_halts_slot_origin_u
       return {};
     }
   };
-  using judging_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                               replicant::no_spill, origin_judging_sink>;
+  using judging_pipeline = replicant::pgoutput_pipeline<origin_judging_sink>;
   fixture f;
   replicant::test::pg_connection holder{f.pg.dsn(f.db)};
   holder.exec("BEGIN");
@@ -670,8 +663,7 @@ BOOST_AUTO_TEST_CASE(a_hook_that_throws_halts_with_the_hook_s_reason) {
   };
   fixture f;
   throwing_sink sink;
-  using throwing_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                                replicant::no_spill, throwing_sink>;
+  using throwing_pipeline = replicant::pgoutput_pipeline<throwing_sink>;
   const auto halt_of = [&] {
     event_log events;
     throwing_pipeline p{sink, f.pgoutput, f.options, &events.dispatcher};
@@ -798,9 +790,8 @@ BOOST_AUTO_TEST_CASE(a_heartbeat_lets_an_append_log_release_wal_while_its_tables
   event_log events;
   f.options.heartbeat_interval = 200ms;
   f.options.heartbeat_statement = "INSERT INTO beats VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET at = now()";
-  replicant::test::running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                               replicant::no_spill, append_sink>>
-      r{sink, f.pgoutput, f.options, &events.dispatcher};
+  replicant::test::running<replicant::pgoutput_pipeline<append_sink>> r{sink, f.pgoutput, f.options,
+                                                                        &events.dispatcher};
   BOOST_TEST_REQUIRE(fixture::wait_until([&] { return f.slot_active(); }));
   // Busy, but not with anything published: WAL grows.
   for (int i = 0; i < 20; ++i) f.sql("INSERT INTO busy SELECT g FROM generate_series(1, 1000) g");
@@ -878,9 +869,8 @@ BOOST_AUTO_TEST_CASE(a_slot_invalidated_while_streaming_halts_with_its_class_at_
   fixture f;
   append_sink sink;
   event_log events;
-  replicant::test::running<replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                               replicant::no_spill, append_sink>>
-      r{sink, f.pgoutput, f.options, &events.dispatcher};
+  replicant::test::running<replicant::pgoutput_pipeline<append_sink>> r{sink, f.pgoutput, f.options,
+                                                                        &events.dispatcher};
   BOOST_TEST_REQUIRE(f.first_row_delivered(sink));
   BOOST_TEST_REQUIRE(remove_wal_of_the_slot(f));
   BOOST_TEST(r.halted() == halt_reason::slot_invalidated);
@@ -1029,8 +1019,7 @@ BOOST_AUTO_TEST_CASE(messages_need_a_sink_that_takes_them) {
   f.pgoutput.messages = true;
   std::error_code ec;
   event_log events;
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, plain_sink> p{
-      sink, f.pgoutput, f.options, &events.dispatcher};
+  replicant::pgoutput_pipeline<plain_sink> p{sink, f.pgoutput, f.options, &events.dispatcher};
   p.run(ec);
   BOOST_TEST(ec == replicant::errc::halted);
   BOOST_TEST_REQUIRE(p.last_halt().has_value());

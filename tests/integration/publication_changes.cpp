@@ -96,8 +96,7 @@ struct table_sink {
   }
 };
 
-using table_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, table_sink>;
+using table_pipeline = replicant::pgoutput_pipeline<table_sink>;
 
 // `items` and `other` (both `(id int PRIMARY KEY, label text, qty int)`) in publication `pub`.
 struct two_tables {

@@ -102,8 +102,7 @@ struct one_argument_sink : hookless_sink {
 };
 
 template <class Sink>
-using pipeline_for =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, replicant::no_spill, Sink>;
+using pipeline_for = replicant::pgoutput_pipeline<Sink>;
 template <class Sink>
 using running = replicant::test::running<pipeline_for<Sink>>;
 

@@ -35,8 +35,7 @@ using replicant::test::wait_until;
 
 namespace {
 
-using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pgoutput_pipeline<memory_sink>;
 
 // A deferred-acknowledgement sink that takes every transaction and never confirms one: a broker
 // that stopped answering. Its confirmations are kept (dropping one would fail it). An append log,
@@ -58,8 +57,7 @@ struct stalled_sink {
   }
 };
 
-using stalled_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, replicant::deferred_checkpoint, replicant::no_spill, stalled_sink>;
+using stalled_pipeline = replicant::pgoutput_pipeline<stalled_sink, replicant::deferred_checkpoint>;
 
 // Commits rows @p first.. @p first + @p n - 1 of `items`, one transaction each, 200 bytes of label
 // apiece.

@@ -85,8 +85,7 @@ struct mirror_sink {
   }
 };
 
-using snapshot_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                              replicant::no_spill, mirror_sink>;
+using snapshot_pipeline = replicant::pgoutput_pipeline<mirror_sink>;
 
 // The source table as the mirror should hold it.
 auto source_rows(replicant::test::published_database& f) -> std::map<std::int64_t, std::string> {

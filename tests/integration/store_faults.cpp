@@ -130,11 +130,9 @@ static_assert(replicant::lib_mode_sink<recording_sink>);
 
 using pg_policy = replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>;
 using file_policy = replicant::lib_owned_checkpoint<replicant::file_checkpoint_store>;
-using pg_pipeline = replicant::pipeline<replicant::pgoutput_decoder, pg_policy, replicant::no_spill, recording_sink>;
-using file_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, file_policy, replicant::no_spill, recording_sink>;
-using sink_owned_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                                replicant::no_spill, replicant::test::memory_sink>;
+using pg_pipeline = replicant::pgoutput_pipeline<recording_sink, pg_policy>;
+using file_pipeline = replicant::pgoutput_pipeline<recording_sink, file_policy>;
+using sink_owned_pipeline = replicant::pgoutput_pipeline<replicant::test::memory_sink>;
 
 // A source database with its pipeline options, and a database of its own for the checkpoint
 // store, whose sessions carry an application_name to be found by.

@@ -58,8 +58,7 @@ constexpr std::string_view secret = "s3cr3t-TLS-ROW-5150";
 // (hostaddr), so that only the name check can fail.
 constexpr std::string_view elsewhere = "replicant-elsewhere.invalid";
 
-using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pgoutput_pipeline<memory_sink>;
 using running = replicant::test::running<memory_pipeline>;
 
 // A published database streamed over verify-full TLS, its connections named by an
@@ -223,7 +222,7 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_store_connects_over_verified_tls_too) {
   const std::string store_application = f.pg.unique_name("tls_store");
   f.pg.create_database(store_db);
   using policy = replicant::lib_owned_checkpoint<replicant::postgres_checkpoint_store>;
-  using lib_pipeline = replicant::pipeline<replicant::pgoutput_decoder, policy, replicant::no_spill, id_sink>;
+  using lib_pipeline = replicant::pgoutput_pipeline<id_sink, policy>;
   id_sink sink;
   replicant::test::running<lib_pipeline> r{
       sink, f.pgoutput,

@@ -50,8 +50,7 @@ namespace {
 // Written into rows; must never show up in telemetry.
 constexpr std::string_view secret = "s3cr3t-TOPOLOGY-0815";
 
-using memory_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, memory_sink>;
+using memory_pipeline = replicant::pgoutput_pipeline<memory_sink>;
 using running = replicant::test::running<memory_pipeline>;
 
 // Whether the pipeline streams. Not the slot's `active` flag: that is set while the slot is still
@@ -63,8 +62,7 @@ auto streaming(event_log& events) -> bool { return events.contains("replicant.co
 struct append_sink : memory_sink {
   static constexpr replicant::sink_kind kind = replicant::sink_kind::append_log;
 };
-using append_pipeline = replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint,
-                                            replicant::no_spill, append_sink>;
+using append_pipeline = replicant::pgoutput_pipeline<append_sink>;
 
 // The program's standby of live_server(), made on first use. On 17+ it keeps synced copies of the
 // primary's failover slots.

@@ -390,16 +390,6 @@ class assembler {
     if (decoder_.in_stream()) o.change_xids.push_back(xid.value_or(*decoder_.stream_xid()));
   }
 
-  // An insert, update or delete: refused outside any transaction.
-  auto add_row_change(const relation_info* rel, std::uint32_t oid, change c, std::optional<transaction_id> xid)
-      -> result<void> {
-    open_txn* o = target();
-    if (!o) return fail(errc::protocol_violation);
-    keep_relation(*o, rel, oid);
-    add_change(*o, c, xid);
-    return {};
-  }
-
   // Moves the changes o holds in memory to its spilled part, and its remaining bytes (messages, the
   // origin's name) to a fresh arena, so that what it holds in memory drops to almost nothing.
   auto spill(open_txn& o) -> result<void> {
@@ -635,18 +625,29 @@ auto assembler::on(const pgoutput::relation_message& m, Handler& handler) -> res
 
 inline auto assembler::on(const pgoutput::type_message&) -> result<void> { return {}; }
 
+// The row changes: each copied into the transaction it belongs to, refused outside any.
 inline auto assembler::on(const pgoutput::insert_message& m) -> result<void> {
-  return add_row_change(m.relation, m.relation_oid, change{change_op::insert, *m.relation, m.new_tuple}, m.xid);
+  open_txn* o = target();
+  if (!o) return fail(errc::protocol_violation);
+  keep_relation(*o, m.relation, m.relation_oid);
+  add_change(*o, change{change_op::insert, *m.relation, m.new_tuple}, m.xid);
+  return {};
 }
 
 inline auto assembler::on(const pgoutput::update_message& m) -> result<void> {
-  return add_row_change(m.relation, m.relation_oid,
-                        change{change_op::update, *m.relation, m.new_tuple, m.old_kind, m.old_tuple}, m.xid);
+  open_txn* o = target();
+  if (!o) return fail(errc::protocol_violation);
+  keep_relation(*o, m.relation, m.relation_oid);
+  add_change(*o, change{change_op::update, *m.relation, m.new_tuple, m.old_kind, m.old_tuple}, m.xid);
+  return {};
 }
 
 inline auto assembler::on(const pgoutput::delete_message& m) -> result<void> {
-  return add_row_change(m.relation, m.relation_oid,
-                        change{change_op::delete_, *m.relation, {}, m.old_kind, m.old_tuple}, m.xid);
+  open_txn* o = target();
+  if (!o) return fail(errc::protocol_violation);
+  keep_relation(*o, m.relation, m.relation_oid);
+  add_change(*o, change{change_op::delete_, *m.relation, {}, m.old_kind, m.old_tuple}, m.xid);
+  return {};
 }
 
 inline auto assembler::on(const pgoutput::truncate_message& m) -> result<void> {

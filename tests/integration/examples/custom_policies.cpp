@@ -329,8 +329,7 @@ struct id_sink {
 };
 
 using policy = custom_policies::wal_bytes_checkpoint<recording_store>;
-using in_process_pipeline =
-    replicant::pipeline<replicant::pgoutput_decoder, policy, custom_policies::mmap_spill, id_sink>;
+using in_process_pipeline = replicant::pgoutput_pipeline<id_sink, policy, custom_policies::mmap_spill>;
 
 static_assert(replicant::checkpoint_policy_for<policy, id_sink>);
 static_assert(replicant::sink_for<replicant::pgoutput_decoder, policy, id_sink>);

@@ -36,9 +36,8 @@ static_assert(replicant::detail::check_spill_policy<custom_policies::mmap_spill>
 // (Not an explicit instantiation: that would also instantiate the constructors a pgoutput pipeline
 // refuses, those without its pgoutput_options, which Clang then reports.)
 [[maybe_unused]] void run_a_pipeline_of_it(archetypes::sink& sink, const replicant::pipeline_options& options) {
-  replicant::pipeline<replicant::pgoutput_decoder, replicant::sink_owned_checkpoint, custom_policies::mmap_spill,
-                      archetypes::sink>
-      p{sink, replicant::pgoutput_options{}, options};
+  replicant::pgoutput_pipeline<archetypes::sink, replicant::sink_owned_checkpoint, custom_policies::mmap_spill> p{
+      sink, replicant::pgoutput_options{}, options};
   p.run();
 }
 

@@ -76,9 +76,8 @@ static_assert(replicant::sink_for<replicant::pgoutput_decoder, policy, counting_
 // included (as in mmap_spill.cpp, not by explicit instantiation).
 [[maybe_unused]] void run_a_pipeline_of_it(wal_bytes_test::counting_sink& sink,
                                            const replicant::pipeline_options& options) {
-  replicant::pipeline<replicant::pgoutput_decoder, wal_bytes_test::policy, custom_policies::mmap_spill,
-                      wal_bytes_test::counting_sink>
-      p{sink, replicant::pgoutput_options{}, options};
+  replicant::pgoutput_pipeline<wal_bytes_test::counting_sink, wal_bytes_test::policy, custom_policies::mmap_spill> p{
+      sink, replicant::pgoutput_options{}, options};
   p.run();
 }
 
