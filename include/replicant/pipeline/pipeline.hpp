@@ -21,6 +21,8 @@
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/pipeline/detail/connect_attempts.hpp>
+#include <replicant/pipeline/detail/engine_session.hpp>
+#include <replicant/pipeline/detail/engine_state.hpp>
 #include <replicant/pipeline/detail/pq_probe.hpp>
 #include <replicant/pipeline/detail/pq_server.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
@@ -194,7 +196,7 @@ class pipeline {
   pipeline(Sink& sink, First&&, Rest&&...)
     requires detail::configured_by_options<Decoder> && (std::same_as<std::remove_cvref_t<First>, pipeline_options> ||
                                                         std::same_as<std::remove_cvref_t<First>, CheckpointPolicy>)
-      : sink_(sink), events_(nullptr) {
+      : sink_(sink), state_({}, nullptr) {
     static_assert(detail::always_false<First>,
                   "replicant: pipeline: this Decoder is configured by its options (pgoutput_options: the "
                   "publications; wal2json_options: the tables; pglogical_options: the replication sets): pass them, "
@@ -205,7 +207,7 @@ class pipeline {
   template <class Other, class Options>
   pipeline(Sink& sink, Other, const Options&, telemetry::dispatcher* = nullptr)
     requires detail::foreign_decoder_settings<Other, Decoder>
-      : sink_(sink), events_(nullptr) {
+      : sink_(sink), state_({}, nullptr) {
     static_assert(detail::always_false<Other>,
                   "replicant: pipeline: the decoder settings given belong to another Decoder. The table set is named "
                   "per decoder: pgoutput_decoder streams the publications of pgoutput_options::publications, "
@@ -246,11 +248,11 @@ class pipeline {
   auto stop() noexcept -> void;
 
   /// Why the last run() halted or refused to start, if it did (then run(ec) reported `errc::halted`).
-  [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return halt_; }
+  [[nodiscard]] auto last_halt() const noexcept -> const std::optional<halt>& { return state_.halted; }
 
   /// Whether run() returned because it reached `pipeline_options::end_lsn` (rather than a stop()
   /// or a halt). Safe from any thread.
-  [[nodiscard]] auto reached_end() const noexcept -> bool { return end_reached_.load(); }
+  [[nodiscard]] auto reached_end() const noexcept -> bool { return state_.end_reached.load(); }
 
   /**
    * The position known durable: the last one acknowledged to the server, or, until a later one is,
@@ -258,7 +260,7 @@ class pipeline {
    * 0/0 before either. Safe from any thread.
    */
   [[nodiscard]] auto durable_lsn() const noexcept -> lsn {
-    return lsn{std::max(durable_.load(), resumed_from_.load())};
+    return lsn{std::max(state_.durable.load(), state_.resumed_from.load())};
   }
 
  private:
@@ -271,7 +273,7 @@ class pipeline {
   pipeline(parts, Sink& sink, Decoder decoder, CheckpointPolicy checkpoint, SpillPolicy spill, pipeline_options options,
            telemetry::dispatcher* events);
 
-  struct session;
+  using session = detail::engine_session<CheckpointPolicy, Sink>;
   struct applier;
   template <server_stream Stream, server_probe Probe>
   struct session_loop;
@@ -318,7 +320,7 @@ class pipeline {
   // The start mode's settings when it is @p Mode, else null.
   template <class Mode>
   [[nodiscard]] auto start_as() const noexcept -> const Mode* {
-    return std::get_if<Mode>(&options_.start);
+    return std::get_if<Mode>(&state_.options.start);
   }
   auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
   auto adopt_halt(session& s) -> bool;
@@ -357,40 +359,24 @@ class pipeline {
     try {
       return std::forward<Call>(call)();
     } catch (...) {
-      if (!sink_exception_) sink_exception_ = std::current_exception();
+      if (!state_.sink_exception) state_.sink_exception = std::current_exception();
       return fail(errc::sink_failed);
     }
   }
 
   template <class Event, class... Fields>
   auto emit(const Fields&... fields) noexcept -> void {
-    if (events_ != nullptr) telemetry::emit<Event>(*events_, fields...);
+    state_.template emit<Event>(fields...);
   }
 
   Sink& sink_;
   CheckpointPolicy policy_;  // the settings; each session's delivery carries the behaviour
   [[no_unique_address]] SpillPolicy spill_;
-  Decoder decoder_;  // the plugin's side: options, START, translation; used by the session thread only
-  pipeline_options options_;
-  telemetry::dispatcher* events_;
-  std::optional<slot_name> slot_name_;
+  Decoder decoder_;                  // the plugin's side: options, START, translation; used by the session thread only
+  detail::engine_state state_;       // what the sessions share with the rest of the engine
   detail::pq_probe probe_;           // the session thread's own connection for checks and heartbeats
   detail::side_checks side_checks_;  // the checks made on a probe: failures in a row, for this run()
-  int stop_fd_ = -1;                 // readable once stop() was called; never drained
-  int wake_fd_ = -1;                 // wakes the session thread from its wait (stop, a snapshot reader)
-  std::atomic<bool> stopping_{false};
-  std::atomic<bool> end_reached_{false};  // stopping_ was set on reaching options_.end_lsn
-  // When the checkpoint write in progress began (steady_clock ticks), 0 when none: stop() lets
-  // such a write finish, for a grace (impl/pipeline.hpp).
-  std::atomic<std::chrono::steady_clock::rep> store_write_since_{0};
-  std::atomic<std::uint64_t> durable_{0};       // acknowledged; what the status updates report
-  std::atomic<std::uint64_t> resumed_from_{0};  // the checkpoint of the last connect or snapshot
-  std::optional<lsn> checkpoint_;
-  std::optional<halt> halt_;
-  bool never_connected_ = false;  // the last run() was stopped while no connect had ever succeeded
-  std::exception_ptr sink_exception_;
   detail::incremental_state incremental_;  // the incremental snapshot, when asked for
-  detail::session_clock clock_;  // the sessions' timers and their policy's time (simulated under the simulator)
 };
 
 /**

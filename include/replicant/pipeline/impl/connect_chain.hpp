@@ -23,7 +23,8 @@ auto pipeline<D, C, S, Sink>::read_checkpoint(session& s) -> result<std::optiona
   auto resumed = call_user([&] { return s.delivery.resume(ctx); });
   // A policy that failed without deciding a halt: a sink or store fault all the same, unless stop()
   // interrupted it.
-  if (!resumed && !s.failed && !stopping_.load()) s.failed = detail::to_halt(halt_reason::sink_failed, resumed.error());
+  if (!resumed && !s.failed && !state_.stopping.load())
+    s.failed = detail::to_halt(halt_reason::sink_failed, resumed.error());
   return resumed;
 }
 
@@ -32,11 +33,11 @@ auto pipeline<D, C, S, Sink>::read_checkpoint(session& s) -> result<std::optiona
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::adopt_halt(session& s) -> bool {
   if (s.failed) halt_with(std::move(*std::exchange(s.failed, std::nullopt)));
-  return halt_.has_value();
+  return state_.halted.has_value();
 }
 
 // The snapshot start mode: reads every published table as of @p exported into the sink, then
-// hands it the consistent point, and makes that the checkpoint. False on failure (halt_ is set,
+// hands it the consistent point, and makes that the checkpoint. False on failure (state_.halted is set,
 // unless stop() interrupted it, which leaves the snapshot incomplete for the next start to report).
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot& exported) -> bool {
@@ -45,7 +46,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
     emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
     std::optional<pq::connection> conn;
     const auto failed = [&](halt_reason why, std::error_code cause) {
-      if (stopping_.load() || cause == errc::cancelled) return false;
+      if (state_.stopping.load() || cause == errc::cancelled) return false;
       emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
                                                telemetry::keys::error_class = detail::error_class_of(cause));
       halt h = detail::to_halt(why, cause);
@@ -58,10 +59,10 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
       return false;
     };
     pq::connect_options copts;
-    copts.timeout = options_.connect_timeout;
-    copts.cancel_fd = stop_fd_;
-    copts.command_cancel_fd = stop_fd_;
-    auto opened = pq::connection::open(options_.conninfo, pq::session_kind::normal, copts);
+    copts.timeout = state_.options.connect_timeout;
+    copts.cancel_fd = state_.stop_fd;
+    copts.command_cancel_fd = state_.stop_fd;
+    auto opened = pq::connection::open(state_.options.conninfo, pq::session_kind::normal, copts);
     if (!opened) return failed(halt_reason::snapshot_failed, opened.error());
     conn.emplace(std::move(*opened));
     std::optional<std::error_code> sink_error;
@@ -81,7 +82,7 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
     };
     snapshot_options so;
     so.batch_rows = start_as<start::point_in_time_snapshot>()->batch_rows;
-    so.cancel_fd = stop_fd_;
+    so.cancel_fd = state_.stop_fd;
     auto summary = read_point_in_time_snapshot(*conn, exported, plugin().publications, deliver, so);
     if (!summary) {
       if (sink_error) return failed(halt_reason::sink_failed, *sink_error);
@@ -100,8 +101,8 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
       }
     }
     REPLICANT_FAULT_POINT("snapshot_handoff");
-    checkpoint_ = summary->consistent_point;
-    resumed_from_.store(checkpoint_->value());
+    state_.checkpoint = summary->consistent_point;
+    state_.resumed_from.store(state_.checkpoint->value());
     emit<telemetry::events::snapshot_completed>(telemetry::keys::duration = std::chrono::steady_clock::now() - started,
                                                 telemetry::keys::commit_lsn = summary->consistent_point,
                                                 telemetry::keys::change_count = summary->rows);
@@ -118,10 +119,10 @@ auto pipeline<D, C, S, Sink>::read_snapshot(session& s, const exported_snapshot&
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stream> {
   pq::connect_options copts;
-  copts.timeout = options_.connect_timeout;
-  copts.cancel_fd = stop_fd_;
-  copts.command_cancel_fd = stop_fd_;
-  auto opened = pq::connection::open(options_.conninfo, pq::session_kind::replication, copts, &s.refusal);
+  copts.timeout = state_.options.connect_timeout;
+  copts.cancel_fd = state_.stop_fd;
+  copts.command_cancel_fd = state_.stop_fd;
+  auto opened = pq::connection::open(state_.options.conninfo, pq::session_kind::replication, copts, &s.refusal);
   if (!opened) return unexpected(opened.error());
   detail::pq_server server{std::move(*opened)};
   return connect_on(s, server);
@@ -151,7 +152,7 @@ auto pipeline<D, C, S, Sink>::server_failed(session& s, Server& server, std::err
 }
 
 // The connect chain: each step value-free on failure. A transient failure returns its error code
-// (the caller reconnects); a decision to stop for good sets halt_.
+// (the caller reconnects); a decision to stop for good sets state_.halted.
 template <class D, class C, class S, class Sink>
 template <server_session Server>
 auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<typename Server::stream_type> {
@@ -169,7 +170,7 @@ auto pipeline<D, C, S, Sink>::connect_on(session& s, Server& server) -> result<t
   if (!slot_exists) {
     if (auto created = create_slot(s, server, *take_snapshot); !created) return unexpected(created.error());
   }
-  if (*take_snapshot && !checkpoint_) {
+  if (*take_snapshot && !state_.checkpoint) {
     // Someone else created the slot in the meantime: no snapshot of ours to read.
     return stop_for(halt_reason::snapshot_incomplete);
   }
@@ -186,7 +187,7 @@ auto pipeline<D, C, S, Sink>::identify(session& s, Server& server) -> result<ses
   auto identity = server.identify();
   if (!identity) return server_failed(s, server, identity.error());
   if constexpr (detail::has_handle_session_identity<Sink>) {
-    const session_context ctx{options_.slot, plugin().publications};
+    const session_context ctx{state_.options.slot, plugin().publications};
     if (auto verdict = call_user([&] { return sink_.handle_session_identity(*identity, ctx); }); !verdict) {
       emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
                                                                         halt_reason::session_identity_rejected);
@@ -205,9 +206,9 @@ auto pipeline<D, C, S, Sink>::check_version(session& s, Server& server) -> resul
   s.server_version = server.server_version();
   const auto too_old = make_error_code(errc::unsupported_server);
   if (s.server_version < 150000) return stop_for(halt_reason::decoder_unsupported_on_server, too_old);
-  if (options_.failover && s.server_version < 170000) return stop_for(halt_reason::failover_unsupported, too_old);
+  if (state_.options.failover && s.server_version < 170000) return stop_for(halt_reason::failover_unsupported, too_old);
   if (plugin().origin && s.server_version < 160000) return stop_for(halt_reason::origin_unsupported, too_old);
-  if (options_.failover && plugin().two_phase && s.server_version < 180000) {
+  if (state_.options.failover && plugin().two_phase && s.server_version < 180000) {
     // PostgreSQL 17 creates such a slot, but its slot sync leaves two_phase_at behind: after a
     // failover a transaction prepared before that point could be skipped. 18 syncs it.
     return stop_for(halt_reason::two_phase_failover_conflict, too_old);
@@ -223,7 +224,7 @@ auto pipeline<D, C, S, Sink>::inspect_slot(session& s, Server& server) -> result
   auto recovery = server.recovery();
   if (!recovery) return server_failed(s, server, recovery.error());
   s.standby = recovery->in_recovery;
-  auto found = server.find_slot(options_.slot);
+  auto found = server.find_slot(state_.options.slot);
   if (!found) return server_failed(s, server, found.error());
   const std::optional<slot_facts>& slot = *found;
   const bool slot_exists = slot && slot->logical;
@@ -249,7 +250,7 @@ auto pipeline<D, C, S, Sink>::inspect_slot(session& s, Server& server) -> result
   // Failover asked (17+, the version step saw to that): the slot must be a failover slot, or be
   // created as one here, which a standby cannot do. A slot that is one without being asked is
   // fine: a promoted standby's synced slot is, whatever the pipeline now says.
-  if (options_.failover && (slot_exists ? !slot->failover : recovery->in_recovery)) {
+  if (state_.options.failover && (slot_exists ? !slot->failover : recovery->in_recovery)) {
     return stop_for(halt_reason::slot_not_failover);
   }
   // A slot made for another output plugin (say, pgoutput's, before the decoder was changed) would
@@ -268,7 +269,7 @@ auto pipeline<D, C, S, Sink>::adopt_checkpoint(session& s, const session_identit
     -> result<bool> {
   auto checkpoint = read_checkpoint(s);
   if (!checkpoint) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
-  checkpoint_ = *checkpoint;
+  state_.checkpoint = *checkpoint;
   // Every checkpoint is a position this server's WAL has passed (a commit, or a snapshot's
   // consistent point), so one past its end comes from another history: a store shared between
   // clusters, a server restored from a backup, a standby promoted before it had what the sink has.
@@ -276,16 +277,17 @@ auto pipeline<D, C, S, Sink>::adopt_checkpoint(session& s, const session_identit
   // of the slot but within the WAL is ordinary: a slot whose last acknowledgement was lost in a
   // crash. Streaming starts at the checkpoint, and whatever the server sends at or below it is
   // skipped.)
-  if (checkpoint_ && identity.xlogpos.is_valid() && *checkpoint_ > identity.xlogpos) {
+  if (state_.checkpoint && identity.xlogpos.is_valid() && *state_.checkpoint > identity.xlogpos) {
     halt h = detail::to_halt(halt_reason::checkpoint_ahead_of_server);
-    h.at = *checkpoint_;
+    h.at = *state_.checkpoint;
     return stop_for(std::move(h));
   }
-  if (checkpoint_) resumed_from_.store(checkpoint_->value());
-  if (!checkpoint_ && start_as<start::resume_only>() != nullptr) return stop_for(halt_reason::go_forward_required);
+  if (state_.checkpoint) state_.resumed_from.store(state_.checkpoint->value());
+  if (!state_.checkpoint && start_as<start::resume_only>() != nullptr)
+    return stop_for(halt_reason::go_forward_required);
   // A snapshot is taken with the slot's creation; a slot that exists without a checkpoint is what an
   // interrupted snapshot leaves behind, and its exported snapshot is gone.
-  const bool take_snapshot = !checkpoint_ && start_as<start::point_in_time_snapshot>() != nullptr;
+  const bool take_snapshot = !state_.checkpoint && start_as<start::point_in_time_snapshot>() != nullptr;
   if (take_snapshot && slot_exists) return stop_for(halt_reason::snapshot_incomplete);
   return take_snapshot;
 }
@@ -298,10 +300,10 @@ auto pipeline<D, C, S, Sink>::hand_slot_origin(session& s, const std::optional<s
   if constexpr (detail::has_handle_slot_origin<Sink>) {
     if (!s.slot_created) {
       if (!slot || !slot->confirmed_flush) return stop_for(halt_reason::slot_origin_unavailable);
-      s.origin = std::max(*slot->confirmed_flush, checkpoint_.value_or(lsn{}));
+      s.origin = std::max(*slot->confirmed_flush, state_.checkpoint.value_or(lsn{}));
     }
     if (!s.origin || !s.origin->is_valid()) return stop_for(halt_reason::slot_origin_unavailable);
-    const slot_origin_context ctx{options_.slot, !s.slot_created};
+    const slot_origin_context ctx{state_.options.slot, !s.slot_created};
     if (auto verdict = call_user([&] { return sink_.handle_slot_origin(*s.origin, ctx); }); !verdict) {
       return stop_for(halt_reason::slot_origin_rejected, verdict.error());
     }
@@ -326,7 +328,7 @@ auto pipeline<D, C, S, Sink>::check_server_side(session& s, Server& server) -> r
     // A table removed from a publication (or a new row filter, a column list) vanishes from the
     // stream without a word. A reconnect compares with what the first session began with, and
     // halts as the periodic check would.
-    if (options_.publication_check_interval.count() > 0) {
+    if (state_.options.publication_check_interval.count() > 0) {
       if (s.publications) {
         auto changed = server.check_publication_shapes(plugin().publications, *s.publications);
         if (!changed) return unexpected(changed.error());
@@ -354,21 +356,21 @@ auto pipeline<D, C, S, Sink>::check_server_side(session& s, Server& server) -> r
 template <class D, class C, class S, class Sink>
 template <server_session Server>
 auto pipeline<D, C, S, Sink>::create_slot(session& s, Server& server, bool take_snapshot) -> result<void> {
-  if (!options_.create_slot) return stop_for(detail::to_halt(halt_reason::slot_missing));
-  if (options_.failover && checkpoint_) {
+  if (!state_.options.create_slot) return stop_for(detail::to_halt(halt_reason::slot_missing));
+  if (state_.options.failover && state_.checkpoint) {
     // A failover slot that should be here is not: most likely a promoted standby that had not
     // synced it. A new one would begin at the present, after a gap nobody would see.
     return stop_for(detail::to_halt(halt_reason::failover_slot_missing));
   }
-  if (checkpoint_ && !detail::has_handle_slot_origin<Sink>) {
+  if (state_.checkpoint && !detail::has_handle_slot_origin<Sink>) {
     // The same for any slot: the checkpoint belongs to a slot that is gone (dropped, or this is
     // another server or slot name). A sink that judges origins is asked instead.
     return stop_for(detail::to_halt(halt_reason::slot_dropped));
   }
-  auto created = server.create_slot(slot_request{.name = options_.slot,
+  auto created = server.create_slot(slot_request{.name = state_.options.slot,
                                                  .plugin = D::plugin_name,
                                                  .export_snapshot = take_snapshot,
-                                                 .failover = options_.failover,
+                                                 .failover = state_.options.failover,
                                                  .two_phase = plugin().two_phase});
   if (!created) {
     const std::string sqlstate{server.last_sqlstate()};
@@ -386,7 +388,7 @@ auto pipeline<D, C, S, Sink>::create_slot(session& s, Server& server, bool take_
   if (take_snapshot) {
     // Nothing may run on this connection before the snapshot is read: it would end the export.
     const exported_snapshot exported{std::move(created->snapshot_name), s.origin.value_or(lsn{})};
-    if (!read_snapshot(s, exported)) return fail(halt_ ? errc::halted : errc::cancelled);
+    if (!read_snapshot(s, exported)) return fail(state_.halted ? errc::halted : errc::cancelled);
   }
   return {};
 }
@@ -409,11 +411,13 @@ auto pipeline<D, C, S, Sink>::start_streaming(session& s, Server& server) -> res
   // checkpoint saves re-sending what the sink has; with two-phase decoding it may lie past the
   // PREPARE of a transaction still outstanding, whose changes would then never be sent again, so
   // the slot's own position (never past such a PREPARE, see applier::advance) is used instead.
-  const lsn start_at = plugin().two_phase ? lsn{} : checkpoint_.value_or(lsn{});
+  const lsn start_at = plugin().two_phase ? lsn{} : state_.checkpoint.value_or(lsn{});
   decoder_.begin_session(ctx);
-  const pq::stream_options stream_options{.receive_low_water_bytes = static_cast<int>(options_.receive_low_water_bytes),
-                                          .gather_delay = options_.receive_gather_delay};
-  auto started = std::move(server).start(stream_request{options_.slot, start_at, request->options}, stream_options);
+  const pq::stream_options stream_options{
+      .receive_low_water_bytes = static_cast<int>(state_.options.receive_low_water_bytes),
+      .gather_delay = state_.options.receive_gather_delay};
+  auto started =
+      std::move(server).start(stream_request{state_.options.slot, start_at, request->options}, stream_options);
   if (started) return started;
   // A failed start leaves the connection as it was. A plugin that cannot be loaded will not load
   // on retry.
@@ -426,7 +430,7 @@ auto pipeline<D, C, S, Sink>::start_streaming(session& s, Server& server) -> res
   if (request->fallback_options && started.error() == errc::server_error) {
     // The probe: the same START without the options some builds of the plugin do not know. If
     // that one starts, the plugin refused what was asked for, and a retry would be refused too.
-    auto probe = std::move(server).start(stream_request{options_.slot, start_at, *request->fallback_options}, {});
+    auto probe = std::move(server).start(stream_request{state_.options.slot, start_at, *request->fallback_options}, {});
     if (probe) {
       static_cast<void>(probe->finish());  // nothing was acknowledged: the slot stays where it was
       halt h = detail::to_halt(halt_reason::decoder_option_unsupported, started.error());

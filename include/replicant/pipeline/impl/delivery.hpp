@@ -37,7 +37,7 @@ struct pipeline<D, C, S, Sink>::applier {
   // side of the in-flight lag (pipeline_options::max_inflight_lag).
   lsn handed_over{};
   lsn first_handed_over{};
-  bool past_end = false;  // a transaction committed after options_.end_lsn arrived
+  bool past_end = false;  // a transaction committed after state_.options.end_lsn arrived
 
   auto advance(lsn to) -> void { s.advance(to); }
 
@@ -83,7 +83,7 @@ struct pipeline<D, C, S, Sink>::applier {
     last_commit = t.commit_lsn();
     // Past the end position: not delivered, not acknowledged (the next run receives it), and the
     // run ends here, as pg_recvlogical --endpos does.
-    if (const auto& end_at = p.options_.end_lsn; end_at && t.commit_lsn() > *end_at) {
+    if (const auto& end_at = p.state_.options.end_lsn; end_at && t.commit_lsn() > *end_at) {
       past_end = true;
       asm_.recycle(std::move(t));
       p.reach_end();
@@ -93,7 +93,7 @@ struct pipeline<D, C, S, Sink>::applier {
     if (p.incremental_.reconciler) {
       if (auto handled = p.incremental_transaction(*this, t)) return *handled;
     }
-    if (p.checkpoint_ && t.commit_lsn() <= *p.checkpoint_) {
+    if (p.state_.checkpoint && t.commit_lsn() <= *p.state_.checkpoint) {
       // Already persisted (the server sends acknowledged transactions again after some restarts):
       // skip it; it is durable, so its end may be acknowledged.
       if (!holding()) advance(t.end_lsn());
@@ -177,7 +177,7 @@ struct pipeline<D, C, S, Sink>::applier {
       return stop_with(std::move(h));
     };
     if constexpr (detail::has_handle_schema_change<Sink>) {
-      const schema_change_context context{p.options_.slot, at};
+      const schema_change_context context{p.state_.options.slot, at};
       auto verdict = ctx.call_sink([&] { return detail::call_handle_schema_change(p.sink_, c, context); });
       if (!verdict) return refuse(halt_reason::schema_change_rejected, verdict.error());
       return {};

@@ -67,7 +67,7 @@ auto pipeline<D, C, S, Sink>::write_progress(session& s, std::string_view token)
 
 // Connect-chain step: where the snapshot stands, the reader's connection and tables, and the arming
 // of a snapshot that has not begun. A transient failure returns its error (the caller reconnects);
-// a decision to stop for good sets halt_.
+// a decision to stop for good sets state_.halted.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
   incremental_.worker.reset();
@@ -96,7 +96,7 @@ auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
       if (!armed) return unexpected(armed.error());
       at = std::move(*armed);
     } else {
-      emit<telemetry::events::snapshot_resumed>(telemetry::keys::slot_name = *slot_name_,
+      emit<telemetry::events::snapshot_resumed>(telemetry::keys::slot_name = *state_.slot,
                                                 telemetry::keys::change_count = at->rows);
     }
     if (!incremental_.began) incremental_.began = std::chrono::steady_clock::now();
@@ -124,16 +124,16 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::open_incremental_reader(const start::incremental_snapshot& mode)
     -> result<std::unique_ptr<detail::incremental_worker>> {
   pq::connect_options copts;
-  copts.timeout = options_.connect_timeout;
-  copts.cancel_fd = stop_fd_;
+  copts.timeout = state_.options.connect_timeout;
+  copts.cancel_fd = state_.stop_fd;
   incremental_snapshot_options reading;
   reading.chunk_rows = mode.chunk_rows;
   std::string sqlstate;
-  auto worker = detail::incremental_worker::open(options_.conninfo, copts, plugin().publications, reading,
+  auto worker = detail::incremental_worker::open(state_.options.conninfo, copts, plugin().publications, reading,
                                                  mode.max_pending_chunks, sqlstate);
   if (worker) return worker;
   const std::error_code ec = worker.error();
-  if (ec == errc::cancelled || stopping_.load()) return fail(errc::cancelled);
+  if (ec == errc::cancelled || state_.stopping.load()) return fail(errc::cancelled);
   if (ec == errc::connection_failed) return unexpected(ec);
   if (ec == errc::publication_missing) return stop_for(halt_reason::publication_missing);
   return snapshot_halt(halt_reason::snapshot_failed, ec, sqlstate);
@@ -147,7 +147,7 @@ auto pipeline<D, C, S, Sink>::arm_incremental(session& s, std::span<const increm
     -> result<detail::snapshot_position>
   requires detail::supports_incremental_snapshot<Sink, C>
 {
-  const std::optional<lsn> from = s.slot_created ? s.origin : checkpoint_;
+  const std::optional<lsn> from = s.slot_created ? s.origin : state_.checkpoint;
   if (from) {
     emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = *from);
   } else {

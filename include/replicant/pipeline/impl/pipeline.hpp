@@ -3,7 +3,7 @@
 #ifndef REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
 #define REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
 
-// The bodies of replicant::pipeline that its parts share: the session, the helpers and the run
+// The bodies of replicant::pipeline that its parts share: the constructor, stop, the helpers and the run
 // loop (included at the bottom of pipeline.hpp, before the parts).
 
 #include <replicant/pipeline/detail/publication_definition.hpp>
@@ -22,28 +22,6 @@
 namespace replicant {
 
 namespace detail {
-
-// What one connection of the pipeline learned in its connect chain, and how its session ended.
-struct pipeline_session {
-  // The server sent a frame, data or keepalive: the session streamed, so the errors that end it are
-  // not the command errors that max_command_retries bounds.
-  std::atomic<bool> frame_received{false};
-  std::atomic<bool> end_requested{false};  // stop or halt: end the session (a snapshot reader may ask too)
-  int walsender_pid = 0;
-  std::error_code error;  // why the session ended, if not asked to
-  std::string sqlstate;
-  pq::connect_refusal refusal;  // why the server refused the connection for good, when it did
-  std::optional<std::int64_t> too_slow_lag;
-  std::optional<lsn> origin;
-  bool slot_created = false;
-  bool standby = false;  // the server was in recovery when the session began
-  std::uint32_t server_version = 0;
-  std::uint32_t protocol = 0;                              // the pgoutput protocol START_REPLICATION asked for
-  pgoutput_streaming streaming = pgoutput_streaming::off;  // and the streaming mode
-  // What the publications published when the pipeline's first session began (pgoutput, with the
-  // publication check on); the periodic check adds what was added since.
-  std::optional<publication_definitions> publications;
-};
 
 inline auto poll_readable(int fd, std::chrono::milliseconds timeout) noexcept -> bool {
   pollfd p{fd, POLLIN, 0};
@@ -89,66 +67,6 @@ inline constexpr auto store_stop_grace = std::chrono::seconds(1);
 
 }  // namespace detail
 
-// One connection: what its connect chain learned, and the engine's side of the checkpoint policy's
-// delivery (detail::delivery_services), which the policy reaches through its checkpoint_context.
-template <class D, class C, class S, class Sink>
-struct pipeline<D, C, S, Sink>::session final : detail::pipeline_session, detail::delivery_services {
-  using delivery_type = detail::delivery_of<C, Sink>;
-
-  explicit session(pipeline& owner) : p(owner), delivery(owner.policy_) {}
-
-  pipeline& p;
-  delivery_type delivery;          // the checkpoint policy's behaviour for this connection
-  assembler* assembled = nullptr;  // the applier's, while it runs
-  std::optional<halt> failed;      // why this session halts, once decided
-  std::error_code spill_failed;    // a spilled transaction could not be read back (the assembler's
-                                   // transactions record it here)
-
-  [[nodiscard]] auto context() noexcept -> checkpoint_context<Sink> { return {*this, p.sink_}; }
-
-  // Moves the durable position to @p to: never past an outstanding PREPARE, or the server would
-  // then send only its COMMIT PREPARED.
-  auto advance(lsn to) -> void {
-    if (assembled != nullptr) {
-      if (const auto prepared = assembled->oldest_prepare_lsn()) to = std::min(to, *prepared);
-    }
-    if (to.value() > p.durable_.load()) p.durable_.store(to.value());
-  }
-
-  auto persisted(lsn commit, lsn end) -> void override {
-    // A transaction that could not be read back whole is never acknowledged, whatever the policy
-    // concluded from the sink's answer.
-    if (spill_failed) {
-      halt h = detail::to_halt(halt_reason::spill_io_failed, spill_failed);
-      h.at = commit;
-      halt_with(std::move(h));
-      return;
-    }
-    if (!p.checkpoint_ || *p.checkpoint_ < commit) p.checkpoint_ = commit;
-    if (assembled != nullptr) assembled->prepares_durable_through(commit);
-    advance(end);
-    p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = commit);
-  }
-  auto release(transaction&& t) noexcept -> void override {
-    if (assembled != nullptr) assembled->recycle(std::move(t));
-  }
-  auto halt_with(halt h) -> void override {
-    if (!failed) failed = std::move(h);
-  }
-  [[nodiscard]] auto halted() const noexcept -> bool override { return failed.has_value() || p.halt_.has_value(); }
-  auto keep_exception(std::exception_ptr e) noexcept -> void override { p.sink_exception_ = std::move(e); }
-  [[nodiscard]] auto spill_failure() const noexcept -> std::error_code override { return spill_failed; }
-  auto sleep(std::chrono::milliseconds d) noexcept -> void override { p.sleep_interruptible(d); }
-  [[nodiscard]] auto stopping() const noexcept -> bool override { return p.stopping_.load(); }
-  auto writing(bool on) noexcept -> void override {
-    p.store_write_since_.store(on ? std::chrono::steady_clock::now().time_since_epoch().count() : 0);
-  }
-  [[nodiscard]] auto slot() const noexcept -> const slot_name& override { return *p.slot_name_; }
-  [[nodiscard]] auto budget() const noexcept -> std::size_t override { return p.options_.max_inflight_bytes; }
-  [[nodiscard]] auto events() const noexcept -> telemetry::dispatcher* override { return p.events_; }
-  [[nodiscard]] auto now() const noexcept -> std::chrono::steady_clock::time_point override { return p.clock_.now(); }
-};
-
 template <class D, class C, class S, class Sink>
 pipeline<D, C, S, Sink>::pipeline(parts, Sink& sink, D decoder, C checkpoint, S spill, pipeline_options options,
                                   telemetry::dispatcher* events)
@@ -156,39 +74,29 @@ pipeline<D, C, S, Sink>::pipeline(parts, Sink& sink, D decoder, C checkpoint, S 
       policy_(std::move(checkpoint)),
       spill_(std::move(spill)),
       decoder_(std::move(decoder)),
-      options_(std::move(options)),
-      events_(events) {
-  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  probe_ = detail::pq_probe{options_.conninfo, options_.connect_timeout, stop_fd_};
-}
+      state_(std::move(options), events),
+      probe_{state_.options.conninfo, state_.options.connect_timeout, state_.stop_fd} {}
 
 template <class D, class C, class S, class Sink>
 pipeline<D, C, S, Sink>::~pipeline() {
   stop();
-  if (stop_fd_ >= 0) ::close(stop_fd_);
-  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
-  stopping_.store(true);
-  const std::uint64_t one = 1;
-  // write(2) on an eventfd is async-signal-safe; a full counter (EAGAIN) is readable anyway.
-  if (stop_fd_ >= 0) static_cast<void>(::write(stop_fd_, &one, sizeof one));
-  if (wake_fd_ >= 0) static_cast<void>(::write(wake_fd_, &one, sizeof one));
+  state_.signal_stop();
   // A checkpoint store that hangs would otherwise keep the applier, and run(), until its timeout.
   // A checkpoint write in progress is left to finish (it makes the last delivery durable, so that
   // a clean stop repeats nothing); the keepalive guard ends it after store_stop_grace.
   if constexpr (detail::interruptible_policy<C>) {
-    if (store_write_since_.load() == 0) policy_.interrupt();  // noexcept, as the concept requires
+    if (state_.store_write_since.load() == 0) policy_.interrupt();  // noexcept, as the concept requires
   }
 }
 
-// options_.end_lsn is reached: run() returns as after stop(), and says why (reached_end()).
+// state_.options.end_lsn is reached: run() returns as after stop(), and says why (reached_end()).
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::reach_end() noexcept -> void {
-  end_reached_.store(true);
+  state_.end_reached.store(true);
   stop();
 }
 
@@ -197,7 +105,7 @@ auto pipeline<D, C, S, Sink>::reach_end() noexcept -> void {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
   if constexpr (detail::interruptible_policy<C>) {
-    const auto since = store_write_since_.load();
+    const auto since = state_.store_write_since.load();
     const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
     if (since != 0 && std::chrono::steady_clock::duration{now - since} > detail::store_stop_grace) {
       policy_.interrupt();
@@ -207,26 +115,25 @@ auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::wake() noexcept -> void {
-  const std::uint64_t one = 1;
-  static_cast<void>(::write(wake_fd_, &one, sizeof one));
+  state_.wake();
 }
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::sleep_interruptible(std::chrono::milliseconds d) noexcept -> void {
-  static_cast<void>(detail::poll_readable(stop_fd_, d));
+  state_.sleep(d);
 }
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::halt_with(halt h) -> void {
-  halt_ = std::move(h);
+  state_.halted = std::move(h);
 }
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::run() -> void {
   std::error_code ec;
   run(ec);
-  if (sink_exception_) std::rethrow_exception(std::exchange(sink_exception_, nullptr));
-  if (halt_) throw error(*halt_);
+  if (state_.sink_exception) std::rethrow_exception(std::exchange(state_.sink_exception, nullptr));
+  if (state_.halted) throw error(*state_.halted);
   if (ec) throw std::system_error(ec);
 }
 
@@ -276,26 +183,26 @@ auto pipeline<D, C, S, Sink>::refused(const pq::connect_refusal& r) -> void {
 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
-  halt_.reset();
-  never_connected_ = false;
-  sink_exception_ = nullptr;
-  side_checks_ = detail::side_checks{options_.max_side_check_failures};
+  state_.halted.reset();
+  state_.never_connected = false;
+  state_.sink_exception = nullptr;
+  side_checks_ = detail::side_checks{state_.options.max_side_check_failures};
   try {
     run_loop();
     probe_.close();
   } catch (const std::bad_alloc&) {
-    halt_ = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
+    state_.halted = detail::to_halt(halt_reason::config_invalid, std::make_error_code(std::errc::not_enough_memory));
   } catch (...) {
     // User code that threw outside the calls guarded one by one (a decoder's translation, a spill
     // part's I/O, a policy's settings): a halt, and the exception for run() to rethrow, never an
     // abort of the process. Nothing past the durable position was acknowledged.
-    if (!sink_exception_) sink_exception_ = std::current_exception();
-    halt_ = detail::to_halt(halt_reason::sink_failed, make_error_code(errc::sink_failed));
+    if (!state_.sink_exception) state_.sink_exception = std::current_exception();
+    state_.halted = detail::to_halt(halt_reason::sink_failed, make_error_code(errc::sink_failed));
   }
-  if (halt_) report_halt(*halt_);
-  ec = halt_              ? make_error_code(errc::halted)
-       : never_connected_ ? make_error_code(errc::connection_failed)
-                          : std::error_code{};
+  if (state_.halted) report_halt(*state_.halted);
+  ec = state_.halted            ? make_error_code(errc::halted)
+       : state_.never_connected ? make_error_code(errc::connection_failed)
+                                : std::error_code{};
 }
 
 // The pipeline's options, the decoder's, and how they combine: everything is refused before
@@ -304,19 +211,19 @@ auto pipeline<D, C, S, Sink>::run(std::error_code& ec) noexcept -> void {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::validate_options() const -> halt_or<void> {
   constexpr decoder_capabilities can = D::capabilities;
-  if (auto v = validate(options_); !v) return v;
+  if (auto v = validate(state_.options); !v) return v;
   if (auto v = decoder_.validate(); !v) return v;
   const plugin_settings asked = plugin();
   if ((asked.streaming && !can.streaming) || (asked.two_phase && !can.two_phase) ||
-      (options_.failover && !can.failover) || (asked.messages && !can.messages) ||
+      (state_.options.failover && !can.failover) || (asked.messages && !can.messages) ||
       (asked.origin && !can.origin_filter) || (asked.binary && !can.binary) ||
       (asked.protocol_version != 0 && !can.protocol_version) || (!asked.publications.empty() && !can.publications)) {
     return refuse(halt_reason::decoder_capability_unsupported);
   }
-  if (takes_snapshot(options_.start) && !can.snapshot) return refuse(halt_reason::snapshot_unsupported);
+  if (takes_snapshot(state_.options.start) && !can.snapshot) return refuse(halt_reason::snapshot_unsupported);
   // With streaming, the bound on transactions held in progress; incremental chunks are reconciled
   // with the stream by comparing key text, which binary values do not have.
-  if ((asked.streaming && options_.max_concurrent_txns == 0) ||
+  if ((asked.streaming && state_.options.max_concurrent_txns == 0) ||
       (start_as<start::incremental_snapshot>() != nullptr && asked.binary)) {
     return refuse(halt_reason::config_invalid);
   }
@@ -331,7 +238,7 @@ auto pipeline<D, C, S, Sink>::ready_to_run() -> bool {
     halt_with(std::move(h));
     return false;
   };
-  if (stop_fd_ < 0 || wake_fd_ < 0) {
+  if (state_.stop_fd < 0 || state_.wake_fd < 0) {
     return refuse_with(detail::to_halt(halt_reason::config_invalid, std::error_code(errno, std::generic_category())));
   }
   if (auto v = validate_options(); !v) return refuse_with(v.error());
@@ -355,17 +262,17 @@ auto pipeline<D, C, S, Sink>::ready_to_run() -> bool {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::run_loop() -> void {
   if (!ready_to_run()) return;
-  slot_name_ = slot_name::make(options_.slot).value();
-  detail::connect_attempts tries{.delay = options_.reconnect_delay};
+  state_.slot = slot_name::make(state_.options.slot).value();
+  detail::connect_attempts tries{.delay = state_.options.reconnect_delay};
   // What the publications published when the first session began: a reconnect does not take a
   // change made in the meantime as the new normal (only a new run() does).
   std::optional<detail::publication_definitions> publications;
-  while (!stopping_.load()) {
-    session s{*this};
+  while (!state_.stopping.load()) {
+    session s{state_, sink_, policy_};
     s.publications = publications;
     auto stream = connect(s);
     publications = s.publications;
-    if (halt_) return announce_slot_refusal();
+    if (state_.halted) return announce_slot_refusal();
     if (stream) {
       tries.connected = true;
       tries.failed = 0;
@@ -374,18 +281,18 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
       if (end != session_end::reconnect) return;
       if (s.frame_received.load()) {
         tries.command_errors = 0;
-        tries.delay = options_.reconnect_delay;
+        tries.delay = state_.options.reconnect_delay;
       } else if (s.error == errc::server_error) {
         count_command_error(tries, errc::server_error);
       }
     } else if (!retry_after(stream.error(), s, tries)) {
       return;
     }
-    if (tries.command_errors > options_.max_command_retries) return halt_on_command_errors(s, tries);
+    if (tries.command_errors > state_.options.max_command_retries) return halt_on_command_errors(s, tries);
     sleep_interruptible(tries.delay);
-    tries.delay = std::min(tries.delay * 2, options_.max_reconnect_delay);
+    tries.delay = std::min(tries.delay * 2, state_.options.max_reconnect_delay);
   }
-  never_connected_ = tries.never_connected();  // stopped while waiting to retry
+  state_.never_connected = tries.never_connected();  // stopped while waiting to retry
 }
 
 // A connect that failed with @p error: whether to try again (counted in @p tries), or not (a stop,
@@ -393,8 +300,8 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::retry_after(std::error_code error, const session& s, detail::connect_attempts& tries)
     -> bool {
-  if (error == errc::cancelled || stopping_.load()) {
-    never_connected_ = tries.never_connected();
+  if (error == errc::cancelled || state_.stopping.load()) {
+    state_.never_connected = tries.never_connected();
     return false;
   }
   if (error == errc::connection_refused) {
@@ -416,17 +323,19 @@ auto pipeline<D, C, S, Sink>::retry_after(std::error_code error, const session& 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::count_command_error(detail::connect_attempts& tries, errc error_class) -> void {
   ++tries.command_errors;
-  emit<telemetry::events::connection_command_error>(
-      telemetry::keys::attempt = tries.command_errors, telemetry::keys::max_retries = options_.max_command_retries,
-      telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = error_class);
+  emit<telemetry::events::connection_command_error>(telemetry::keys::attempt = tries.command_errors,
+                                                    telemetry::keys::max_retries = state_.options.max_command_retries,
+                                                    telemetry::keys::slot_name = *state_.slot,
+                                                    telemetry::keys::error_class = error_class);
 }
 
 // The refused commands passed their bound: the halt, with the server's SQLSTATE when it sent one.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::halt_on_command_errors(const session& s, const detail::connect_attempts& tries) -> void {
   emit<telemetry::events::connection_command_error_halt>(
-      telemetry::keys::attempt = tries.command_errors, telemetry::keys::max_retries = options_.max_command_retries,
-      telemetry::keys::slot_name = *slot_name_, telemetry::keys::error_class = errc::server_error);
+      telemetry::keys::attempt = tries.command_errors,
+      telemetry::keys::max_retries = state_.options.max_command_retries, telemetry::keys::slot_name = *state_.slot,
+      telemetry::keys::error_class = errc::server_error);
   halt h = detail::to_halt(halt_reason::command_error_limit, make_error_code(errc::server_error));
   h.attempts = tries.command_errors;
   if (!s.sqlstate.empty()) h.sqlstate = s.sqlstate;
@@ -438,14 +347,15 @@ auto pipeline<D, C, S, Sink>::halt_on_command_errors(const session& s, const det
 // reference's key) and as `kind`.
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::announce_slot_refusal() -> void {
-  if (!detail::is_slot_refusal(halt_->reason)) return;
-  if (halt_->invalidation) {
+  if (!detail::is_slot_refusal(state_.halted->reason)) return;
+  if (state_.halted->invalidation) {
     emit<telemetry::events::connection_slot_invalidated>(
-        telemetry::keys::slot_name = *slot_name_, telemetry::keys::reason = telemetry::to_kind(*halt_->invalidation),
-        telemetry::keys::kind = telemetry::to_kind(*halt_->invalidation));
+        telemetry::keys::slot_name = *state_.slot,
+        telemetry::keys::reason = telemetry::to_kind(*state_.halted->invalidation),
+        telemetry::keys::kind = telemetry::to_kind(*state_.halted->invalidation));
   } else {
-    emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *slot_name_,
-                                                         telemetry::keys::reason = halt_->reason);
+    emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *state_.slot,
+                                                         telemetry::keys::reason = state_.halted->reason);
   }
 }
 

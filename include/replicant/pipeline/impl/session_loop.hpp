@@ -33,11 +33,11 @@ template <server_stream Stream, server_probe Probe>
 auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream, Probe& probe) -> session_end {
   emit<telemetry::events::connection_connected>(telemetry::keys::kind =
                                                     s.standby ? telemetry::kind::standby : telemetry::kind::primary);
-  emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *slot_name_,
-                                                  telemetry::keys::commit_lsn = checkpoint_.value_or(lsn{}));
+  emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *state_.slot,
+                                                  telemetry::keys::commit_lsn = state_.checkpoint.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
   if (!prepare_spill(s, a)) s.end_requested.store(true);
-  detail::drain_eventfd(wake_fd_);
+  detail::drain_eventfd(state_.wake_fd);
   start_incremental();  // the incremental snapshot's reader, when this session has one
   s.walsender_pid = stream.backend_pid();
   session_loop<Stream, Probe>{*this, s, a, stream, probe}.run();
@@ -54,7 +54,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream, Probe& probe) 
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::prepare_spill(session& s, applier& a) -> bool {
   a.asm_.report_read_failures_to(&s.spill_failed);  // a sink's success cannot hide a failed read-back
-  const spill_context spill_ctx{options_.slot, options_.max_inflight_bytes};
+  const spill_context spill_ctx{state_.options.slot, state_.options.max_inflight_bytes};
   if (auto ready = call_user([&] { return spill_.prepare(spill_ctx); }); !ready) {
     a.failed = detail::to_halt(halt_reason::spill_io_failed, ready.error());
     return false;
@@ -79,7 +79,7 @@ auto pipeline<D, C, S, Sink>::session_ended(session& s, applier& a) -> session_e
     return session_end::halted;
   }
   emit<telemetry::events::connection_disconnected>();
-  if (stopping_.load()) return session_end::stopped;
+  if (state_.stopping.load()) return session_end::stopped;
   // Whatever ended the stream (a restart, a lost connection, a slot invalidated while streaming),
   // the next connect starts from the durable position and its checks decide whether to go on.
   return session_end::reconnect;
@@ -95,10 +95,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
                 "(a model of catalog_probe)");
 
   session_loop(pipeline& owner, session& ses, applier& app, Stream& st, Probe& pr)
-      : p(owner), s(ses), a(app), stream(st), probe(pr), received(lsn{owner.durable_.load()}) {
-    const auto now = p.clock_.now();
-    next_publication_check = now + p.options_.publication_check_interval;
-    next_heartbeat = now + p.options_.heartbeat_interval;
+      : p(owner), s(ses), a(app), stream(st), probe(pr), received(lsn{owner.state_.durable.load()}) {
+    const auto now = p.state_.clock.now();
+    next_publication_check = now + p.state_.options.publication_check_interval;
+    next_heartbeat = now + p.state_.options.heartbeat_interval;
     next_recheck = now;
     if constexpr (detail::has_recheck<D>) next_recheck += p.decoder_.recheck_interval();
   }
@@ -110,7 +110,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   Probe& probe;  // the side connection: the checks beside the stream
   detail::stream_guard_state guard_state{};
   lsn received;  // the highest position the server said it sent
-  detail::wal_lag_watch lag_watch{static_cast<std::int64_t>(p.options_.max_wal_lag)};
+  detail::wal_lag_watch lag_watch{static_cast<std::int64_t>(p.state_.options.max_wal_lag)};
   lsn reported{};
   lsn keepalive_end{};  // the lower of the last two keepalives' positions (for the idle advance)
   lsn previous_keepalive_end{};
@@ -118,18 +118,19 @@ struct pipeline<D, C, S, Sink>::session_loop {
   bool reply_now = true;  // report our position at once
   bool maybe_buffered = false;
   bool pinged = false;
-  clock::time_point next_status = p.clock_.now();
-  clock::time_point last_status = p.clock_.now() - p.options_.acknowledge_delay;  // the first is not held back
-  clock::time_point last_heard = p.clock_.now();
+  clock::time_point next_status = p.state_.clock.now();
+  clock::time_point last_status =
+      p.state_.clock.now() - p.state_.options.acknowledge_delay;  // the first is not held back
+  clock::time_point last_heard = p.state_.clock.now();
   clock::time_point next_publication_check;
   clock::time_point next_heartbeat;
   clock::time_point next_recheck;
-  clock::time_point next_sent_check = p.clock_.now();
-  clock::time_point next_lag_check = p.clock_.now();
+  clock::time_point next_sent_check = p.state_.clock.now();
+  clock::time_point next_lag_check = p.state_.clock.now();
   bool lag_due = false;  // the WAL-lag check waits for the end of the transaction being received
   // The clock, read once a turn and again after whatever waits on the server or the sink (a side
   // query, a batch handed over): not on every frame, where its cost would be the receive path's.
-  clock::time_point now_ = p.clock_.now();
+  clock::time_point now_ = p.state_.clock.now();
   // A data frame received, with its header read once (the payload views the frame's buffer, which
   // moving the frame does not move).
   struct received_frame {
@@ -143,7 +144,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     {
       std::optional<detail::keepalive_guard<Stream>> guard;
       if constexpr (detail::on_real_time<Stream>) {
-        guard.emplace(stream, guard_state, p.durable_, p.options_.status_interval, p.stop_fd_,
+        guard.emplace(stream, guard_state, p.state_.durable, p.state_.options.status_interval, p.state_.stop_fd,
                       [this] { p.interrupt_overdue_store_write(); });
       }
       while (turn()) {
@@ -177,25 +178,25 @@ struct pipeline<D, C, S, Sink>::session_loop {
     reply_now = false;
     // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
     // gone, or the network in between is; halfway there it is asked for a reply.
-    if (p.options_.receive_timeout.count() > 0 && now_ - last_heard > p.options_.receive_timeout) {
+    if (p.state_.options.receive_timeout.count() > 0 && now_ - last_heard > p.state_.options.receive_timeout) {
       s.error = make_error_code(errc::connection_failed);  // reconnect
       return false;
     }
     const std::size_t held = a.resident_bytes();
-    if (held >= p.options_.max_inflight_bytes) return overloaded();
+    if (held >= p.state_.options.max_inflight_bytes) return overloaded();
     if (!maybe_buffered && !guard_state.consumed_input.exchange(false)) {
-      auto w = stream.wait(p.wake_fd_, wait_time());
+      auto w = stream.wait(p.state_.wake_fd, wait_time());
       if (!w) {
         s.error = w.error();
         return false;
       }
       if (*w == pq::wait_outcome::woken) {
-        detail::drain_eventfd(p.wake_fd_);
+        detail::drain_eventfd(p.state_.wake_fd);
         return true;
       }
-      if (*w == pq::wait_outcome::timed_out && p.options_.receive_low_water_bytes == 0) return true;
+      if (*w == pq::wait_outcome::timed_out && p.state_.options.receive_low_water_bytes == 0) return true;
     }
-    if (!receive(p.options_.max_inflight_bytes - held)) return false;
+    if (!receive(p.state_.options.max_inflight_bytes - held)) return false;
     apply_frames();
     check_inflight_lag();
     return true;
@@ -205,12 +206,12 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // last status update acknowledges it. Checked before every frame, so that a stop does not wait
   // for a whole batch of received frames to be applied.
   auto honour_stop() -> void {
-    if (p.stopping_.load() && !s.end_requested.load()) {
+    if (p.state_.stopping.load() && !s.end_requested.load()) {
       if (!a.failed) static_cast<void>(a.flush());
       // A transaction past the end position arrived: every one committed at or before it is
       // durable once nothing is held, so the end itself is acknowledged. The server sends the
       // later one again, since it committed after what is acknowledged.
-      if (a.past_end && !a.failed && !a.holding()) a.advance(*p.options_.end_lsn);
+      if (a.past_end && !a.failed && !a.holding()) a.advance(*p.state_.options.end_lsn);
       end();
     }
   }
@@ -219,7 +220,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // itself reports what is wrong with the server), and so is a probe that cannot be opened now.
   auto heartbeat() -> void {
     if (!probe.open()) return;
-    auto beat = probe.heartbeat(p.options_.heartbeat_statement);
+    auto beat = probe.heartbeat(p.state_.options.heartbeat_statement);
     if (!beat) {
       // A heartbeat that failed is reported; one that stop() cancelled did not fail.
       if (beat.error() != errc::cancelled) {
@@ -243,7 +244,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   }
 
   // Reads the clock anew (after something that took time) and returns what it read.
-  auto refresh() -> clock::time_point { return now_ = p.clock_.now(); }
+  auto refresh() -> clock::time_point { return now_ = p.state_.clock.now(); }
 
   // Everything the session does on time rather than on input.
   auto timers() -> void {
@@ -255,10 +256,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     // The incremental snapshot's reader stopped by itself: a halt, or a new session to resume.
     if (p.incremental_failed(a)) return end();
-    if (p.options_.publication_check_interval.count() > 0 && D::capabilities.publications &&
+    if (p.state_.options.publication_check_interval.count() > 0 && D::capabilities.publications &&
         now >= next_publication_check) {
       check_publications();
-      next_publication_check = refresh() + p.options_.publication_check_interval;
+      next_publication_check = refresh() + p.state_.options.publication_check_interval;
       if (ended()) return;
     }
     if constexpr (detail::has_recheck<D>) {
@@ -271,9 +272,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
         if (ended()) return;
       }
     }
-    if (p.options_.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
+    if (p.state_.options.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
       heartbeat();
-      next_heartbeat = refresh() + p.options_.heartbeat_interval;
+      next_heartbeat = refresh() + p.state_.options.heartbeat_interval;
     }
     if (may_idle_advance && now >= next_sent_check) {
       // The idle advance's second source besides the keepalives, which travel in the stream and
@@ -282,9 +283,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (probe.open()) {
         if (const auto sent = probe.walsender_sent(s.walsender_pid); sent && *sent) server_sent = **sent;
       }
-      next_sent_check = refresh() + p.options_.status_interval;
+      next_sent_check = refresh() + p.state_.options.status_interval;
     }
-    if (p.options_.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
+    if (p.state_.options.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
     lag_between_transactions();
   }
 
@@ -297,7 +298,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     lag_due = false;
     check_lag();
     next_lag_check =
-        refresh() + std::min<std::chrono::milliseconds>(p.options_.status_interval, std::chrono::seconds(1));
+        refresh() + std::min<std::chrono::milliseconds>(p.state_.options.status_interval, std::chrono::seconds(1));
   }
 
   // The in-flight lag bound (pipeline_options::max_inflight_lag, the reference's): what was handed
@@ -307,7 +308,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // from the first transaction of the session before anything is acknowledged, since a run that
   // starts without a checkpoint has no durable position to measure from.
   auto check_inflight_lag() -> void {
-    const auto bound = p.options_.max_inflight_lag;
+    const auto bound = p.state_.options.max_inflight_lag;
     if (bound == 0 || a.failed || !a.first_handed_over.is_valid()) return;
     const lsn durable = std::max(p.durable_lsn(), a.first_handed_over);
     if (a.handed_over <= durable) return;
@@ -337,7 +338,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     const auto at = on_probe([&] { return probe.wal_position(); });
     if (!at) return side_check_failed(detail::side_checks::check::wal_lag, at.error());
     p.side_checks_.succeeded(detail::side_checks::check::wal_lag);
-    const lsn durable{p.durable_.load()};
+    const lsn durable{p.state_.durable.load()};
     const auto lag = distance(durable, *at);
     switch (lag_watch.measure(lag)) {
       case detail::wal_lag_watch::verdict::fine: break;
@@ -356,13 +357,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // every time, and a run of them as long as max_side_check_failures halts, so that a blind check
   // never passes for one that found nothing. A stop's cancellation is not a failure.
   auto side_check_failed(detail::side_checks::check c, std::error_code ec) -> void {
-    if (ec == errc::cancelled || p.stopping_.load()) return;
+    if (ec == errc::cancelled || p.state_.stopping.load()) return;
     const auto run = p.side_checks_.failed(c);
     p.template emit<telemetry::events::connection_side_check_failed>(
         telemetry::keys::kind =
             c == detail::side_checks::check::wal_lag ? telemetry::kind::wal_lag : telemetry::kind::publications,
         telemetry::keys::error_class = detail::error_class_of(ec), telemetry::keys::attempt = run,
-        telemetry::keys::max_retries = p.options_.max_side_check_failures);
+        telemetry::keys::max_retries = p.state_.options.max_side_check_failures);
     if (p.side_checks_.exhausted(run)) a.failed = detail::to_halt(halt_reason::side_check_failed, ec);
   }
 
@@ -377,7 +378,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     if (!exist) return side_check_failed(check, exist.error());
     if (!*exist) {
       p.template emit<telemetry::events::connection_slot_invalidated>(
-          telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_missing);
+          telemetry::keys::slot_name = *p.state_.slot, telemetry::keys::reason = halt_reason::publication_missing);
       a.failed = detail::to_halt(halt_reason::publication_missing);
       return;
     }
@@ -386,7 +387,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (!changed) return side_check_failed(check, changed.error());
       if (*changed) {
         p.template emit<telemetry::events::connection_slot_invalidated>(
-            telemetry::keys::slot_name = *p.slot_name_, telemetry::keys::reason = halt_reason::publication_changed);
+            telemetry::keys::slot_name = *p.state_.slot, telemetry::keys::reason = halt_reason::publication_changed);
         a.failed = std::move(**changed);
         return;
       }
@@ -410,7 +411,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
       if (!a.failed && checked && *checked) {
         if ((*checked)->reason == halt_reason::decoder_table_missing) {
-          p.template emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *p.slot_name_,
+          p.template emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *p.state_.slot,
                                                                           telemetry::keys::reason = (*checked)->reason);
         }
         a.failed = std::move(**checked);
@@ -429,13 +430,14 @@ struct pipeline<D, C, S, Sink>::session_loop {
     const auto now = now_;
     auto until = std::min(next_status, now + std::chrono::milliseconds(100));
     // A durable position not yet acknowledged is reported once its delay has passed.
-    if (lsn{p.durable_.load()} > reported) until = std::min(until, last_status + p.options_.acknowledge_delay);
+    if (lsn{p.state_.durable.load()} > reported)
+      until = std::min(until, last_status + p.state_.options.acknowledge_delay);
     if (const auto due = a.due()) until = std::min(until, *due);
     auto timeout = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     // With a low-water mark the socket is reported readable only once that much has arrived: look
     // anyway after the delay, so a small message (or a keepalive) waits no longer.
-    if (p.options_.receive_low_water_bytes > 0) timeout = std::min(timeout, p.options_.receive_max_delay);
-    if (p.options_.receive_timeout.count() > 0) timeout = std::min(timeout, p.options_.receive_timeout / 4);
+    if (p.state_.options.receive_low_water_bytes > 0) timeout = std::min(timeout, p.state_.options.receive_max_delay);
+    if (p.state_.options.receive_timeout.count() > 0) timeout = std::min(timeout, p.state_.options.receive_timeout / 4);
     return timeout;
   }
 
@@ -445,7 +447,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   auto overloaded() -> bool {
     last_heard = now_;
     pinged = false;
-    if (detail::poll_readable(p.wake_fd_, wait_time())) detail::drain_eventfd(p.wake_fd_);
+    if (detail::poll_readable(p.state_.wake_fd, wait_time())) detail::drain_eventfd(p.state_.wake_fd);
     return true;
   }
 
@@ -467,7 +469,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (!got) s.sqlstate = std::string{stream.last_sqlstate()};
     }
     if (heard) {
-      last_heard = p.clock_.now();
+      last_heard = p.state_.clock.now();
       pinged = false;
     }
     if (!got) {
@@ -532,7 +534,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     frames.clear();
     // The time spent applying was ours, not the server's silence.
-    last_heard = std::max(last_heard, p.clock_.now());
+    last_heard = std::max(last_heard, p.state_.clock.now());
   }
 
   // Decodes one frame's payload and delivers whatever it completes.
@@ -575,9 +577,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // the spill policy: one that spills has already brought what is held under its threshold, so only
   // what it could not move (or a policy that never spills) gets here.
   auto check_budget() -> void {
-    if (a.asm_.open_streams() > p.options_.max_concurrent_txns ||
-        a.asm_.largest_open_transaction_bytes() > p.options_.max_inflight_bytes ||
-        a.asm_.resident_bytes() >= p.options_.max_inflight_bytes) {
+    if (a.asm_.open_streams() > p.state_.options.max_concurrent_txns ||
+        a.asm_.largest_open_transaction_bytes() > p.state_.options.max_inflight_bytes ||
+        a.asm_.resident_bytes() >= p.state_.options.max_inflight_bytes) {
       a.failed = detail::to_halt(halt_reason::transaction_too_large);
     }
   }
@@ -586,7 +588,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // mirror with nothing assembling or held, the position of an idle stream. Sent when forced, when
   // the position moved, when a ping is due, or every status interval.
   auto report(bool force) -> result<void> {
-    lsn flush{p.durable_.load()};
+    lsn flush{p.state_.durable.load()};
     if (may_idle_advance && !a.failed && !a.past_end && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
       // Every frame received before the keepalive has been applied (one thread applies in order).
       // Never past the PREPARE of a committed prepared transaction not yet known durable (one the
@@ -597,13 +599,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
       flush = std::max(flush, idle);
     }
     flush = std::max(flush, reported);  // never report a lower position than before
-    if (flush > reported && reported.is_valid() && flush != lsn{p.durable_.load()}) {
+    if (flush > reported && reported.is_valid() && flush != lsn{p.state_.durable.load()}) {
       p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
                                                               telemetry::keys::kind = telemetry::kind::idle);
     }
     const auto now = now_;
-    const bool watch = p.options_.receive_timeout.count() > 0;
-    const bool ping = watch && !pinged && now - last_heard > p.options_.receive_timeout / 2;
+    const bool watch = p.state_.options.receive_timeout.count() > 0;
+    const bool ping = watch && !pinged && now - last_heard > p.state_.options.receive_timeout / 2;
     if (!force && !ping && now < next_status && !acknowledge_now(flush, now)) return {};
     const auto u = detail::status_update(received, flush, ping);
     {
@@ -614,9 +616,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
     pinged = pinged || ping;
     reported = flush;
     last_status = now;
-    next_status = now + p.options_.status_interval;
+    next_status = now + p.state_.options.status_interval;
     // The end position acknowledged: every transaction at or before it was delivered.
-    if (const auto& end_at = p.options_.end_lsn; end_at && flush >= *end_at && !p.stopping_.load()) p.reach_end();
+    if (const auto& end_at = p.state_.options.end_lsn; end_at && flush >= *end_at && !p.state_.stopping.load())
+      p.reach_end();
     return {};
   }
 
@@ -625,8 +628,8 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // advance (past what is durable), which nothing follows soon to carry.
   [[nodiscard]] auto acknowledge_now(lsn flush, clock::time_point now) const -> bool {
     if (flush == reported) return false;
-    const auto& end_at = p.options_.end_lsn;
-    return now - last_status >= p.options_.acknowledge_delay || flush > lsn{p.durable_.load()} ||
+    const auto& end_at = p.state_.options.end_lsn;
+    return now - last_status >= p.state_.options.acknowledge_delay || flush > lsn{p.state_.durable.load()} ||
            (end_at && flush >= *end_at);
   }
 };

@@ -25,11 +25,11 @@ class engine_run {
  public:
   // Over @p p, whose sessions run on the simulated time @p now.
   engine_run(Pipeline& p, const std::chrono::steady_clock::time_point& now) : p_(p) {
-    p_.slot_name_ = slot_name::make(p_.options_.slot).value();
-    p_.clock_.simulate(&now);
+    p_.state_.slot = slot_name::make(p_.state_.options.slot).value();
+    p_.state_.clock.simulate(&now);
     // The failures of the checks beside the stream are counted for a run() (the pipeline's own).
-    p_.side_checks_ = replicant::detail::side_checks{p_.options_.max_side_check_failures};
-    session_ = std::make_unique<session>(p_);
+    p_.side_checks_ = replicant::detail::side_checks{p_.state_.options.max_side_check_failures};
+    session_ = std::make_unique<session>(p_.state_, p_.sink_, p_.policy_);
   }
 
   // The connect chain against @p server (a model of server_session): the stream it started, or
@@ -47,11 +47,13 @@ class engine_run {
     static_cast<void>(p_.stream(*session_, std::move(stream), probe));  // binds: nothing is moved
   }
 
-  [[nodiscard]] auto durable() const noexcept -> lsn { return lsn{p_.durable_.load()}; }
-  [[nodiscard]] auto halted() const noexcept -> bool { return session_->failed.has_value() || p_.halt_.has_value(); }
+  [[nodiscard]] auto durable() const noexcept -> lsn { return lsn{p_.state_.durable.load()}; }
+  [[nodiscard]] auto halted() const noexcept -> bool {
+    return session_->failed.has_value() || p_.state_.halted.has_value();
+  }
   // The halt decided: the session's, or the pipeline's once a session ended with it.
   [[nodiscard]] auto halt_of() const noexcept -> const std::optional<halt>& {
-    return session_->failed ? session_->failed : p_.halt_;
+    return session_->failed ? session_->failed : p_.state_.halted;
   }
 
  private:

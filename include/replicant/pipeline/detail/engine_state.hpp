@@ -1,0 +1,99 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_PIPELINE_DETAIL_ENGINE_STATE_HPP
+#define REPLICANT_PIPELINE_DETAIL_ENGINE_STATE_HPP
+
+// The engine's state for a pipeline's whole life, apart from its policies and its sink: the
+// options, the signals that stop and wake the session thread, what has been acknowledged, and why
+// the pipeline halted. The pipeline owns one; a session and its delivery reach the engine through
+// it, never through the pipeline, so what they may touch is what this object holds.
+
+#include <replicant/core/halt.hpp>
+#include <replicant/core/identifier.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/pipeline/detail/session_clock.hpp>
+#include <replicant/pipeline/options.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <utility>
+
+namespace replicant::detail {
+
+class engine_state {
+ public:
+  engine_state(pipeline_options opts, telemetry::dispatcher* dispatcher)
+      : options(std::move(opts)),
+        events(dispatcher),
+        stop_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+        wake_fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+  engine_state(const engine_state&) = delete;
+  auto operator=(const engine_state&) -> engine_state& = delete;
+  ~engine_state() {
+    if (stop_fd >= 0) ::close(stop_fd);
+    if (wake_fd >= 0) ::close(wake_fd);
+  }
+
+  // Asks the session thread to end: sets `stopping` and makes both descriptors readable. Only
+  // async-signal-safe calls (an atomic store, write(2) on an eventfd; a full counter is readable
+  // anyway).
+  auto signal_stop() noexcept -> void {
+    stopping.store(true);
+    const std::uint64_t one = 1;
+    if (stop_fd >= 0) static_cast<void>(::write(stop_fd, &one, sizeof one));
+    if (wake_fd >= 0) static_cast<void>(::write(wake_fd, &one, sizeof one));
+  }
+
+  // Wakes the session thread from its wait (a snapshot reader has a chunk ready).
+  auto wake() noexcept -> void {
+    const std::uint64_t one = 1;
+    static_cast<void>(::write(wake_fd, &one, sizeof one));
+  }
+
+  // Waits @p d, or less once stop was signalled.
+  auto sleep(std::chrono::milliseconds d) const noexcept -> void {
+    pollfd p{stop_fd, POLLIN, 0};
+    static_cast<void>(::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, d.count()))));
+  }
+
+  // Marks a checkpoint write in progress (or its end): a stop lets such a write finish, for a grace.
+  auto writing(bool on) noexcept -> void {
+    store_write_since.store(on ? std::chrono::steady_clock::now().time_since_epoch().count() : 0);
+  }
+
+  // Reports @p Event with @p fields, if a dispatcher was given.
+  template <class Event, class... Fields>
+  auto emit(const Fields&... fields) const noexcept -> void {
+    if (events != nullptr) telemetry::emit<Event>(*events, fields...);
+  }
+
+  pipeline_options options;
+  telemetry::dispatcher* events;
+  std::optional<slot_name> slot;  // the options' slot, checked once run() begins
+  int stop_fd = -1;               // readable once a stop was signalled; never drained
+  int wake_fd = -1;               // wakes the session thread from its wait
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> end_reached{false};  // stopping was set on reaching options.end_lsn
+  // When the checkpoint write in progress began (steady_clock ticks), 0 when none.
+  std::atomic<std::chrono::steady_clock::rep> store_write_since{0};
+  std::atomic<std::uint64_t> durable{0};       // acknowledged; what the status updates report
+  std::atomic<std::uint64_t> resumed_from{0};  // the checkpoint of the last connect or snapshot
+  std::optional<lsn> checkpoint;               // the highest commit known durable
+  std::optional<halt> halted;                  // why the pipeline halted, once it did
+  bool never_connected = false;                // the last run() was stopped while no connect had ever succeeded
+  std::exception_ptr sink_exception;           // what a sink (or a hook) threw, rethrown by run()
+  session_clock clock;  // the sessions' timers and their policy's time (simulated under the simulator)
+};
+
+}  // namespace replicant::detail
+
+#endif  // REPLICANT_PIPELINE_DETAIL_ENGINE_STATE_HPP
