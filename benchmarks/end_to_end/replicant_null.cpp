@@ -40,6 +40,7 @@
 // (--idle-seconds: stream for S seconds and stop, whatever arrives; for the idle RSS figure.)
 
 #include <replicant/pipeline.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include "common/cli.hpp"
 #include "common/stop_signal.hpp"

@@ -17,13 +17,13 @@
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/core/sys_microseconds.hpp>
 #include <replicant/decoder/detail/text_shape.hpp>
 #include <replicant/decoder/pgoutput_protocol.hpp>
 #include <replicant/model/relation.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction_fwd.hpp>
 #include <replicant/model/tuple.hpp>
-#include <replicant/wire/framing.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -25,7 +25,6 @@
 #include <replicant/pipeline/detail/engine_state.hpp>
 #include <replicant/pipeline/detail/pq_probe.hpp>
 #include <replicant/pipeline/detail/pq_server.hpp>
-#include <replicant/pipeline/detail/session_clock.hpp>
 #include <replicant/pipeline/detail/side_checks.hpp>
 #include <replicant/pipeline/options.hpp>
 #include <replicant/pipeline/server_probe.hpp>
@@ -405,8 +404,8 @@ using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPoli
 }  // namespace replicant
 
 // The bodies, one impl/ header per seam of the engine, none of which includes the pipeline back:
-// the session and the helpers first, then the parts that use them (the incremental snapshot's
-// hooks and the session loop need the applier, which delivery.hpp defines).
+// the constructor, stop and the run loop first, then the parts (the incremental snapshot's hooks
+// and the session loop need the applier, which delivery.hpp defines).
 #include <replicant/pipeline/impl/pipeline.hpp>
 
 #include <replicant/pipeline/impl/connect_chain.hpp>

@@ -1,6 +1,7 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
 #include <replicant/decoder/pgoutput_reader.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <boost/test/unit_test.hpp>
 

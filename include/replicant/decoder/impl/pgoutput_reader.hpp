@@ -15,7 +15,7 @@
 // reader untouched after any failure.
 
 #include <replicant/core/detail/config.hpp>
-#include <replicant/core/identifier.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <algorithm>
 #include <new>

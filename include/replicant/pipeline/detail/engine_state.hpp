@@ -60,14 +60,30 @@ class engine_state {
   }
 
   // Waits @p d, or less once stop was signalled.
-  auto sleep(std::chrono::milliseconds d) const noexcept -> void {
-    pollfd p{stop_fd, POLLIN, 0};
-    static_cast<void>(::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, d.count()))));
+  auto sleep(std::chrono::milliseconds d) const noexcept -> void { static_cast<void>(readable(stop_fd, d)); }
+
+  // Waits up to @p timeout for a wake-up (or a stop), and takes it.
+  auto wait_for_wake(std::chrono::milliseconds timeout) const noexcept -> void {
+    if (readable(wake_fd, timeout)) take_wake();
+  }
+
+  // Takes any wake-up pending, so that the next wait waits.
+  auto take_wake() const noexcept -> void {
+    std::uint64_t n = 0;
+    while (::read(wake_fd, &n, sizeof n) > 0) {
+    }
   }
 
   // Marks a checkpoint write in progress (or its end): a stop lets such a write finish, for a grace.
-  auto writing(bool on) noexcept -> void {
-    store_write_since.store(on ? std::chrono::steady_clock::now().time_since_epoch().count() : 0);
+  auto writing(bool on) noexcept -> void { store_write_since.store(on ? ticks_now() : 0); }
+
+  // Whether a checkpoint write is in progress.
+  [[nodiscard]] auto writing() const noexcept -> bool { return store_write_since.load() != 0; }
+
+  // Whether the checkpoint write in progress began more than @p grace ago.
+  [[nodiscard]] auto writing_longer_than(std::chrono::steady_clock::duration grace) const noexcept -> bool {
+    const auto since = store_write_since.load();
+    return since != 0 && std::chrono::steady_clock::duration{ticks_now() - since} > grace;
   }
 
   // Reports @p Event with @p fields, if a dispatcher was given.
@@ -82,9 +98,7 @@ class engine_state {
   int stop_fd = -1;               // readable once a stop was signalled; never drained
   int wake_fd = -1;               // wakes the session thread from its wait
   std::atomic<bool> stopping{false};
-  std::atomic<bool> end_reached{false};  // stopping was set on reaching options.end_lsn
-  // When the checkpoint write in progress began (steady_clock ticks), 0 when none.
-  std::atomic<std::chrono::steady_clock::rep> store_write_since{0};
+  std::atomic<bool> end_reached{false};        // stopping was set on reaching options.end_lsn
   std::atomic<std::uint64_t> durable{0};       // acknowledged; what the status updates report
   std::atomic<std::uint64_t> resumed_from{0};  // the checkpoint of the last connect or snapshot
   std::optional<lsn> checkpoint;               // the highest commit known durable
@@ -92,6 +106,18 @@ class engine_state {
   bool never_connected = false;                // the last run() was stopped while no connect had ever succeeded
   std::exception_ptr sink_exception;           // what a sink (or a hook) threw, rethrown by run()
   session_clock clock;  // the sessions' timers and their policy's time (simulated under the simulator)
+
+ private:
+  // When the checkpoint write in progress began (steady_clock ticks), 0 when none.
+  std::atomic<std::chrono::steady_clock::rep> store_write_since{0};
+
+  static auto readable(int fd, std::chrono::milliseconds timeout) noexcept -> bool {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, timeout.count()))) > 0;
+  }
+  static auto ticks_now() noexcept -> std::chrono::steady_clock::rep {
+    return std::chrono::steady_clock::now().time_since_epoch().count();
+  }
 };
 
 }  // namespace replicant::detail

@@ -8,10 +8,6 @@
 
 #include <replicant/pipeline/detail/publication_definition.hpp>
 
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -22,17 +18,6 @@
 namespace replicant {
 
 namespace detail {
-
-inline auto poll_readable(int fd, std::chrono::milliseconds timeout) noexcept -> bool {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, timeout.count()))) > 0;
-}
-
-inline auto drain_eventfd(int fd) noexcept -> void {
-  std::uint64_t n = 0;
-  while (::read(fd, &n, sizeof n) > 0) {
-  }
-}
 
 // Whether a checkpoint policy's own settings are usable (a policy without settings to check is).
 template <class P>
@@ -89,7 +74,7 @@ auto pipeline<D, C, S, Sink>::stop() noexcept -> void {
   // A checkpoint write in progress is left to finish (it makes the last delivery durable, so that
   // a clean stop repeats nothing); the keepalive guard ends it after store_stop_grace.
   if constexpr (detail::interruptible_policy<C>) {
-    if (state_.store_write_since.load() == 0) policy_.interrupt();  // noexcept, as the concept requires
+    if (!state_.writing()) policy_.interrupt();  // noexcept, as the concept requires
   }
 }
 
@@ -105,11 +90,7 @@ auto pipeline<D, C, S, Sink>::reach_end() noexcept -> void {
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
   if constexpr (detail::interruptible_policy<C>) {
-    const auto since = state_.store_write_since.load();
-    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-    if (since != 0 && std::chrono::steady_clock::duration{now - since} > detail::store_stop_grace) {
-      policy_.interrupt();
-    }
+    if (state_.writing_longer_than(detail::store_stop_grace)) policy_.interrupt();
   }
 }
 

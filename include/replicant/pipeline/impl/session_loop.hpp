@@ -37,7 +37,7 @@ auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream, Probe& probe) 
                                                   telemetry::keys::commit_lsn = state_.checkpoint.value_or(lsn{}));
   applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
   if (!prepare_spill(s, a)) s.end_requested.store(true);
-  detail::drain_eventfd(state_.wake_fd);
+  state_.take_wake();
   start_incremental();  // the incremental snapshot's reader, when this session has one
   s.walsender_pid = stream.backend_pid();
   session_loop<Stream, Probe>{*this, s, a, stream, probe}.run();
@@ -191,7 +191,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
         return false;
       }
       if (*w == pq::wait_outcome::woken) {
-        detail::drain_eventfd(p.state_.wake_fd);
+        p.state_.take_wake();
         return true;
       }
       if (*w == pq::wait_outcome::timed_out && p.state_.options.receive_low_water_bytes == 0) return true;
@@ -447,7 +447,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   auto overloaded() -> bool {
     last_heard = now_;
     pinged = false;
-    if (detail::poll_readable(p.state_.wake_fd, wait_time())) detail::drain_eventfd(p.state_.wake_fd);
+    p.state_.wait_for_wake(wait_time());
     return true;
   }
 
