@@ -273,45 +273,65 @@ class broker {
   }
 
   // Every message of stream @p name, in stream order, through an ordered consumer (the way a
-  // downstream reader consumes it).
+  // downstream reader consumes it). A consumer can stall while a cluster that was wholly down
+  // settles its leaders; the reader then subscribes again from the next sequence, as a downstream
+  // reader would, until a deadline.
   auto read_all(const std::string& name, const std::string& prefix) -> std::vector<stored_message> {
     std::vector<stored_message> out;
     std::optional<std::uint64_t> last;
     BOOST_TEST_REQUIRE(wait_until([&] { return (last = last_sequence(name)).has_value(); }, scaled(60s)));
     if (*last == 0) return out;
+    const auto deadline = std::chrono::steady_clock::now() + scaled(120s);
+    while ((out.empty() || out.back().sequence < *last) && std::chrono::steady_clock::now() < deadline) {
+      const std::uint64_t from = out.empty() ? 1 : out.back().sequence + 1;
+      if (!read_from(name, prefix, from, *last, out))
+        std::cout << "jetstream: reader: stalled at " << from << std::endl;
+    }
+    BOOST_TEST_REQUIRE(!out.empty());
+    BOOST_TEST_REQUIRE(out.back().sequence == *last);
+    return out;
+  }
+
+  // Appends to @p out the messages of stream @p name from sequence @p from up to @p last, through
+  // one ordered consumer. False when the subscription could not be made or went quiet first.
+  auto read_from(const std::string& name, const std::string& prefix, std::uint64_t from, std::uint64_t last,
+                 std::vector<stored_message>& out) -> bool {
     jsSubOptions so;
     jsSubOptions_Init(&so);
     so.Stream = name.c_str();
     so.Ordered = true;
-    so.Config.DeliverPolicy = js_DeliverAll;
+    so.Config.DeliverPolicy = js_DeliverByStartSequence;
+    so.Config.OptStartSeq = from;
     natsSubscription* sub = nullptr;
     const std::string filter = prefix + ".>";
-    BOOST_TEST_REQUIRE(js_SubscribeSync(&sub, js_, filter.c_str(), nullptr, &so, nullptr) == NATS_OK);
-    while (out.empty() || out.back().sequence < *last) {
+    if (js_SubscribeSync(&sub, js_, filter.c_str(), nullptr, &so, nullptr) != NATS_OK) return false;
+    while (out.empty() || out.back().sequence < last) {
       natsMsg* m = nullptr;
       if (natsSubscription_NextMsg(&m, sub, 10'000 * replicant::test::time_scale()) != NATS_OK) break;
-      jsMsgMetaData* meta = nullptr;
-      if (natsMsg_GetMetaData(&meta, m) == NATS_OK) {
-        if (!out.empty() && meta->Sequence.Stream != out.back().sequence + 1) {
-          std::cout << "jetstream: reader: sequence " << meta->Sequence.Stream << " after " << out.back().sequence
-                    << std::endl;
-        }
-        stored_message s;
-        s.sequence = meta->Sequence.Stream;
-        s.subject = natsMsg_GetSubject(m);
-        const char* id = nullptr;
-        if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id != nullptr) s.id = id;
-        s.body.assign(natsMsg_GetData(m), static_cast<std::size_t>(natsMsg_GetDataLength(m)));
-        out.push_back(std::move(s));
-        jsMsgMetaData_Destroy(meta);
-      }
+      append(m, out);
       natsMsg_Destroy(m);
     }
     natsSubscription_Unsubscribe(sub);
     natsSubscription_Destroy(sub);
-    BOOST_TEST_REQUIRE(!out.empty());
-    BOOST_TEST_REQUIRE(out.back().sequence == *last);
-    return out;
+    return !out.empty() && out.back().sequence >= last;
+  }
+
+  // Appends message @p m, as stored, to @p out; says so when the stream's sequence skips.
+  static void append(natsMsg* m, std::vector<stored_message>& out) {
+    jsMsgMetaData* meta = nullptr;
+    if (natsMsg_GetMetaData(&meta, m) != NATS_OK) return;
+    if (!out.empty() && meta->Sequence.Stream != out.back().sequence + 1) {
+      std::cout << "jetstream: reader: sequence " << meta->Sequence.Stream << " after " << out.back().sequence
+                << std::endl;
+    }
+    stored_message s;
+    s.sequence = meta->Sequence.Stream;
+    s.subject = natsMsg_GetSubject(m);
+    const char* id = nullptr;
+    if (natsMsgHeader_Get(m, "Nats-Msg-Id", &id) == NATS_OK && id != nullptr) s.id = id;
+    s.body.assign(natsMsg_GetData(m), static_cast<std::size_t>(natsMsg_GetDataLength(m)));
+    out.push_back(std::move(s));
+    jsMsgMetaData_Destroy(meta);
   }
 
  private:
