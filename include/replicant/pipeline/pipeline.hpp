@@ -21,6 +21,8 @@
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/pipeline/detail/connect_attempts.hpp>
+#include <replicant/pipeline/detail/engine_delivery.hpp>
+#include <replicant/pipeline/detail/engine_loop.hpp>
 #include <replicant/pipeline/detail/engine_session.hpp>
 #include <replicant/pipeline/detail/engine_state.hpp>
 #include <replicant/pipeline/detail/pq_probe.hpp>
@@ -258,9 +260,7 @@ class pipeline {
    * the checkpoint run() resumed from (the sink's or the store's, or a snapshot's consistent point).
    * 0/0 before either. Safe from any thread.
    */
-  [[nodiscard]] auto durable_lsn() const noexcept -> lsn {
-    return lsn{std::max(state_.durable.load(), state_.resumed_from.load())};
-  }
+  [[nodiscard]] auto durable_lsn() const noexcept -> lsn { return state_.durable_lsn(); }
 
  private:
   // The simulator drives the delivery in-process, frame by frame (include/replicant/testing/).
@@ -273,9 +273,21 @@ class pipeline {
            telemetry::dispatcher* events);
 
   using session = detail::engine_session<CheckpointPolicy, Sink>;
-  struct applier;
-  template <server_stream Stream, server_probe Probe>
-  struct session_loop;
+  struct engine_hooks;
+  using applier = detail::engine_delivery<CheckpointPolicy, Sink, engine_hooks>;
+  // What a session's delivery and loop reach of the pipeline beyond the engine's state: the
+  // incremental snapshot, the end position, a checkpoint write overdue after a stop.
+  struct engine_hooks {
+    pipeline* p;
+    [[nodiscard]] auto snapshot_active() const noexcept -> bool { return p->incremental_.reconciler.has_value(); }
+    auto snapshot_transaction(applier& a, transaction& t) -> std::optional<result<void>> {
+      return p->incremental_transaction(a, t);
+    }
+    auto snapshot_reshaped(applier& a, const schema_change& c) -> void { p->incremental_reshaped(a, c); }
+    auto snapshot_failed(applier& a) -> bool { return p->incremental_failed(a); }
+    auto reach_end() noexcept -> void { p->reach_end(); }
+    auto interrupt_overdue_store_write() noexcept -> void { p->interrupt_overdue_store_write(); }
+  };
   enum class session_end { stopped, reconnect, halted };
 
   auto run_loop() -> void;
@@ -350,17 +362,10 @@ class pipeline {
   auto read_progress(session& s) -> result<std::optional<std::string>>;
   auto write_progress(session& s, std::string_view token) -> result<void>;
 
-  // Calls user code outside a sink call (a hook, a checkpoint or spill policy's operation): an
-  // exception it throws becomes the error `errc::sink_failed`, kept for run() to rethrow, so that
-  // the caller halts with its own reason and the process never aborts.
+  // User code outside a sink call: its exception becomes `errc::sink_failed` (engine_state::call_user).
   template <class Call>
   auto call_user(Call&& call) -> decltype(std::forward<Call>(call)()) {
-    try {
-      return std::forward<Call>(call)();
-    } catch (...) {
-      if (!state_.sink_exception) state_.sink_exception = std::current_exception();
-      return fail(errc::sink_failed);
-    }
+    return state_.call_user(std::forward<Call>(call));
   }
 
   template <class Event, class... Fields>
@@ -404,13 +409,11 @@ using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPoli
 }  // namespace replicant
 
 // The bodies, one impl/ header per seam of the engine, none of which includes the pipeline back:
-// the constructor, stop and the run loop first, then the parts (the incremental snapshot's hooks
-// and the session loop need the applier, which delivery.hpp defines).
+// the constructor, stop and the run loop first, then the parts.
 #include <replicant/pipeline/impl/pipeline.hpp>
 
 #include <replicant/pipeline/impl/connect_chain.hpp>
-#include <replicant/pipeline/impl/delivery.hpp>
 #include <replicant/pipeline/impl/incremental_snapshot.hpp>
-#include <replicant/pipeline/impl/session_loop.hpp>
+#include <replicant/pipeline/impl/session.hpp>
 
 #endif  // REPLICANT_PIPELINE_PIPELINE_HPP

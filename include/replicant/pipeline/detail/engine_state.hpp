@@ -8,9 +8,11 @@
 // the pipeline halted. The pipeline owns one; a session and its delivery reach the engine through
 // it, never through the pipeline, so what they may touch is what this object holds.
 
+#include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
 #include <replicant/pipeline/options.hpp>
 #include <replicant/telemetry/telemetry.hpp>
@@ -85,6 +87,23 @@ class engine_state {
     const auto since = store_write_since.load();
     return since != 0 && std::chrono::steady_clock::duration{ticks_now() - since} > grace;
   }
+
+  // Calls user code outside a sink call (a hook, a checkpoint or spill policy's operation): an
+  // exception it throws becomes the error `errc::sink_failed`, kept for run() to rethrow, so that
+  // the caller halts with its own reason and the process never aborts.
+  template <class Call>
+  auto call_user(Call&& call) -> decltype(std::forward<Call>(call)()) {
+    try {
+      return std::forward<Call>(call)();
+    } catch (...) {
+      if (!sink_exception) sink_exception = std::current_exception();
+      return fail(errc::sink_failed);
+    }
+  }
+
+  // The position known durable: the last one acknowledged, or until a later one is, the checkpoint
+  // the run resumed from.
+  [[nodiscard]] auto durable_lsn() const noexcept -> lsn { return lsn{std::max(durable.load(), resumed_from.load())}; }
 
   // Reports @p Event with @p fields, if a dispatcher was given.
   template <class Event, class... Fields>

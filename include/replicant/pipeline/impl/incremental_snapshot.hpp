@@ -3,9 +3,9 @@
 #ifndef REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
 #define REPLICANT_PIPELINE_IMPL_INCREMENTAL_SNAPSHOT_HPP
 
-// The incremental snapshot of replicant::pipeline: the members the connect chain, the
-// session and the applier call as hooks. Included at the bottom of pipeline.hpp, after the session
-// and the applier (impl/pipeline.hpp, impl/delivery.hpp).
+// The incremental snapshot of replicant::pipeline: the members the connect chain calls, and those
+// a session's delivery (detail/engine_delivery.hpp) reaches through the pipeline's engine_hooks.
+// Included at the bottom of pipeline.hpp.
 //
 // The parts:
 // - the connect chain reads the progress (the sink's `snapshot_progress()`, or the store's), opens

@@ -29,19 +29,6 @@ auto valid_policy(const P& p) noexcept -> bool {
   }
 }
 
-// The halt for an error a decoder's translation (or the assembler behind it) returned: the
-// assembler's spill faults have halts of their own, and so do a decoder's own findings (a commit
-// without its LSN, a protocol the plugin announced that the decoder does not speak); an
-// unsupported server encoding means the server cannot run this decoder; anything else is bad input.
-inline auto halt_for_translation(std::error_code ec) noexcept -> halt_reason {
-  if (ec == errc::spill_exhausted) return halt_reason::spill_exhausted;
-  if (ec == errc::io_failed) return halt_reason::spill_io_failed;
-  if (ec == errc::lsn_missing) return halt_reason::decoder_lsn_missing;
-  if (ec == errc::protocol_unsupported) return halt_reason::decoder_protocol_unsupported;
-  if (ec == errc::unsupported_server) return halt_reason::decoder_unsupported_on_server;
-  return halt_reason::decode_failure;
-}
-
 // A server that cannot load the output plugin's library (58P01, "could not access file") will not
 // be able to after a retry either.
 inline auto plugin_missing(std::string_view sqlstate) noexcept -> bool { return sqlstate == "58P01"; }

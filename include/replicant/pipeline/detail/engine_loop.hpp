@@ -1,116 +1,100 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
-#define REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
+#ifndef REPLICANT_PIPELINE_DETAIL_ENGINE_LOOP_HPP
+#define REPLICANT_PIPELINE_DETAIL_ENGINE_LOOP_HPP
 
-// The session loop of replicant::pipeline (included at the bottom of pipeline.hpp, after the applier).
-//
-// One thread does everything of a streaming session: it waits for the socket, reads every
-// complete CopyData available, and applies the frames in order (decode, assemble, deliver through
-// the checkpoint policy), then reports the durable position. There is no queue and no second
-// wake-up per transaction; while the sink runs nothing is read, so TCP holds the walsender back for
-// free. The keepalive guard (detail/keepalive_guard.hpp) sends status updates only while a call
-// outlasts the status interval, so that a slow sink or store never lets wal_sender_timeout fire.
-// The checks beside the stream (publications, WAL lag, the walsender's sent position, heartbeats)
-// go through a server_probe, on timers only.
+// The session loop: one thread does everything of a streaming session. It waits for the socket,
+// reads every complete CopyData available, and applies the frames in order (decode, assemble,
+// deliver through the checkpoint policy: detail/engine_delivery.hpp), then reports the durable
+// position. There is no queue and no second wake-up per transaction; while the sink runs nothing
+// is read, so TCP holds the walsender back for free. The keepalive guard
+// (detail/keepalive_guard.hpp) sends status updates only while a call outlasts the status interval,
+// so that a slow sink or store never lets wal_sender_timeout fire. The checks beside the stream
+// (publications, WAL lag, the walsender's sent position, heartbeats) go through a server_probe, on
+// timers only. It reaches the engine through its delivery: the session, the state, the hooks.
 
+#include <replicant/core/detail/fault_point.hpp>
+#include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
+#include <replicant/core/lsn.hpp>
+#include <replicant/core/result.hpp>
+#include <replicant/decoder/policy.hpp>
+#include <replicant/pipeline/detail/engine_state.hpp>
 #include <replicant/pipeline/detail/keepalive_guard.hpp>
+#include <replicant/pipeline/detail/side_checks.hpp>
 #include <replicant/pipeline/detail/wal_lag_watch.hpp>
+#include <replicant/pipeline/server_probe.hpp>
+#include <replicant/pipeline/server_stream.hpp>
+#include <replicant/pq/connection.hpp>
+#include <replicant/sink/concepts.hpp>
+#include <replicant/telemetry/telemetry.hpp>
+#include <replicant/wire/framing.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
-namespace replicant {
+namespace replicant::detail {
 
-// A streaming session: the applier and the session loop (its checks beside the stream on
-// @p probe), then what the end means.
-template <class D, class C, class S, class Sink>
-template <server_stream Stream, server_probe Probe>
-auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream, Probe& probe) -> session_end {
-  emit<telemetry::events::connection_connected>(telemetry::keys::kind =
-                                                    s.standby ? telemetry::kind::standby : telemetry::kind::primary);
-  emit<telemetry::events::connection_slot_active>(telemetry::keys::slot_name = *state_.slot,
-                                                  telemetry::keys::commit_lsn = state_.checkpoint.value_or(lsn{}));
-  applier a{*this, s, assembler{pgoutput_protocol{.version = s.protocol, .streaming = s.streaming}}};
-  if (!prepare_spill(s, a)) s.end_requested.store(true);
-  state_.take_wake();
-  start_incremental();  // the incremental snapshot's reader, when this session has one
-  s.walsender_pid = stream.backend_pid();
-  session_loop<Stream, Probe>{*this, s, a, stream, probe}.run();
-  end_incremental();
-  // The connection ended by itself (a restart, a lost connection): what is held is complete and
-  // committed, so it is handed over now rather than received again.
-  if (!a.failed && a.holding()) static_cast<void>(a.flush());
-  return session_ended(s, a);
+// The halt for an error a decoder's translation (or the assembler behind it) returned: the
+// assembler's spill faults have halts of their own, and so do a decoder's own findings (a commit
+// without its LSN, a protocol the plugin announced that the decoder does not speak); an
+// unsupported server encoding means the server cannot run this decoder; anything else is bad input.
+inline auto halt_for_translation(std::error_code ec) noexcept -> halt_reason {
+  if (ec == errc::spill_exhausted) return halt_reason::spill_exhausted;
+  if (ec == errc::io_failed) return halt_reason::spill_io_failed;
+  if (ec == errc::lsn_missing) return halt_reason::decoder_lsn_missing;
+  if (ec == errc::protocol_unsupported) return halt_reason::decoder_protocol_unsupported;
+  if (ec == errc::unsupported_server) return halt_reason::decoder_unsupported_on_server;
+  return halt_reason::decode_failure;
 }
 
-// The spill policy readies its storage for this session (a failure halts at once, before any frame
-// is applied), then says whether and when the assembler spills, into parts it makes. False after
-// such a halt.
-template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::prepare_spill(session& s, applier& a) -> bool {
-  a.asm_.report_read_failures_to(&s.spill_failed);  // a sink's success cannot hide a failed read-back
-  const spill_context spill_ctx{state_.options.slot, state_.options.max_inflight_bytes};
-  if (auto ready = call_user([&] { return spill_.prepare(spill_ctx); }); !ready) {
-    a.failed = detail::to_halt(halt_reason::spill_io_failed, ready.error());
-    return false;
-  }
-  if (const std::optional<spill_limits> limits = std::as_const(spill_).limits(spill_ctx)) {
-    a.asm_.enable_spill(*limits, [this, spill_ctx] { return call_user([&] { return spill_.open(spill_ctx); }); });
-  }
-  return true;
-}
-
-// What the end of a session means: a halt, or a reconnect (or nothing more, after stop()).
-template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::session_ended(session& s, applier& a) -> session_end {
-  if (a.failed) {
-    halt_with(std::move(*a.failed));
-    return session_end::halted;
-  }
-  if (s.too_slow_lag) {
-    halt h = detail::to_halt(halt_reason::sink_too_slow);
-    h.lag_bytes = *s.too_slow_lag;
-    halt_with(std::move(h));
-    return session_end::halted;
-  }
-  emit<telemetry::events::connection_disconnected>();
-  if (state_.stopping.load()) return session_end::stopped;
-  // Whatever ended the stream (a restart, a lost connection, a slot invalidated while streaming),
-  // the next connect starts from the durable position and its checks decide whether to go on.
-  return session_end::reconnect;
-}
-
-template <class D, class C, class S, class Sink>
-template <server_stream Stream, server_probe Probe>
-struct pipeline<D, C, S, Sink>::session_loop {
+// The session loop of one streaming session (see above), made and run by pipeline::stream.
+template <class D, class Delivery, server_stream Stream, server_probe Probe>
+class engine_loop {
+ public:
   using clock = std::chrono::steady_clock;
-  static constexpr bool may_idle_advance = detail::kind_of<Sink>() == sink_kind::state_mirror;
-  static_assert(!detail::has_recheck<D> || catalog_probe<Probe>,
+  static constexpr bool may_idle_advance = kind_of<typename Delivery::sink_type>() == sink_kind::state_mirror;
+  static_assert(!has_recheck<D> || catalog_probe<Probe>,
                 "replicant: a Decoder that rechecks the catalog while it streams needs a probe that runs its queries "
                 "(a model of catalog_probe)");
 
-  session_loop(pipeline& owner, session& ses, applier& app, Stream& st, Probe& pr)
-      : p(owner), s(ses), a(app), stream(st), probe(pr), received(lsn{owner.state_.durable.load()}) {
-    const auto now = p.state_.clock.now();
-    next_publication_check = now + p.state_.options.publication_check_interval;
-    next_heartbeat = now + p.state_.options.heartbeat_interval;
+  /// The loop of delivery @p app's session, over @p st, with @p translator decoding and the checks
+  /// beside the stream on @p pr (their failures in a row counted in @p check_runs).
+  engine_loop(D& translator, side_checks& check_runs, Delivery& app, Stream& st, Probe& pr)
+      : decoder(translator),
+        checks(check_runs),
+        a(app),
+        s(app.s),
+        state(app.state),
+        stream(st),
+        probe(pr),
+        received(lsn{app.state.durable.load()}) {
+    const auto now = state.clock.now();
+    next_publication_check = now + state.options.publication_check_interval;
+    next_heartbeat = now + state.options.heartbeat_interval;
     next_recheck = now;
-    if constexpr (detail::has_recheck<D>) next_recheck += p.decoder_.recheck_interval();
+    if constexpr (has_recheck<D>) next_recheck += decoder.recheck_interval();
   }
 
-  pipeline& p;
-  session& s;
-  applier& a;
+ private:
+  D& decoder;
+  side_checks& checks;
+  Delivery& a;
+  typename Delivery::session_type& s;
+  engine_state& state;
   Stream& stream;
   Probe& probe;  // the side connection: the checks beside the stream
-  detail::stream_guard_state guard_state{};
+  stream_guard_state guard_state{};
   lsn received;  // the highest position the server said it sent
-  detail::wal_lag_watch lag_watch{static_cast<std::int64_t>(p.state_.options.max_wal_lag)};
+  wal_lag_watch lag_watch{static_cast<std::int64_t>(state.options.max_wal_lag)};
   lsn reported{};
   lsn keepalive_end{};  // the lower of the last two keepalives' positions (for the idle advance)
   lsn previous_keepalive_end{};
@@ -118,19 +102,18 @@ struct pipeline<D, C, S, Sink>::session_loop {
   bool reply_now = true;  // report our position at once
   bool maybe_buffered = false;
   bool pinged = false;
-  clock::time_point next_status = p.state_.clock.now();
-  clock::time_point last_status =
-      p.state_.clock.now() - p.state_.options.acknowledge_delay;  // the first is not held back
-  clock::time_point last_heard = p.state_.clock.now();
+  clock::time_point next_status = state.clock.now();
+  clock::time_point last_status = state.clock.now() - state.options.acknowledge_delay;  // the first is not held back
+  clock::time_point last_heard = state.clock.now();
   clock::time_point next_publication_check;
   clock::time_point next_heartbeat;
   clock::time_point next_recheck;
-  clock::time_point next_sent_check = p.state_.clock.now();
-  clock::time_point next_lag_check = p.state_.clock.now();
+  clock::time_point next_sent_check = state.clock.now();
+  clock::time_point next_lag_check = state.clock.now();
   bool lag_due = false;  // the WAL-lag check waits for the end of the transaction being received
   // The clock, read once a turn and again after whatever waits on the server or the sink (a side
   // query, a batch handed over): not on every frame, where its cost would be the receive path's.
-  clock::time_point now_ = p.state_.clock.now();
+  clock::time_point now_ = state.clock.now();
   // A data frame received, with its header read once (the payload views the frame's buffer, which
   // moving the frame does not move).
   struct received_frame {
@@ -139,13 +122,14 @@ struct pipeline<D, C, S, Sink>::session_loop {
   };
   std::vector<received_frame> frames{};
 
+ public:
   // Streams until the session ends: stop(), a halt, or the connection's own end (s.error).
   auto run() -> void {
     {
-      std::optional<detail::keepalive_guard<Stream>> guard;
-      if constexpr (detail::on_real_time<Stream>) {
-        guard.emplace(stream, guard_state, p.state_.durable, p.state_.options.status_interval, p.state_.stop_fd,
-                      [this] { p.interrupt_overdue_store_write(); });
+      std::optional<keepalive_guard<Stream>> guard;
+      if constexpr (on_real_time<Stream>) {
+        guard.emplace(stream, guard_state, state.durable, state.options.status_interval, state.stop_fd,
+                      [this] { a.hooks.interrupt_overdue_store_write(); });
       }
       while (turn()) {
       }
@@ -178,25 +162,25 @@ struct pipeline<D, C, S, Sink>::session_loop {
     reply_now = false;
     // Liveness: a server that sends nothing at all (not even a keepalive) for receive_timeout is
     // gone, or the network in between is; halfway there it is asked for a reply.
-    if (p.state_.options.receive_timeout.count() > 0 && now_ - last_heard > p.state_.options.receive_timeout) {
+    if (state.options.receive_timeout.count() > 0 && now_ - last_heard > state.options.receive_timeout) {
       s.error = make_error_code(errc::connection_failed);  // reconnect
       return false;
     }
     const std::size_t held = a.resident_bytes();
-    if (held >= p.state_.options.max_inflight_bytes) return overloaded();
+    if (held >= state.options.max_inflight_bytes) return overloaded();
     if (!maybe_buffered && !guard_state.consumed_input.exchange(false)) {
-      auto w = stream.wait(p.state_.wake_fd, wait_time());
+      auto w = stream.wait(state.wake_fd, wait_time());
       if (!w) {
         s.error = w.error();
         return false;
       }
       if (*w == pq::wait_outcome::woken) {
-        p.state_.take_wake();
+        state.take_wake();
         return true;
       }
-      if (*w == pq::wait_outcome::timed_out && p.state_.options.receive_low_water_bytes == 0) return true;
+      if (*w == pq::wait_outcome::timed_out && state.options.receive_low_water_bytes == 0) return true;
     }
-    if (!receive(p.state_.options.max_inflight_bytes - held)) return false;
+    if (!receive(state.options.max_inflight_bytes - held)) return false;
     apply_frames();
     check_inflight_lag();
     return true;
@@ -206,12 +190,12 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // last status update acknowledges it. Checked before every frame, so that a stop does not wait
   // for a whole batch of received frames to be applied.
   auto honour_stop() -> void {
-    if (p.state_.stopping.load() && !s.end_requested.load()) {
+    if (state.stopping.load() && !s.end_requested.load()) {
       if (!a.failed) static_cast<void>(a.flush());
       // A transaction past the end position arrived: every one committed at or before it is
       // durable once nothing is held, so the end itself is acknowledged. The server sends the
       // later one again, since it committed after what is acknowledged.
-      if (a.past_end && !a.failed && !a.holding()) a.advance(*p.state_.options.end_lsn);
+      if (a.past_end && !a.failed && !a.holding()) a.advance(*state.options.end_lsn);
       end();
     }
   }
@@ -220,19 +204,19 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // itself reports what is wrong with the server), and so is a probe that cannot be opened now.
   auto heartbeat() -> void {
     if (!probe.open()) return;
-    auto beat = probe.heartbeat(p.state_.options.heartbeat_statement);
+    auto beat = probe.heartbeat(state.options.heartbeat_statement);
     if (!beat) {
       // A heartbeat that failed is reported; one that stop() cancelled did not fail.
       if (beat.error() != errc::cancelled) {
-        p.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::error_class =
-                                                                     detail::error_class_of(beat.error()));
+        state.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::error_class =
+                                                                         error_class_of(beat.error()));
       }
       return;
     }
     if (*beat) {
-      p.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::commit_lsn = **beat);
+      state.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::commit_lsn = **beat);
     } else {
-      p.template emit<telemetry::events::connection_heartbeat>();
+      state.template emit<telemetry::events::connection_heartbeat>();
     }
   }
 
@@ -244,7 +228,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   }
 
   // Reads the clock anew (after something that took time) and returns what it read.
-  auto refresh() -> clock::time_point { return now_ = p.state_.clock.now(); }
+  auto refresh() -> clock::time_point { return now_ = state.clock.now(); }
 
   // Everything the session does on time rather than on input.
   auto timers() -> void {
@@ -255,15 +239,15 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (a.failed) return;
     }
     // The incremental snapshot's reader stopped by itself: a halt, or a new session to resume.
-    if (p.incremental_failed(a)) return end();
-    if (p.state_.options.publication_check_interval.count() > 0 && D::capabilities.publications &&
+    if (a.hooks.snapshot_failed(a)) return end();
+    if (state.options.publication_check_interval.count() > 0 && D::capabilities.publications &&
         now >= next_publication_check) {
       check_publications();
-      next_publication_check = refresh() + p.state_.options.publication_check_interval;
+      next_publication_check = refresh() + state.options.publication_check_interval;
       if (ended()) return;
     }
-    if constexpr (detail::has_recheck<D>) {
-      const auto every = p.decoder_.recheck_interval();
+    if constexpr (has_recheck<D>) {
+      const auto every = decoder.recheck_interval();
       if (every.count() > 0 && now >= next_recheck) {
         // When it cannot run now, it is tried again at the next interval.
         next_recheck = now_ + every;
@@ -272,9 +256,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
         if (ended()) return;
       }
     }
-    if (p.state_.options.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
+    if (state.options.heartbeat_interval.count() > 0 && now >= next_heartbeat) {
       heartbeat();
-      next_heartbeat = refresh() + p.state_.options.heartbeat_interval;
+      next_heartbeat = refresh() + state.options.heartbeat_interval;
     }
     if (may_idle_advance && now >= next_sent_check) {
       // The idle advance's second source besides the keepalives, which travel in the stream and
@@ -283,9 +267,9 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (probe.open()) {
         if (const auto sent = probe.walsender_sent(s.walsender_pid); sent && *sent) server_sent = **sent;
       }
-      next_sent_check = refresh() + p.state_.options.status_interval;
+      next_sent_check = refresh() + state.options.status_interval;
     }
-    if (p.state_.options.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
+    if (state.options.max_wal_lag > 0 && now >= next_lag_check) lag_due = true;
     lag_between_transactions();
   }
 
@@ -298,7 +282,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
     lag_due = false;
     check_lag();
     next_lag_check =
-        refresh() + std::min<std::chrono::milliseconds>(p.state_.options.status_interval, std::chrono::seconds(1));
+        refresh() + std::min<std::chrono::milliseconds>(state.options.status_interval, std::chrono::seconds(1));
   }
 
   // The in-flight lag bound (pipeline_options::max_inflight_lag, the reference's): what was handed
@@ -308,15 +292,15 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // from the first transaction of the session before anything is acknowledged, since a run that
   // starts without a checkpoint has no durable position to measure from.
   auto check_inflight_lag() -> void {
-    const auto bound = p.state_.options.max_inflight_lag;
+    const auto bound = state.options.max_inflight_lag;
     if (bound == 0 || a.failed || !a.first_handed_over.is_valid()) return;
-    const lsn durable = std::max(p.durable_lsn(), a.first_handed_over);
+    const lsn durable = std::max(state.durable_lsn(), a.first_handed_over);
     if (a.handed_over <= durable) return;
     const auto lag = distance(durable, a.handed_over);
     if (static_cast<std::uint64_t>(lag) <= bound) return;
     // A halt of the delivery's, not a slow stream's: what the policy holds is not waited for (a
     // stalled confirmation would never come), and the durable position is still acknowledged.
-    halt h = detail::to_halt(halt_reason::sink_too_slow);
+    halt h = to_halt(halt_reason::sink_too_slow);
     h.at = a.handed_over;
     h.lag_bytes = lag;
     a.failed = std::move(h);
@@ -324,7 +308,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   }
 
   // The WAL-lag bound behind the server (pipeline_options::max_wal_lag, judged by
-  // detail::wal_lag_watch). Measured only while the sink is what holds the stream back (input
+  // wal_lag_watch). Measured only while the sink is what holds the stream back (input
   // waits unread), so that an idle or filtered stream, which has nothing waiting, never trips it on
   // a busy server; and only between transactions (lag_between_transactions), because the WAL of
   // one being assembled is the spill policy's to bound, not lag. A probe that failed is counted
@@ -336,17 +320,17 @@ struct pipeline<D, C, S, Sink>::session_loop {
     }
     // Where the server's WAL is now (the probe's answer): how far a paced stream is behind.
     const auto at = on_probe([&] { return probe.wal_position(); });
-    if (!at) return side_check_failed(detail::side_checks::check::wal_lag, at.error());
-    p.side_checks_.succeeded(detail::side_checks::check::wal_lag);
-    const lsn durable{p.state_.durable.load()};
+    if (!at) return side_check_failed(side_checks::check::wal_lag, at.error());
+    checks.succeeded(side_checks::check::wal_lag);
+    const lsn durable{state.durable.load()};
     const auto lag = distance(durable, *at);
     switch (lag_watch.measure(lag)) {
-      case detail::wal_lag_watch::verdict::fine: break;
-      case detail::wal_lag_watch::verdict::lagging:
-        p.template emit<telemetry::events::sink_lagging>(telemetry::keys::lag_bytes = lag, telemetry::keys::lag = lag,
-                                                         telemetry::keys::commit_lsn = durable);
+      case wal_lag_watch::verdict::fine: break;
+      case wal_lag_watch::verdict::lagging:
+        state.template emit<telemetry::events::sink_lagging>(
+            telemetry::keys::lag_bytes = lag, telemetry::keys::lag = lag, telemetry::keys::commit_lsn = durable);
         break;
-      case detail::wal_lag_watch::verdict::too_slow:
+      case wal_lag_watch::verdict::too_slow:
         s.too_slow_lag = lag;
         end();
         break;
@@ -356,15 +340,15 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // A check beside the stream could not be made (its connection refused, its query failed): said
   // every time, and a run of them as long as max_side_check_failures halts, so that a blind check
   // never passes for one that found nothing. A stop's cancellation is not a failure.
-  auto side_check_failed(detail::side_checks::check c, std::error_code ec) -> void {
-    if (ec == errc::cancelled || p.state_.stopping.load()) return;
-    const auto run = p.side_checks_.failed(c);
-    p.template emit<telemetry::events::connection_side_check_failed>(
+  auto side_check_failed(side_checks::check c, std::error_code ec) -> void {
+    if (ec == errc::cancelled || state.stopping.load()) return;
+    const auto run = checks.failed(c);
+    state.template emit<telemetry::events::connection_side_check_failed>(
         telemetry::keys::kind =
-            c == detail::side_checks::check::wal_lag ? telemetry::kind::wal_lag : telemetry::kind::publications,
-        telemetry::keys::error_class = detail::error_class_of(ec), telemetry::keys::attempt = run,
-        telemetry::keys::max_retries = p.state_.options.max_side_check_failures);
-    if (p.side_checks_.exhausted(run)) a.failed = detail::to_halt(halt_reason::side_check_failed, ec);
+            c == side_checks::check::wal_lag ? telemetry::kind::wal_lag : telemetry::kind::publications,
+        telemetry::keys::error_class = error_class_of(ec), telemetry::keys::attempt = run,
+        telemetry::keys::max_retries = state.options.max_side_check_failures);
+    if (checks.exhausted(run)) a.failed = to_halt(halt_reason::side_check_failed, ec);
   }
 
   // The periodic publication check (on its own connection). PostgreSQL 18 skips a dropped
@@ -372,27 +356,27 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // new row filter, a column list) vanishes from the stream without a word. A check that cannot be
   // made is counted, never taken for one that found nothing.
   auto check_publications() -> void {
-    const auto check = detail::side_checks::check::publications;
-    const auto names = p.plugin().publications;
+    const auto check = side_checks::check::publications;
+    const auto names = decoder.settings().publications;
     auto exist = on_probe([&] { return probe.publications_exist(names); });
     if (!exist) return side_check_failed(check, exist.error());
     if (!*exist) {
-      p.template emit<telemetry::events::connection_slot_invalidated>(
-          telemetry::keys::slot_name = *p.state_.slot, telemetry::keys::reason = halt_reason::publication_missing);
-      a.failed = detail::to_halt(halt_reason::publication_missing);
+      state.template emit<telemetry::events::connection_slot_invalidated>(
+          telemetry::keys::slot_name = *state.slot, telemetry::keys::reason = halt_reason::publication_missing);
+      a.failed = to_halt(halt_reason::publication_missing);
       return;
     }
     if (s.publications) {
       auto changed = probe.check_publication_shapes(names, *s.publications);
       if (!changed) return side_check_failed(check, changed.error());
       if (*changed) {
-        p.template emit<telemetry::events::connection_slot_invalidated>(
-            telemetry::keys::slot_name = *p.state_.slot, telemetry::keys::reason = halt_reason::publication_changed);
+        state.template emit<telemetry::events::connection_slot_invalidated>(
+            telemetry::keys::slot_name = *state.slot, telemetry::keys::reason = halt_reason::publication_changed);
         a.failed = std::move(**changed);
         return;
       }
     }
-    p.side_checks_.succeeded(check);
+    checks.succeeded(check);
   }
 
   // The decoder's own check on the ordinary connection (wal2json: the catalog, for a dropped column
@@ -400,19 +384,19 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // through the assembler, so a schema change is reported (and halts, or is accepted) as one from
   // the stream would be. False when it could not run now (no probe, a failed query).
   auto recheck_decoder() -> bool {
-    if constexpr (detail::has_recheck<D>) {
+    if constexpr (has_recheck<D>) {
       if (!probe.open()) return false;
       std::error_code refused;
-      auto checked = p.decoder_.recheck(probe.catalog(), [&](std::span<const std::byte> m) -> result<void> {
+      auto checked = decoder.recheck(probe.catalog(), [&](std::span<const std::byte> m) -> result<void> {
         auto pushed = a.asm_.push(m, a);
         if (!pushed) refused = pushed.error();
         return pushed;
       });
-      if (!a.failed && refused) a.failed = detail::to_halt(detail::halt_for_translation(refused), refused);
+      if (!a.failed && refused) a.failed = to_halt(halt_for_translation(refused), refused);
       if (!a.failed && checked && *checked) {
         if ((*checked)->reason == halt_reason::decoder_table_missing) {
-          p.template emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *p.state_.slot,
-                                                                          telemetry::keys::reason = (*checked)->reason);
+          state.template emit<telemetry::events::connection_slot_invalidated>(
+              telemetry::keys::slot_name = *state.slot, telemetry::keys::reason = (*checked)->reason);
         }
         a.failed = std::move(**checked);
       }
@@ -430,14 +414,13 @@ struct pipeline<D, C, S, Sink>::session_loop {
     const auto now = now_;
     auto until = std::min(next_status, now + std::chrono::milliseconds(100));
     // A durable position not yet acknowledged is reported once its delay has passed.
-    if (lsn{p.state_.durable.load()} > reported)
-      until = std::min(until, last_status + p.state_.options.acknowledge_delay);
+    if (lsn{state.durable.load()} > reported) until = std::min(until, last_status + state.options.acknowledge_delay);
     if (const auto due = a.due()) until = std::min(until, *due);
     auto timeout = std::max(std::chrono::ceil<std::chrono::milliseconds>(until - now), std::chrono::milliseconds(0));
     // With a low-water mark the socket is reported readable only once that much has arrived: look
     // anyway after the delay, so a small message (or a keepalive) waits no longer.
-    if (p.state_.options.receive_low_water_bytes > 0) timeout = std::min(timeout, p.state_.options.receive_max_delay);
-    if (p.state_.options.receive_timeout.count() > 0) timeout = std::min(timeout, p.state_.options.receive_timeout / 4);
+    if (state.options.receive_low_water_bytes > 0) timeout = std::min(timeout, state.options.receive_max_delay);
+    if (state.options.receive_timeout.count() > 0) timeout = std::min(timeout, state.options.receive_timeout / 4);
     return timeout;
   }
 
@@ -447,7 +430,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   auto overloaded() -> bool {
     last_heard = now_;
     pinged = false;
-    p.state_.wait_for_wake(wait_time());
+    state.wait_for_wake(wait_time());
     return true;
   }
 
@@ -469,7 +452,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (!got) s.sqlstate = std::string{stream.last_sqlstate()};
     }
     if (heard) {
-      last_heard = p.state_.clock.now();
+      last_heard = state.clock.now();
       pinged = false;
     }
     if (!got) {
@@ -527,14 +510,14 @@ struct pipeline<D, C, S, Sink>::session_loop {
       if (f.header) {
         apply(*f.header);
       } else {
-        a.failed = detail::to_halt(halt_reason::decode_failure, make_error_code(errc::decode_failure));
+        a.failed = to_halt(halt_reason::decode_failure, make_error_code(errc::decode_failure));
       }
       if (!a.failed) lag_between_transactions();
       if (a.failed) end();
     }
     frames.clear();
     // The time spent applying was ours, not the server's silence.
-    last_heard = std::max(last_heard, p.state_.clock.now());
+    last_heard = std::max(last_heard, state.clock.now());
   }
 
   // Decodes one frame's payload and delivers whatever it completes.
@@ -547,25 +530,25 @@ struct pipeline<D, C, S, Sink>::session_loop {
     const auto to_assembler = [&](std::span<const std::byte> message) -> result<void> {
       return a.asm_.push(message, frame, a);
     };
-    if constexpr (detail::has_recheck<D>) {
+    if constexpr (has_recheck<D>) {
       // The decoder's catalog went stale (pglogical: a table described again): read it anew before
       // anything else is translated with it. If that cannot be done now, the session ends without
       // applying this frame, and the reconnect's prepare() reads the catalog.
-      if (p.decoder_.recheck_due() && (!recheck_decoder() || a.failed)) return end();
+      if (decoder.recheck_due() && (!recheck_decoder() || a.failed)) return end();
     }
-    result<void> pushed = p.decoder_.translate(w->data, to_assembler);
+    result<void> pushed = decoder.translate(w->data, to_assembler);
     if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
       REPLICANT_FAULT_POINT("during_spill");
-      p.template emit<telemetry::events::stream_spilled>(
+      state.template emit<telemetry::events::stream_spilled>(
           telemetry::keys::byte_size = spilled.second - spilled_before.second,
           telemetry::keys::change_count = spilled.first - spilled_before.first);
     }
     if (!pushed && pushed.error() == errc::spill_exhausted) {
-      p.template emit<telemetry::events::stream_spill_exhausted>(
+      state.template emit<telemetry::events::stream_spill_exhausted>(
           telemetry::keys::byte_size = a.asm_.spilled_bytes(), telemetry::keys::reason = halt_reason::spill_exhausted);
     }
     if (!pushed && !a.failed) {
-      halt h = detail::to_halt(detail::halt_for_translation(pushed.error()), pushed.error());
+      halt h = to_halt(halt_for_translation(pushed.error()), pushed.error());
       h.at = w->data_start;
       a.failed = std::move(h);
     }
@@ -577,10 +560,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // the spill policy: one that spills has already brought what is held under its threshold, so only
   // what it could not move (or a policy that never spills) gets here.
   auto check_budget() -> void {
-    if (a.asm_.open_streams() > p.state_.options.max_concurrent_txns ||
-        a.asm_.largest_open_transaction_bytes() > p.state_.options.max_inflight_bytes ||
-        a.asm_.resident_bytes() >= p.state_.options.max_inflight_bytes) {
-      a.failed = detail::to_halt(halt_reason::transaction_too_large);
+    if (a.asm_.open_streams() > state.options.max_concurrent_txns ||
+        a.asm_.largest_open_transaction_bytes() > state.options.max_inflight_bytes ||
+        a.asm_.resident_bytes() >= state.options.max_inflight_bytes) {
+      a.failed = to_halt(halt_reason::transaction_too_large);
     }
   }
 
@@ -588,7 +571,7 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // mirror with nothing assembling or held, the position of an idle stream. Sent when forced, when
   // the position moved, when a ping is due, or every status interval.
   auto report(bool force) -> result<void> {
-    lsn flush{p.state_.durable.load()};
+    lsn flush{state.durable.load()};
     if (may_idle_advance && !a.failed && !a.past_end && keepalive_end > flush && a.asm_.idle() && !a.holding()) {
       // Every frame received before the keepalive has been applied (one thread applies in order).
       // Never past the PREPARE of a committed prepared transaction not yet known durable (one the
@@ -599,15 +582,15 @@ struct pipeline<D, C, S, Sink>::session_loop {
       flush = std::max(flush, idle);
     }
     flush = std::max(flush, reported);  // never report a lower position than before
-    if (flush > reported && reported.is_valid() && flush != lsn{p.state_.durable.load()}) {
-      p.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
-                                                              telemetry::keys::kind = telemetry::kind::idle);
+    if (flush > reported && reported.is_valid() && flush != lsn{state.durable.load()}) {
+      state.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
+                                                                  telemetry::keys::kind = telemetry::kind::idle);
     }
     const auto now = now_;
-    const bool watch = p.state_.options.receive_timeout.count() > 0;
-    const bool ping = watch && !pinged && now - last_heard > p.state_.options.receive_timeout / 2;
+    const bool watch = state.options.receive_timeout.count() > 0;
+    const bool ping = watch && !pinged && now - last_heard > state.options.receive_timeout / 2;
     if (!force && !ping && now < next_status && !acknowledge_now(flush, now)) return {};
-    const auto u = detail::status_update(received, flush, ping);
+    const auto u = status_update(received, flush, ping);
     {
       const std::scoped_lock lock{guard_state.stream_mutex};
       if (auto sent = stream.send(encode_status_update(u)); !sent) return sent;
@@ -616,10 +599,10 @@ struct pipeline<D, C, S, Sink>::session_loop {
     pinged = pinged || ping;
     reported = flush;
     last_status = now;
-    next_status = now + p.state_.options.status_interval;
+    next_status = now + state.options.status_interval;
     // The end position acknowledged: every transaction at or before it was delivered.
-    if (const auto& end_at = p.state_.options.end_lsn; end_at && flush >= *end_at && !p.state_.stopping.load())
-      p.reach_end();
+    if (const auto& end_at = state.options.end_lsn; end_at && flush >= *end_at && !state.stopping.load())
+      a.hooks.reach_end();
     return {};
   }
 
@@ -628,12 +611,12 @@ struct pipeline<D, C, S, Sink>::session_loop {
   // advance (past what is durable), which nothing follows soon to carry.
   [[nodiscard]] auto acknowledge_now(lsn flush, clock::time_point now) const -> bool {
     if (flush == reported) return false;
-    const auto& end_at = p.state_.options.end_lsn;
-    return now - last_status >= p.state_.options.acknowledge_delay || flush > lsn{p.state_.durable.load()} ||
+    const auto& end_at = state.options.end_lsn;
+    return now - last_status >= state.options.acknowledge_delay || flush > lsn{state.durable.load()} ||
            (end_at && flush >= *end_at);
   }
 };
 
-}  // namespace replicant
+}  // namespace replicant::detail
 
-#endif  // REPLICANT_PIPELINE_IMPL_SESSION_LOOP_HPP
+#endif  // REPLICANT_PIPELINE_DETAIL_ENGINE_LOOP_HPP
