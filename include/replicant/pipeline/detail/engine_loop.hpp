@@ -13,6 +13,7 @@
 // (publications, WAL lag, the walsender's sent position, heartbeats) go through a server_probe, on
 // timers only. It reaches the engine through its delivery: the session, the state, the hooks.
 
+#include <replicant/assembler/assembler.hpp>
 #include <replicant/core/detail/fault_point.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/halt.hpp>
