@@ -21,6 +21,7 @@
 #include <replicant/decoder/policy.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/pipeline/detail/connect_attempts.hpp>
+#include <replicant/pipeline/detail/connect_chain.hpp>
 #include <replicant/pipeline/detail/engine_delivery.hpp>
 #include <replicant/pipeline/detail/engine_loop.hpp>
 #include <replicant/pipeline/detail/engine_session.hpp>
@@ -275,8 +276,8 @@ class pipeline {
   using session = detail::engine_session<CheckpointPolicy, Sink>;
   struct engine_hooks;
   using applier = detail::engine_delivery<CheckpointPolicy, Sink, engine_hooks>;
-  // What a session's delivery and loop reach of the pipeline beyond the engine's state: the
-  // incremental snapshot, the end position, a checkpoint write overdue after a stop.
+  // What a session's connect chain, delivery and loop reach of the pipeline beyond the engine's
+  // state: the incremental snapshot, the end position, a checkpoint write overdue after a stop.
   struct engine_hooks {
     pipeline* p;
     [[nodiscard]] auto snapshot_active() const noexcept -> bool { return p->incremental_.reconciler.has_value(); }
@@ -285,6 +286,7 @@ class pipeline {
     }
     auto snapshot_reshaped(applier& a, const schema_change& c) -> void { p->incremental_reshaped(a, c); }
     auto snapshot_failed(applier& a) -> bool { return p->incremental_failed(a); }
+    auto prepare_incremental(session& s) -> result<void> { return p->prepare_incremental(s); }
     auto reach_end() noexcept -> void { p->reach_end(); }
     auto interrupt_overdue_store_write() noexcept -> void { p->interrupt_overdue_store_write(); }
   };
@@ -299,24 +301,6 @@ class pipeline {
   auto connect(session& s) -> result<pq::replication_stream>;
   template <server_session Server>
   auto connect_on(session& s, Server& server) -> result<typename Server::stream_type>;
-  template <server_session Server>
-  auto check_server_side(session& s, Server& server) -> result<void>;
-  template <server_session Server>
-  auto create_slot(session& s, Server& server, bool take_snapshot) -> result<void>;
-  template <server_session Server>
-  auto start_streaming(session& s, Server& server) -> result<typename Server::stream_type>;
-  template <server_session Server>
-  auto identify(session& s, Server& server) -> result<session_identity>;
-  template <server_session Server>
-  auto check_version(session& s, Server& server) -> result<void>;
-  template <server_session Server>
-  auto inspect_slot(session& s, Server& server) -> result<std::optional<slot_facts>>;
-  auto adopt_checkpoint(session& s, const session_identity& identity, bool slot_exists) -> result<bool>;
-  auto hand_slot_origin(session& s, const std::optional<slot_facts>& slot) -> result<void>;
-  template <server_session Server>
-  auto server_failed(session& s, Server& server, std::error_code ec) -> unexpected<std::error_code>;
-  auto stop_for(halt h) -> unexpected<std::error_code>;
-  auto stop_for(halt_reason why, std::error_code cause = {}) -> unexpected<std::error_code>;
   template <server_stream Stream, server_probe Probe>
   auto stream(session& s, Stream&& stream, Probe& probe) -> session_end;
   auto session_ended(session& s, applier& a) -> session_end;
@@ -328,14 +312,6 @@ class pipeline {
   [[nodiscard]] auto validate_options() const -> halt_or<void>;
   // What the decoder's options ask of the plugin (a view into decoder_).
   [[nodiscard]] auto plugin() const noexcept -> plugin_settings { return decoder_.settings(); }
-  // The start mode's settings when it is @p Mode, else null.
-  template <class Mode>
-  [[nodiscard]] auto start_as() const noexcept -> const Mode* {
-    return std::get_if<Mode>(&state_.options.start);
-  }
-  auto read_checkpoint(session& s) -> result<std::optional<lsn>>;
-  auto adopt_halt(session& s) -> bool;
-  auto read_snapshot(session& s, const exported_snapshot& exported) -> bool;
   auto wake() noexcept -> void;
   auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
   auto interrupt_overdue_store_write() noexcept -> void;
@@ -412,7 +388,7 @@ using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPoli
 // the constructor, stop and the run loop first, then the parts.
 #include <replicant/pipeline/impl/pipeline.hpp>
 
-#include <replicant/pipeline/impl/connect_chain.hpp>
+#include <replicant/pipeline/impl/connect.hpp>
 #include <replicant/pipeline/impl/incremental_snapshot.hpp>
 #include <replicant/pipeline/impl/session.hpp>
 

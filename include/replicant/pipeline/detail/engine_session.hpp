@@ -56,6 +56,7 @@ struct pipeline_session {
 template <class CheckpointPolicy, class Sink>
 struct engine_session final : pipeline_session, delivery_services {
   using delivery_type = delivery_of<CheckpointPolicy, Sink>;
+  using sink_type = Sink;
 
   engine_session(engine_state& engine, Sink& to, CheckpointPolicy& policy)
       : state(engine), sink(to), delivery(policy) {}
@@ -69,6 +70,13 @@ struct engine_session final : pipeline_session, delivery_services {
                                    // transactions record it here)
 
   [[nodiscard]] auto context() noexcept -> checkpoint_context<Sink> { return {*this, sink}; }
+
+  // Moves a halt this session's delivery decided (during the connect chain) to the engine's; true
+  // when the engine has halted.
+  auto adopt_halt() -> bool {
+    if (failed) state.halted = std::move(*std::exchange(failed, std::nullopt));
+    return state.halted.has_value();
+  }
 
   // Moves the durable position to @p to: never past an outstanding PREPARE, or the server would
   // then send only its COMMIT PREPARED.

@@ -27,7 +27,9 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <system_error>
 #include <utility>
+#include <variant>
 
 namespace replicant::detail {
 
@@ -104,6 +106,23 @@ class engine_state {
   // The position known durable: the last one acknowledged, or until a later one is, the checkpoint
   // the run resumed from.
   [[nodiscard]] auto durable_lsn() const noexcept -> lsn { return lsn{std::max(durable.load(), resumed_from.load())}; }
+
+  // Stops for good: halts with @p h, and returns the error that says so.
+  auto stop_for(halt h) -> unexpected<std::error_code> {
+    halted = std::move(h);
+    return fail(errc::halted);
+  }
+
+  // Stops for good for @p why, caused by @p cause.
+  auto stop_for(halt_reason why, std::error_code cause = {}) -> unexpected<std::error_code> {
+    return stop_for(to_halt(why, cause));
+  }
+
+  // The start mode's settings when it is @p Mode, else null.
+  template <class Mode>
+  [[nodiscard]] auto start_as() const noexcept -> const Mode* {
+    return std::get_if<Mode>(&options.start);
+  }
 
   // Reports @p Event with @p fields, if a dispatcher was given.
   template <class Event, class... Fields>

@@ -72,14 +72,14 @@ template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::prepare_incremental(session& s) -> result<void> {
   incremental_.worker.reset();
   incremental_.reconciler.reset();
-  const auto* mode = start_as<start::incremental_snapshot>();
+  const auto* mode = state_.start_as<start::incremental_snapshot>();
   if (mode == nullptr) return {};
   if constexpr (!detail::supports_incremental_snapshot<Sink, C>) {
     static_cast<void>(s);
-    return stop_for(halt_reason::snapshot_unsupported);
+    return state_.stop_for(halt_reason::snapshot_unsupported);
   } else {
     auto progress = read_progress(s);
-    if (!progress) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+    if (!progress) return fail(s.adopt_halt() ? errc::halted : errc::cancelled);
     std::optional<detail::snapshot_position> at;
     if (*progress) {
       auto decoded = detail::decode_position(**progress);
@@ -115,7 +115,7 @@ auto pipeline<D, C, S, Sink>::snapshot_halt(halt_reason why, std::error_code cau
                                            telemetry::keys::error_class = detail::error_class_of(cause));
   halt h = detail::to_halt(why, cause);
   if (!sqlstate.empty()) h.sqlstate = std::string{sqlstate};
-  return stop_for(std::move(h));
+  return state_.stop_for(std::move(h));
 }
 
 // The snapshot reader's own connection and its list of tables. A connection that could not be
@@ -135,7 +135,7 @@ auto pipeline<D, C, S, Sink>::open_incremental_reader(const start::incremental_s
   const std::error_code ec = worker.error();
   if (ec == errc::cancelled || state_.stopping.load()) return fail(errc::cancelled);
   if (ec == errc::connection_failed) return unexpected(ec);
-  if (ec == errc::publication_missing) return stop_for(halt_reason::publication_missing);
+  if (ec == errc::publication_missing) return state_.stop_for(halt_reason::publication_missing);
   return snapshot_halt(halt_reason::snapshot_failed, ec, sqlstate);
 }
 
@@ -173,7 +173,7 @@ auto pipeline<D, C, S, Sink>::arm_incremental(session& s, std::span<const increm
     auto stored = s.context().call_sink([&] { return sink_.handle_snapshot(batch, std::as_const(ctx)); });
     if (!stored) return snapshot_halt(halt_reason::sink_failed, stored.error());
   }
-  if (auto written = write_progress(s, armed); !written) return fail(adopt_halt(s) ? errc::halted : errc::cancelled);
+  if (auto written = write_progress(s, armed); !written) return fail(s.adopt_halt() ? errc::halted : errc::cancelled);
   return first;
 }
 
@@ -263,7 +263,8 @@ auto pipeline<D, C, S, Sink>::deliver_chunk(applier& a, const detail::snapshot_w
     auto chunk = incremental_.worker->take(w.epoch, w.seq);
     if (!chunk) return {};  // dropped by a rewind: its watermarks are stale
     // "Touched heavily": more than half a full chunk's rows changed while it was open.
-    const std::size_t drop_cap = std::max<std::size_t>(1, start_as<start::incremental_snapshot>()->chunk_rows / 2);
+    const std::size_t drop_cap =
+        std::max<std::size_t>(1, state_.start_as<start::incremental_snapshot>()->chunk_rows / 2);
     const auto outcome = incremental_.reconciler->reconcile(w, *chunk, drop_cap);
     if (outcome.contended) return chunk_contended(a, w, *chunk);
     incremental_.contended_at.clear();

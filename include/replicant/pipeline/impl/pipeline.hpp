@@ -29,10 +29,6 @@ auto valid_policy(const P& p) noexcept -> bool {
   }
 }
 
-// A server that cannot load the output plugin's library (58P01, "could not access file") will not
-// be able to after a retry either.
-inline auto plugin_missing(std::string_view sqlstate) noexcept -> bool { return sqlstate == "58P01"; }
-
 // How long a checkpoint write in progress at stop() may go on before it is interrupted: long
 // enough for any store that works, short enough that a stop never waits long for one that hangs.
 inline constexpr auto store_stop_grace = std::chrono::seconds(1);
@@ -192,7 +188,7 @@ auto pipeline<D, C, S, Sink>::validate_options() const -> halt_or<void> {
   // With streaming, the bound on transactions held in progress; incremental chunks are reconciled
   // with the stream by comparing key text, which binary values do not have.
   if ((asked.streaming && state_.options.max_concurrent_txns == 0) ||
-      (start_as<start::incremental_snapshot>() != nullptr && asked.binary)) {
+      (state_.start_as<start::incremental_snapshot>() != nullptr && asked.binary)) {
     return refuse(halt_reason::config_invalid);
   }
   return {};
@@ -214,11 +210,11 @@ auto pipeline<D, C, S, Sink>::ready_to_run() -> bool {
   if (plugin().messages && !detail::has_handle_message<Sink>) {
     return refuse_with(detail::to_halt(halt_reason::messages_unsupported));
   }
-  if (start_as<start::point_in_time_snapshot>() != nullptr &&
+  if (state_.start_as<start::point_in_time_snapshot>() != nullptr &&
       !(detail::has_handle_snapshot<Sink> && detail::has_handle_snapshot_complete<Sink>)) {
     return refuse_with(detail::to_halt(halt_reason::snapshot_unsupported));
   }
-  if (start_as<start::incremental_snapshot>() != nullptr && !detail::supports_incremental_snapshot<Sink, C>) {
+  if (state_.start_as<start::incremental_snapshot>() != nullptr && !detail::supports_incremental_snapshot<Sink, C>) {
     return refuse_with(detail::to_halt(halt_reason::snapshot_unsupported));
   }
   return true;
