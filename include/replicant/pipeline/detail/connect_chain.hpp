@@ -17,6 +17,7 @@
 #include <replicant/core/result.hpp>
 #include <replicant/decoder/policy.hpp>
 #include <replicant/pipeline/detail/engine_state.hpp>
+#include <replicant/pipeline/detail/pq_probe.hpp>
 #include <replicant/pipeline/options.hpp>
 #include <replicant/pipeline/server_session.hpp>
 #include <replicant/pq/connection.hpp>
