@@ -16,10 +16,11 @@
 ///
 /// The headers then declare what this unit defines. A unit with the macro and a unit without it
 /// must not meet in one program. What is compiled here so far: the pgoutput reader's and plugin's bodies,
-/// which with the message variant they build are about a fifth of what GCC 12 spends on the
-/// README's program with `-c -O0`, and a tenth of Clang 14's (docs/performance.md, "Compile
-/// cost"). Without the macro this header only repeats inline definitions, and compiles to nothing.
+/// with the message variant they build, and the casts from a column's wire form to a value, with
+/// their type tables (docs/performance.md, "Compile cost"). Without the macro this header only
+/// repeats inline definitions, and compiles to nothing.
 
 #include <replicant/decoder/src.hpp>
+#include <replicant/model/src.hpp>
 
 #endif  // REPLICANT_SRC_HPP

@@ -11,10 +11,9 @@
 /// (for another output plugin) can type its values the same way. The full type table and the edge
 /// cases are in docs/casting.md.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
-#include <replicant/model/detail/cast_binary.hpp>
-#include <replicant/model/detail/cast_text.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/model/value.hpp>
 
@@ -61,9 +60,7 @@ namespace replicant {
  * @par Thread safety
  * Safe: a pure function.
  */
-[[nodiscard]] inline auto cast_text(std::uint32_t type_oid, std::string_view text) -> result<value> {
-  return detail::cast_text_value(type_oid, text);
-}
+[[nodiscard]] REPLICANT_DECL auto cast_text(std::uint32_t type_oid, std::string_view text) -> result<value>;
 
 /**
  * Types a column's binary (typsend) output by its type OID; the counterpart of cast_text for
@@ -90,10 +87,15 @@ namespace replicant {
  * @par Thread safety
  * Safe: a pure function.
  */
-[[nodiscard]] inline auto cast_binary(std::uint32_t type_oid, std::span<const std::byte> bytes) -> result<value> {
-  return detail::cast_binary_value(type_oid, bytes);
-}
+[[nodiscard]] REPLICANT_DECL auto cast_binary(std::uint32_t type_oid, std::span<const std::byte> bytes)
+    -> result<value>;
 
 }  // namespace replicant
+
+// The bodies, and the type tables behind them: in every unit header-only, in the one unit that
+// includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/model/impl/cast.hpp>
+#endif
 
 #endif  // REPLICANT_MODEL_CAST_HPP

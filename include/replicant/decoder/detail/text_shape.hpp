@@ -62,7 +62,7 @@ namespace replicant::detail {
     case pg_type::numeric: return is_numeric_text(s);
     case pg_type::bytea: return is_bytea_hex_text(s);
     case pg_type::numeric_array:
-    case pg_type::bytea_array: return cast_text_value(type_oid, s).has_value();
+    case pg_type::bytea_array: return cast_text(type_oid, s).has_value();
     default: return true;
   }
 }

@@ -59,7 +59,7 @@ class connect_chain {
     if (auto supported = check_version(server); !supported) return unexpected(supported.error());
     auto slot = inspect_slot(server);
     if (!slot) return unexpected(slot.error());
-    const bool slot_exists = *slot && (*slot)->logical;
+    const bool slot_exists = logical(*slot);
     if (auto checked = check_server_side(server); !checked) {
       return checked.error() == errc::halted ? unexpected(checked.error()) : server_failed(server, checked.error());
     }
@@ -83,6 +83,9 @@ class connect_chain {
   D& decoder;
   Session& s;
   Hooks hooks;
+
+  // Whether @p slot is a logical slot: one a physical slot of the same name is not.
+  static auto logical(const std::optional<slot_facts>& slot) noexcept -> bool { return slot && slot->logical; }
 
   // What the decoder's options ask of the plugin (a view into the decoder).
   [[nodiscard]] auto plugin() const noexcept -> plugin_settings { return decoder.settings(); }
@@ -229,7 +232,7 @@ class connect_chain {
     auto found = server.find_slot(state.options.slot);
     if (!found) return server_failed(server, found.error());
     const std::optional<slot_facts>& slot = *found;
-    const bool slot_exists = slot && slot->logical;
+    const bool slot_exists = logical(slot);
     if (slot_exists) {
       if (recovery->in_recovery && slot->synced) return state.stop_for(halt_reason::slot_synced_unpromoted);
       // Also how a slot invalidated while it streamed is found: the server ends its walsender before

@@ -1,0 +1,12 @@
+// Copyright (c) 2026 The replicant authors
+// SPDX-License-Identifier: MIT
+#ifndef REPLICANT_MODEL_SRC_HPP
+#define REPLICANT_MODEL_SRC_HPP
+
+// The model component's part of <replicant/src.hpp>: the bodies of the casts, compiled once.
+
+#include <replicant/model/cast.hpp>
+
+#include <replicant/model/impl/cast.hpp>
+
+#endif  // REPLICANT_MODEL_SRC_HPP
