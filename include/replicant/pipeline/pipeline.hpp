@@ -25,6 +25,7 @@
 #include <replicant/pipeline/detail/engine_delivery.hpp>
 #include <replicant/pipeline/detail/engine_loop.hpp>
 #include <replicant/pipeline/detail/engine_session.hpp>
+#include <replicant/pipeline/detail/engine_snapshot.hpp>
 #include <replicant/pipeline/detail/engine_state.hpp>
 #include <replicant/pipeline/detail/pq_probe.hpp>
 #include <replicant/pipeline/detail/pq_server.hpp>
@@ -280,13 +281,13 @@ class pipeline {
   // state: the incremental snapshot, the end position, a checkpoint write overdue after a stop.
   struct engine_hooks {
     pipeline* p;
-    [[nodiscard]] auto snapshot_active() const noexcept -> bool { return p->incremental_.reconciler.has_value(); }
+    [[nodiscard]] auto snapshot_active() const noexcept -> bool { return p->snapshot_.active(); }
     auto snapshot_transaction(applier& a, transaction& t) -> std::optional<result<void>> {
-      return p->incremental_transaction(a, t);
+      return p->snapshot_.transaction(a, t);
     }
-    auto snapshot_reshaped(applier& a, const schema_change& c) -> void { p->incremental_reshaped(a, c); }
-    auto snapshot_failed(applier& a) -> bool { return p->incremental_failed(a); }
-    auto prepare_incremental(session& s) -> result<void> { return p->prepare_incremental(s); }
+    auto snapshot_reshaped(applier& a, const schema_change& c) -> void { p->snapshot_.reshaped(a, c); }
+    auto snapshot_failed(applier& a) -> bool { return p->snapshot_.failed(a); }
+    auto prepare_incremental(session& s) -> result<void> { return p->snapshot_.prepare(s); }
     auto reach_end() noexcept -> void { p->reach_end(); }
     auto interrupt_overdue_store_write() noexcept -> void { p->interrupt_overdue_store_write(); }
   };
@@ -312,31 +313,7 @@ class pipeline {
   [[nodiscard]] auto validate_options() const -> halt_or<void>;
   // What the decoder's options ask of the plugin (a view into decoder_).
   [[nodiscard]] auto plugin() const noexcept -> plugin_settings { return decoder_.settings(); }
-  auto wake() noexcept -> void;
-  auto sleep_interruptible(std::chrono::milliseconds d) noexcept -> void;
   auto interrupt_overdue_store_write() noexcept -> void;
-  // The incremental snapshot's hooks (impl/incremental_snapshot.hpp).
-  auto prepare_incremental(session& s) -> result<void>;
-  auto snapshot_halt(halt_reason why, std::error_code cause, std::string_view sqlstate = {})
-      -> unexpected<std::error_code>;
-  auto open_incremental_reader(const start::incremental_snapshot& mode)
-      -> result<std::unique_ptr<detail::incremental_worker>>;
-  auto arm_incremental(session& s, std::span<const incremental_table> tables) -> result<detail::snapshot_position>
-    requires detail::supports_incremental_snapshot<Sink, CheckpointPolicy>;
-  auto start_incremental() -> void;
-  auto end_incremental() noexcept -> void;
-  auto incremental_failed(applier& a) -> bool;
-  auto incremental_transaction(applier& a, transaction& t) -> std::optional<result<void>>;
-  auto incremental_reshaped(applier& a, const schema_change& c) -> void;
-  auto deliver_chunk(applier& a, const detail::snapshot_window& w) -> result<void>;
-  auto chunk_contended(applier& a, const detail::snapshot_window& w, const detail::snapshot_chunk& chunk)
-      -> result<void>;
-  auto kept_rows(applier& a, const detail::snapshot_chunk& chunk, std::size_t kept) -> result<std::vector<change>>;
-  auto hand_chunk(applier& a, const detail::snapshot_window& w, const detail::snapshot_chunk& chunk, std::size_t kept)
-      -> result<void>
-    requires detail::supports_incremental_snapshot<Sink, CheckpointPolicy>;
-  auto read_progress(session& s) -> result<std::optional<std::string>>;
-  auto write_progress(session& s, std::string_view token) -> result<void>;
 
   // User code outside a sink call: its exception becomes `errc::sink_failed` (engine_state::call_user).
   template <class Call>
@@ -356,7 +333,7 @@ class pipeline {
   detail::engine_state state_;       // what the sessions share with the rest of the engine
   detail::pq_probe probe_;           // the session thread's own connection for checks and heartbeats
   detail::side_checks side_checks_;  // the checks made on a probe: failures in a row, for this run()
-  detail::incremental_state incremental_;  // the incremental snapshot, when asked for
+  detail::engine_snapshot<CheckpointPolicy, Sink> snapshot_;  // the incremental snapshot, when asked for
 };
 
 /**
@@ -389,7 +366,6 @@ using pgoutput_pipeline = pipeline<pgoutput_decoder, CheckpointPolicy, SpillPoli
 #include <replicant/pipeline/impl/pipeline.hpp>
 
 #include <replicant/pipeline/impl/connect.hpp>
-#include <replicant/pipeline/impl/incremental_snapshot.hpp>
 #include <replicant/pipeline/impl/session.hpp>
 
 #endif  // REPLICANT_PIPELINE_PIPELINE_HPP

@@ -107,12 +107,12 @@ class connect_chain {
   auto read_snapshot(const exported_snapshot& exported) -> bool {
     if constexpr (has_handle_snapshot<Sink> && has_handle_snapshot_complete<Sink>) {
       const auto started = std::chrono::steady_clock::now();
-      state.template emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
+      state.emit<telemetry::events::snapshot_started>(telemetry::keys::commit_lsn = exported.consistent_point);
       std::optional<pq::connection> conn;
       const auto failed = [&](halt_reason why, std::error_code cause) {
         if (state.stopping.load() || cause == errc::cancelled) return false;
-        state.template emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
-                                                                telemetry::keys::error_class = error_class_of(cause));
+        state.emit<telemetry::events::snapshot_failed>(telemetry::keys::reason = why,
+                                                       telemetry::keys::error_class = error_class_of(cause));
         halt h = to_halt(why, cause);
         // The server's own code for what it refused (a row filter's division by zero, a snapshot
         // that expired): a code, never its message.
@@ -138,7 +138,7 @@ class connect_chain {
         }
         REPLICANT_FAULT_POINT("mid_snapshot");
         if (ctx.last_for_table) {
-          state.template emit<telemetry::events::snapshot_table_completed>(
+          state.emit<telemetry::events::snapshot_table_completed>(
               telemetry::keys::table = batch.table(),
               telemetry::keys::change_count = ctx.table_rows_before + batch.size());
         }
@@ -168,7 +168,7 @@ class connect_chain {
       REPLICANT_FAULT_POINT("snapshot_handoff");
       state.checkpoint = summary->consistent_point;
       state.resumed_from.store(state.checkpoint->value());
-      state.template emit<telemetry::events::snapshot_completed>(
+      state.emit<telemetry::events::snapshot_completed>(
           telemetry::keys::duration = std::chrono::steady_clock::now() - started,
           telemetry::keys::commit_lsn = summary->consistent_point, telemetry::keys::change_count = summary->rows);
       return true;
@@ -195,8 +195,8 @@ class connect_chain {
     if constexpr (has_handle_session_identity<Sink>) {
       const session_context ctx{state.options.slot, plugin().publications};
       if (auto verdict = state.call_user([&] { return s.sink.handle_session_identity(*identity, ctx); }); !verdict) {
-        state.template emit<telemetry::events::connection_session_identity_rejected>(
-            telemetry::keys::reason = halt_reason::session_identity_rejected);
+        state.emit<telemetry::events::connection_session_identity_rejected>(telemetry::keys::reason =
+                                                                                halt_reason::session_identity_rejected);
         return state.stop_for(halt_reason::session_identity_rejected, verdict.error());
       }
     }

@@ -135,13 +135,13 @@ struct engine_delivery {
     }
     const auto bytes = t.byte_size() + t.spilled_bytes();
     if (t.streamed()) {
-      state.template emit<telemetry::events::stream_committed>(telemetry::keys::commit_lsn = t.commit_lsn(),
-                                                               telemetry::keys::byte_size = bytes,
-                                                               telemetry::keys::change_count = t.change_count());
+      state.emit<telemetry::events::stream_committed>(telemetry::keys::commit_lsn = t.commit_lsn(),
+                                                      telemetry::keys::byte_size = bytes,
+                                                      telemetry::keys::change_count = t.change_count());
     }
-    state.template emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
-                                                                  telemetry::keys::change_count = t.change_count(),
-                                                                  telemetry::keys::byte_size = bytes);
+    state.emit<telemetry::events::transaction_assembled>(telemetry::keys::commit_lsn = t.commit_lsn(),
+                                                         telemetry::keys::change_count = t.change_count(),
+                                                         telemetry::keys::byte_size = bytes);
     if (messages) {
       for (const auto& m : t.messages()) report(m);  // they ride the transaction
     }
@@ -152,9 +152,9 @@ struct engine_delivery {
 
   // message.received for a message that is delivered (messages on): transactional or not.
   auto report(const logical_message& m) -> void {
-    state.template emit<telemetry::events::message_received>(telemetry::keys::commit_lsn = m.message_lsn,
-                                                             telemetry::keys::byte_size = m.content.size(),
-                                                             telemetry::keys::transactional = m.transactional);
+    state.emit<telemetry::events::message_received>(telemetry::keys::commit_lsn = m.message_lsn,
+                                                    telemetry::keys::byte_size = m.content.size(),
+                                                    telemetry::keys::transactional = m.transactional);
   }
 
   auto operator()(const logical_message& m) -> result<void> {
@@ -190,8 +190,8 @@ struct engine_delivery {
       if (auto r = consult_sink(c, table, kind); !r) return r;
     }
     if (!destructive) {
-      state.template emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
-                                                                     telemetry::keys::kind = kind);
+      state.emit<telemetry::events::schema_change_additive>(telemetry::keys::table = table,
+                                                            telemetry::keys::kind = kind);
     }
     return {};
   }
@@ -202,8 +202,8 @@ struct engine_delivery {
     if (auto r = flush(); !r) return r;
     const std::optional<lsn> at = asm_.schema_change_position();
     auto refuse = [&](halt_reason why, std::error_code cause) {
-      state.template emit<telemetry::events::schema_change_halted>(
-          telemetry::keys::table = table, telemetry::keys::kind = kind, telemetry::keys::reason = why);
+      state.emit<telemetry::events::schema_change_halted>(telemetry::keys::table = table, telemetry::keys::kind = kind,
+                                                          telemetry::keys::reason = why);
       halt h = to_halt(why, cause);
       h.table = table_name{c.schema, c.table};
       h.at = at;
@@ -246,9 +246,9 @@ struct engine_delivery {
     return (*this)(empty_commit{e.end_lsn});
   }
   auto operator()(const stream_abort_event& e) -> result<void> {
-    state.template emit<telemetry::events::stream_aborted>(telemetry::keys::reason = telemetry::kind::stream_abort,
-                                                           telemetry::keys::byte_size = e.dropped_bytes,
-                                                           telemetry::keys::change_count = e.dropped_changes);
+    state.emit<telemetry::events::stream_aborted>(telemetry::keys::reason = telemetry::kind::stream_abort,
+                                                  telemetry::keys::byte_size = e.dropped_bytes,
+                                                  telemetry::keys::change_count = e.dropped_changes);
     return {};
   }
 };

@@ -209,15 +209,15 @@ class engine_loop {
     if (!beat) {
       // A heartbeat that failed is reported; one that stop() cancelled did not fail.
       if (beat.error() != errc::cancelled) {
-        state.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::error_class =
-                                                                         error_class_of(beat.error()));
+        state.emit<telemetry::events::connection_heartbeat>(telemetry::keys::error_class =
+                                                                error_class_of(beat.error()));
       }
       return;
     }
     if (*beat) {
-      state.template emit<telemetry::events::connection_heartbeat>(telemetry::keys::commit_lsn = **beat);
+      state.emit<telemetry::events::connection_heartbeat>(telemetry::keys::commit_lsn = **beat);
     } else {
-      state.template emit<telemetry::events::connection_heartbeat>();
+      state.emit<telemetry::events::connection_heartbeat>();
     }
   }
 
@@ -328,8 +328,8 @@ class engine_loop {
     switch (lag_watch.measure(lag)) {
       case wal_lag_watch::verdict::fine: break;
       case wal_lag_watch::verdict::lagging:
-        state.template emit<telemetry::events::sink_lagging>(
-            telemetry::keys::lag_bytes = lag, telemetry::keys::lag = lag, telemetry::keys::commit_lsn = durable);
+        state.emit<telemetry::events::sink_lagging>(telemetry::keys::lag_bytes = lag, telemetry::keys::lag = lag,
+                                                    telemetry::keys::commit_lsn = durable);
         break;
       case wal_lag_watch::verdict::too_slow:
         s.too_slow_lag = lag;
@@ -344,7 +344,7 @@ class engine_loop {
   auto side_check_failed(side_checks::check c, std::error_code ec) -> void {
     if (ec == errc::cancelled || state.stopping.load()) return;
     const auto run = checks.failed(c);
-    state.template emit<telemetry::events::connection_side_check_failed>(
+    state.emit<telemetry::events::connection_side_check_failed>(
         telemetry::keys::kind =
             c == side_checks::check::wal_lag ? telemetry::kind::wal_lag : telemetry::kind::publications,
         telemetry::keys::error_class = error_class_of(ec), telemetry::keys::attempt = run,
@@ -362,7 +362,7 @@ class engine_loop {
     auto exist = on_probe([&] { return probe.publications_exist(names); });
     if (!exist) return side_check_failed(check, exist.error());
     if (!*exist) {
-      state.template emit<telemetry::events::connection_slot_invalidated>(
+      state.emit<telemetry::events::connection_slot_invalidated>(
           telemetry::keys::slot_name = *state.slot, telemetry::keys::reason = halt_reason::publication_missing);
       a.failed = to_halt(halt_reason::publication_missing);
       return;
@@ -371,7 +371,7 @@ class engine_loop {
       auto changed = probe.check_publication_shapes(names, *s.publications);
       if (!changed) return side_check_failed(check, changed.error());
       if (*changed) {
-        state.template emit<telemetry::events::connection_slot_invalidated>(
+        state.emit<telemetry::events::connection_slot_invalidated>(
             telemetry::keys::slot_name = *state.slot, telemetry::keys::reason = halt_reason::publication_changed);
         a.failed = std::move(**changed);
         return;
@@ -396,8 +396,8 @@ class engine_loop {
       if (!a.failed && refused) a.failed = to_halt(halt_for_translation(refused), refused);
       if (!a.failed && checked && *checked) {
         if ((*checked)->reason == halt_reason::decoder_table_missing) {
-          state.template emit<telemetry::events::connection_slot_invalidated>(
-              telemetry::keys::slot_name = *state.slot, telemetry::keys::reason = (*checked)->reason);
+          state.emit<telemetry::events::connection_slot_invalidated>(telemetry::keys::slot_name = *state.slot,
+                                                                     telemetry::keys::reason = (*checked)->reason);
         }
         a.failed = std::move(**checked);
       }
@@ -540,13 +540,13 @@ class engine_loop {
     result<void> pushed = decoder.translate(w->data, to_assembler);
     if (const auto spilled = a.asm_.spill_totals(); spilled != spilled_before) {
       REPLICANT_FAULT_POINT("during_spill");
-      state.template emit<telemetry::events::stream_spilled>(
+      state.emit<telemetry::events::stream_spilled>(
           telemetry::keys::byte_size = spilled.second - spilled_before.second,
           telemetry::keys::change_count = spilled.first - spilled_before.first);
     }
     if (!pushed && pushed.error() == errc::spill_exhausted) {
-      state.template emit<telemetry::events::stream_spill_exhausted>(
-          telemetry::keys::byte_size = a.asm_.spilled_bytes(), telemetry::keys::reason = halt_reason::spill_exhausted);
+      state.emit<telemetry::events::stream_spill_exhausted>(telemetry::keys::byte_size = a.asm_.spilled_bytes(),
+                                                            telemetry::keys::reason = halt_reason::spill_exhausted);
     }
     if (!pushed && !a.failed) {
       halt h = to_halt(halt_for_translation(pushed.error()), pushed.error());
@@ -584,8 +584,8 @@ class engine_loop {
     }
     flush = std::max(flush, reported);  // never report a lower position than before
     if (flush > reported && reported.is_valid() && flush != lsn{state.durable.load()}) {
-      state.template emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
-                                                                  telemetry::keys::kind = telemetry::kind::idle);
+      state.emit<telemetry::events::checkpoint_advanced>(telemetry::keys::commit_lsn = flush,
+                                                         telemetry::keys::kind = telemetry::kind::idle);
     }
     const auto now = now_;
     const bool watch = state.options.receive_timeout.count() > 0;

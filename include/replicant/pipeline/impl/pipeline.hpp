@@ -43,7 +43,8 @@ pipeline<D, C, S, Sink>::pipeline(parts, Sink& sink, D decoder, C checkpoint, S 
       spill_(std::move(spill)),
       decoder_(std::move(decoder)),
       state_(std::move(options), events),
-      probe_{state_.options.conninfo, state_.options.connect_timeout, state_.stop_fd} {}
+      probe_{state_.options.conninfo, state_.options.connect_timeout, state_.stop_fd},
+      snapshot_{state_, decoder_.settings().publications} {}
 
 template <class D, class C, class S, class Sink>
 pipeline<D, C, S, Sink>::~pipeline() {
@@ -75,16 +76,6 @@ auto pipeline<D, C, S, Sink>::interrupt_overdue_store_write() noexcept -> void {
   if constexpr (detail::interruptible_policy<C>) {
     if (state_.writing_longer_than(detail::store_stop_grace)) policy_.interrupt();
   }
-}
-
-template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::wake() noexcept -> void {
-  state_.wake();
-}
-
-template <class D, class C, class S, class Sink>
-auto pipeline<D, C, S, Sink>::sleep_interruptible(std::chrono::milliseconds d) noexcept -> void {
-  state_.sleep(d);
 }
 
 template <class D, class C, class S, class Sink>
@@ -253,7 +244,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
       return;
     }
     if (tries.command_errors > state_.options.max_command_retries) return halt_on_command_errors(s, tries);
-    sleep_interruptible(tries.delay);
+    state_.sleep(tries.delay);
     tries.delay = std::min(tries.delay * 2, state_.options.max_reconnect_delay);
   }
   state_.never_connected = tries.never_connected();  // stopped while waiting to retry

@@ -25,11 +25,11 @@ auto pipeline<D, C, S, Sink>::stream(session& s, Stream&& stream, Probe& probe) 
             plugin().messages};
   if (!prepare_spill(s, a)) s.end_requested.store(true);
   state_.take_wake();
-  start_incremental();  // the incremental snapshot's reader, when this session has one
+  snapshot_.start();  // the incremental snapshot's reader, when this session has one
   s.walsender_pid = stream.backend_pid();
   detail::engine_loop<D, applier, std::remove_reference_t<Stream>, Probe>{decoder_, side_checks_, a, stream, probe}
       .run();
-  end_incremental();
+  snapshot_.end();
   // The connection ended by itself (a restart, a lost connection): what is held is complete and
   // committed, so it is handed over now rather than received again.
   if (!a.failed && a.holding()) static_cast<void>(a.flush());
