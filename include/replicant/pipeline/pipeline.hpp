@@ -199,7 +199,7 @@ class pipeline {
   pipeline(Sink& sink, First&&, Rest&&...)
     requires detail::configured_by_options<Decoder> && (std::same_as<std::remove_cvref_t<First>, pipeline_options> ||
                                                         std::same_as<std::remove_cvref_t<First>, CheckpointPolicy>)
-      : sink_(sink), state_({}, nullptr) {
+      : sink_(sink), state_({}, nullptr), snapshot_(state_, {}) {
     static_assert(detail::always_false<First>,
                   "replicant: pipeline: this Decoder is configured by its options (pgoutput_options: the "
                   "publications; wal2json_options: the tables; pglogical_options: the replication sets): pass them, "
@@ -210,7 +210,7 @@ class pipeline {
   template <class Other, class Options>
   pipeline(Sink& sink, Other, const Options&, telemetry::dispatcher* = nullptr)
     requires detail::foreign_decoder_settings<Other, Decoder>
-      : sink_(sink), state_({}, nullptr) {
+      : sink_(sink), state_({}, nullptr), snapshot_(state_, {}) {
     static_assert(detail::always_false<Other>,
                   "replicant: pipeline: the decoder settings given belong to another Decoder. The table set is named "
                   "per decoder: pgoutput_decoder streams the publications of pgoutput_options::publications, "
