@@ -122,11 +122,7 @@ class connect_chain {
         state.halted = std::move(h);
         return false;
       };
-      pq::connect_options copts;
-      copts.timeout = state.options.connect_timeout;
-      copts.cancel_fd = state.stop_fd;
-      copts.command_cancel_fd = state.stop_fd;
-      auto opened = pq::connection::open(state.options.conninfo, pq::session_kind::normal, copts);
+      auto opened = pq::connection::open(state.options.conninfo, pq::session_kind::normal, state.stoppable_connect());
       if (!opened) return failed(halt_reason::snapshot_failed, opened.error());
       conn.emplace(std::move(*opened));
       std::optional<std::error_code> sink_error;

@@ -15,6 +15,7 @@
 #include <replicant/core/result.hpp>
 #include <replicant/pipeline/detail/session_clock.hpp>
 #include <replicant/pipeline/options.hpp>
+#include <replicant/pq/connection.hpp>
 #include <replicant/telemetry/telemetry.hpp>
 
 #include <poll.h>
@@ -116,6 +117,16 @@ class engine_state {
   // Stops for good for @p why, caused by @p cause.
   auto stop_for(halt_reason why, std::error_code cause = {}) -> unexpected<std::error_code> {
     return stop_for(to_halt(why, cause));
+  }
+
+  // How the engine opens a connection of its own: within the options' connect timeout, and
+  // cancelled by a stop, while it connects and during its commands.
+  [[nodiscard]] auto stoppable_connect() const noexcept -> pq::connect_options {
+    pq::connect_options o;
+    o.timeout = options.connect_timeout;
+    o.cancel_fd = stop_fd;
+    o.command_cancel_fd = stop_fd;
+    return o;
   }
 
   // The start mode's settings when it is @p Mode, else null.

@@ -13,11 +13,8 @@ namespace replicant {
 // The connect chain on a new replication connection (libpq's model of server_session).
 template <class D, class C, class S, class Sink>
 auto pipeline<D, C, S, Sink>::connect(session& s) -> result<pq::replication_stream> {
-  pq::connect_options copts;
-  copts.timeout = state_.options.connect_timeout;
-  copts.cancel_fd = state_.stop_fd;
-  copts.command_cancel_fd = state_.stop_fd;
-  auto opened = pq::connection::open(state_.options.conninfo, pq::session_kind::replication, copts, &s.refusal);
+  auto opened = pq::connection::open(state_.options.conninfo, pq::session_kind::replication, state_.stoppable_connect(),
+                                     &s.refusal);
   if (!opened) return unexpected(opened.error());
   detail::pq_server server{std::move(*opened)};
   return connect_on(s, server);

@@ -3,16 +3,13 @@
 #ifndef REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
 #define REPLICANT_PIPELINE_IMPL_PIPELINE_HPP
 
-// The bodies of replicant::pipeline that its parts share: the constructor, stop, the helpers and the run
-// loop (included at the bottom of pipeline.hpp, before the parts).
+// The bodies of replicant::pipeline that its parts share: the constructor, stop, the helpers and the
+// run loop (included at the bottom of pipeline.hpp, before the parts).
 
 #include <replicant/pipeline/detail/publication_definition.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <deque>
-#include <string_view>
 #include <utility>
 
 namespace replicant {
