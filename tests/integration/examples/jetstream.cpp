@@ -273,24 +273,23 @@ class broker {
   }
 
   // Every message of stream @p name, in stream order, through an ordered consumer (the way a
-  // downstream reader consumes it). A consumer can stall while a cluster that was wholly down
-  // settles its leaders; the reader then subscribes again from the next sequence, as a downstream
-  // reader would, until a deadline.
+  // downstream reader consumes it), up to the last one its leader holds once the reading ends. A
+  // consumer can stall while a cluster that was wholly down settles its leaders; the reader then
+  // subscribes again from the next sequence, as a downstream reader would, until a deadline.
   auto read_all(const std::string& name, const std::string& prefix) -> std::vector<stored_message> {
     std::vector<stored_message> out;
-    std::optional<std::uint64_t> last;
-    BOOST_TEST_REQUIRE(wait_until([&] { return (last = last_sequence(name)).has_value(); }, scaled(60s)));
-    if (*last == 0) return out;
     const auto deadline = std::chrono::steady_clock::now() + scaled(120s);
-    while ((out.empty() || out.back().sequence < *last) && std::chrono::steady_clock::now() < deadline) {
-      const std::uint64_t from = out.empty() ? 1 : out.back().sequence + 1;
-      if (read_from(name, prefix, from, *last, out)) break;
+    for (;;) {
+      std::optional<std::uint64_t> last;
+      BOOST_TEST_REQUIRE(wait_until([&] { return (last = last_sequence(name)).has_value(); }, scaled(60s)));
+      const std::uint64_t read = out.empty() ? 0 : out.back().sequence;
+      if (read >= *last) break;  // the leader holds nothing this reading has not
+      BOOST_TEST_REQUIRE((std::chrono::steady_clock::now() < deadline), "the reader did not reach sequence " << *last);
+      if (read_from(name, prefix, read + 1, *last, out)) continue;
       // Not at once again: a subscription the cluster refuses fails at once, and would spin.
       std::cout << "jetstream: reader: stalled after " << (out.empty() ? 0 : out.back().sequence) << std::endl;
       std::this_thread::sleep_for(1s);
     }
-    BOOST_TEST_REQUIRE(!out.empty());
-    BOOST_TEST_REQUIRE(out.back().sequence == *last);
     return out;
   }
 
@@ -550,6 +549,8 @@ struct jetstream_fixture {
   std::string markers = prefix + ".commit";
   std::filesystem::path log = pg.directory() / (slot + ".log");
   broker client{nats};
+  // The commit position of the last marker catch_up() saw in the stream: the reading must hold it.
+  std::uint64_t caught_up_marker = 0;
 
   // The program for this case, as user @p user, with @p extra options.
   [[nodiscard]] auto sink(const std::vector<std::string>& extra = {}, std::string_view user = "replicant") const
@@ -612,14 +613,35 @@ struct jetstream_fixture {
     auto deadline = std::chrono::steady_clock::now() + scaled(stall);
     while (std::chrono::steady_clock::now() < deadline) {
       const auto now = client.last_marker(stream, markers);
-      if (now > before) return true;
+      if (now > before) {
+        caught_up_marker = now;
+        return true;
+      }
       if (now > progress) {
         progress = now;
         deadline = std::chrono::steady_clock::now() + scaled(stall);
       }
       std::this_thread::sleep_for(50ms);
     }
-    return client.last_marker(stream, markers) > before;
+    caught_up_marker = client.last_marker(stream, markers);
+    return caught_up_marker > before;
+  }
+
+  // Whether @p all holds the marker catch_up() saw. When it does not, says whether the stream
+  // itself still holds it: a broker that lost a message it had stored and served is not a reader
+  // that stopped short.
+  auto holds_caught_up_marker(const std::vector<stored_message>& all) -> bool {
+    if (caught_up_marker == 0) return true;  // no catch_up() in this case
+    const bool held = std::any_of(all.begin(), all.end(), [&](const stored_message& m) {
+      const auto at = replicant::parse_lsn(std::string_view{m.id}.substr(0, m.id.rfind(':')));
+      return m.subject == markers && at && at->value() >= caught_up_marker;
+    });
+    if (!held) {
+      std::cout << "jetstream: the reading ends before the last marker catch_up saw; the stream's last marker is "
+                << (client.last_marker(stream, markers) >= caught_up_marker ? "still it or later" : "older now")
+                << std::endl;
+    }
+    return held;
   }
 
   // Reads the stream with the markers and checks it against the source: every writer transaction
@@ -633,6 +655,7 @@ struct jetstream_fixture {
   void check(const source_writer& w, std::string_view scenario, int kills, bool head_removed = false,
              const scratch_writer* second = nullptr) {
     const auto all = client.read_all(stream, prefix);
+    BOOST_TEST(holds_caught_up_marker(all));
     const auto r = read_with_markers(all, markers);
     const auto stored = count_stream(all, markers);
     if (r.violations != 0) {

@@ -526,12 +526,15 @@ struct stream_state {
   std::uint64_t last_sequence = 0;  ///< the sequence of the last one stored
 };
 
-/// The state of stream @p stream through @p js, or nothing while the cluster cannot say (no leader,
-/// no such stream).
+/// The state of stream @p stream through @p js, as its leader sees it, or nothing while the cluster
+/// cannot say (no leader, no such stream). While a replicated stream has no leader, each of its
+/// members answers with its own copy, which may be behind: such an answer names no leader, and is
+/// not taken.
 inline auto stream_state_of(jsCtx* js, const std::string& stream) -> std::optional<stream_state> {
   jsStreamInfo* info = nullptr;
   std::optional<stream_state> out;
-  if (js_GetStreamInfo(&info, js, stream.c_str(), nullptr, nullptr) == NATS_OK) {
+  if (js_GetStreamInfo(&info, js, stream.c_str(), nullptr, nullptr) == NATS_OK &&
+      (info->Cluster == nullptr || (info->Cluster->Leader != nullptr && *info->Cluster->Leader != '\0'))) {
     out = stream_state{info->State.Msgs, info->State.LastSeq};
   }
   jsStreamInfo_Destroy(info);
