@@ -226,11 +226,10 @@ class dispatcher {
    */
   auto attach(handler h) -> handler_id {
     const std::lock_guard lock(mutex_);
-    auto next = handlers_ ? std::make_shared<list>(*handlers_) : std::make_shared<list>();
+    auto next = owned_ ? std::make_unique<list>(*owned_) : std::make_unique<list>();
     const auto id = handler_id{++last_id_};
     next->push_back(entry{id, std::move(h)});
-    handlers_ = std::move(next);
-    active_.store(true, std::memory_order_release);
+    publish(std::move(next));
     return id;
   }
 
@@ -241,33 +240,31 @@ class dispatcher {
    */
   auto detach(handler_id id) -> bool {
     const std::lock_guard lock(mutex_);
-    if (!handlers_) return false;
-    auto next = std::make_shared<list>();
-    for (const entry& e : *handlers_) {
+    if (!owned_) return false;
+    auto next = std::make_unique<list>();
+    for (const entry& e : *owned_) {
       if (e.id != id) next->push_back(e);
     }
-    if (next->size() == handlers_->size()) return false;
-    active_.store(!next->empty(), std::memory_order_release);
-    handlers_ = next->empty() ? nullptr : std::move(next);
+    if (next->size() == owned_->size()) return false;
+    publish(next->empty() ? nullptr : std::move(next));
     return true;
   }
 
   /// Whether any handler is attached: the fast path of @ref emit. Never throws.
-  [[nodiscard]] auto has_handlers() const noexcept -> bool { return active_.load(std::memory_order_acquire); }
+  [[nodiscard]] auto has_handlers() const noexcept -> bool {
+    return current_.load(std::memory_order_acquire) != nullptr;
+  }
 
   /**
    * Delivers @p record to every attached handler, in attachment order.
    *
-   * Handlers run outside the registry's lock, on the calling thread. One that throws is detached.
-   * Never throws.
+   * Handlers run on the calling thread, and no lock is taken: a delivery counts itself in and out
+   * beside the handlers' calls. One that throws is detached. Never throws.
    */
   auto dispatch(const event_record& record) noexcept -> void {
-    std::shared_ptr<const list> current;
-    {
-      const std::lock_guard lock(mutex_);
-      current = handlers_;
-    }
-    if (!current) return;
+    const delivery counted{deliveries_};
+    const list* current = current_.load();
+    if (current == nullptr) return;
     for (const entry& e : *current) {
       try {
         e.fn(record);
@@ -287,11 +284,32 @@ class dispatcher {
   };
   using list = std::vector<entry>;
 
-  std::mutex mutex_;
-  // Copy-on-write: dispatch() copies the pointer under the lock and runs handlers without it, so a
-  // slow handler never blocks attach/detach or the other thread's events for longer than a copy.
-  std::shared_ptr<const list> handlers_;
-  std::atomic<bool> active_{false};
+  // Counts one delivery under way for as long as it lives.
+  struct delivery {
+    explicit delivery(std::atomic<std::size_t>& under_way) noexcept : count(under_way) { count.fetch_add(1); }
+    delivery(const delivery&) = delete;
+    auto operator=(const delivery&) -> delivery& = delete;
+    ~delivery() { count.fetch_sub(1); }
+    std::atomic<std::size_t>& count;
+  };
+
+  // Makes @p next the list deliveries read (under mutex_). A delivery under way may still read the
+  // list it replaces, so that one is kept, and every kept list is freed once no delivery is under
+  // way. Sound because each of these accesses is sequentially consistent: a delivery counts itself
+  // before it loads the list, so once the count reads 0 after the store, a delivery that starts
+  // later loads the new list.
+  void publish(std::unique_ptr<list> next) {
+    if (owned_) retired_.push_back(std::move(owned_));
+    owned_ = std::move(next);
+    current_.store(owned_.get());
+    if (deliveries_.load() == 0) retired_.clear();
+  }
+
+  std::mutex mutex_;                            // serialises attach and detach
+  std::unique_ptr<list> owned_;                 // the list deliveries read, or none
+  std::vector<std::unique_ptr<list>> retired_;  // lists a delivery under way may still read
+  std::atomic<const list*> current_{nullptr};   // owned_, for the deliveries
+  std::atomic<std::size_t> deliveries_{0};      // deliveries under way
   std::uint64_t last_id_ = 0;
 };
 
