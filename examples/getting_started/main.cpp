@@ -632,7 +632,7 @@ class tour {
     if (!r) {
       const auto& state = sql_.last_error().sqlstate;
       throw tour_failure{"a statement failed: " + r.error().message() +
-                         (replicant::detail::is_sqlstate(state) ? " [sqlstate " + state + "]" : std::string{})};
+                         (replicant::is_sqlstate(state) ? " [sqlstate " + state + "]" : std::string{})};
     }
     return std::move(*r);
   }

@@ -121,7 +121,7 @@ struct failure {
   }
   if (!f.sqlstate.empty()) {
     out += "; sqlstate ";
-    out += replicant::detail::is_sqlstate(f.sqlstate) ? std::string_view{f.sqlstate} : std::string_view{"(malformed)"};
+    out += replicant::is_sqlstate(f.sqlstate) ? std::string_view{f.sqlstate} : std::string_view{"(malformed)"};
   }
   if (!f.hint.empty()) {
     out += "; ";

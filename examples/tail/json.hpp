@@ -19,9 +19,9 @@
 /// would interpret (C0 and C1 controls, DEL), and replaces bytes that are not well-formed UTF-8 with
 /// U+FFFD, so a line is always valid UTF-8 JSON and a single line, whatever the data.
 
-#include <replicant/core/detail/utf8.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/core/utf8.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/transaction.hpp>
 #include <replicant/model/value.hpp>
@@ -51,7 +51,7 @@ inline auto append_u_escape(std::string& out, std::uint32_t code_point) -> void 
 }
 
 // Shared with the library's identifier checks: the same notion of well-formed UTF-8.
-using replicant::detail::utf8_sequence_length;
+using replicant::utf8_sequence_length;
 
 // The code point of the two-byte sequence at s[i] (only called for a well-formed one).
 [[nodiscard]] constexpr auto two_byte_code_point(std::string_view s, std::size_t i) noexcept -> std::uint32_t {

@@ -17,6 +17,13 @@ other components; what two components share is a header outside detail/. And no 
 itself: the include graph has no loop, so each header can be read knowing only what it includes
 (an impl/ half is included at the end of its public header, and includes nothing of it back).
 
+Including is not the only way through a wall: a header can name what another component's detail
+namespace declares, reached through a public header of it. So the names are checked too: a name
+declared in a component's detail namespace (its detail/ headers, or a `namespace detail` block of
+its public ones) is named as `detail::<name>` only within that component, by every component when
+it is core's, and across the seams the "Detail seams" table of docs/HACKING.md lists. The
+examples, which users copy, name no detail namespace of the library at all.
+
 Usage: check_walls.py <repository root>      exit 0: the walls hold; 1: a wall is breached
        check_walls.py --self-test            proves every kind of breach is caught
 """
@@ -25,25 +32,37 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+DETAIL_NAMESPACE = re.compile(r'\bnamespace\s+(?:\w+::)*detail\s*\{')
+DECLARED = re.compile(r'\b(?:struct|class|concept|enum(?:\s+class)?)\s+(\w+)|\busing\s+(\w+)\s*=|'
+                      r'\bauto\s+(\w+)\s*\(|\b(?:inline|constexpr)\s+(?:const\s+)?[\w:<>]+\s+(\w+)\s*[({=]')
+NAMED = re.compile(r'\bdetail::(\w+)')
+LIBRARY_DETAIL = re.compile(r'\breplicant::(?:\w+::)*detail::')
+
+
+def table_rows(text, heading):
+    """(first cell, the `names` of the second) of each row of the table under @p heading."""
+    section = re.search(r'^' + re.escape(heading) + r'\n(.*?)(?=^##|\Z)', text, re.S | re.M)
+    if not section:
+        sys.exit(f'check_walls: docs/HACKING.md has no "{heading}" section')
+    for line in section.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        if len(cells) >= 2 and cells[0].startswith('`'):
+            yield cells[0].strip('`'), set(re.findall(r'`([^`]+)`', cells[1]))
 
 
 def read_rules(hacking_md):
-    """The Walls table: {component: set of components it may reach}, plus the libpq rule's owner."""
-    text = open(hacking_md, encoding='utf-8').read()
-    section = re.search(r'^## Walls\n(.*?)(?=^## |\Z)', text, re.S | re.M)
-    if not section:
-        sys.exit('check_walls: docs/HACKING.md has no "## Walls" section')
-    rules = {}
-    for line in section.group(1).splitlines():
-        cells = [c.strip() for c in line.strip().strip('|').split('|')]
-        if len(cells) < 2 or not cells[0].startswith('`'):
-            continue
-        component = cells[0].strip('`')
-        allowed = set(re.findall(r'`([^`]+)`', cells[1]))
-        rules[component] = allowed | {component}
+    """The Walls table: {component: set of components it may reach}."""
+    rules = {c: allowed | {c} for c, allowed in table_rows(open(hacking_md, encoding='utf-8').read(), '## Walls')}
     if not rules:
         sys.exit('check_walls: the Walls table of docs/HACKING.md has no rows')
     return rules
+
+
+def read_seams(hacking_md):
+    """The Detail seams table: {(component, component whose detail names it may name)}."""
+    text = open(hacking_md, encoding='utf-8').read()
+    return {(c.rstrip('/'), o.rstrip('/')) for c, others in table_rows(text, '### Detail seams') for o in others}
 
 
 def component_of(header, rules):
@@ -129,6 +148,68 @@ def breaches(graph, rules):
     return out
 
 
+def code_of(text):
+    """@p text without its comments and string literals."""
+    return COMMENT_OR_STRING.sub(' ', text)
+
+
+def detail_blocks(code):
+    """The bodies of the detail namespaces in @p code."""
+    for m in DETAIL_NAMESPACE.finditer(code):
+        depth, at = 1, m.end()
+        while depth and at < len(code):
+            depth += {'{': 1, '}': -1}.get(code[at], 0)
+            at += 1
+        yield code[m.end():at]
+
+
+def component(path):
+    """The component of a header relative to include/replicant/: its folder, or the header itself."""
+    return path.split('/')[0].removesuffix('.hpp')
+
+
+def detail_owners(sources):
+    """{name declared in a detail namespace: the components that declare it}."""
+    owners = {}
+    for header, code in sources.items():
+        for block in detail_blocks(code):
+            for m in DECLARED.finditer(block):
+                owners.setdefault(next(g for g in m.groups() if g), set()).add(component(header))
+    return owners
+
+
+def detail_breaches(sources, seams):
+    """Every `detail::<name>` a header names of another component's detail namespace."""
+    owners = detail_owners(sources)
+    out = []
+    for header in sorted(sources):
+        mine = component(header)
+        for name in sorted(set(NAMED.findall(sources[header]))):
+            theirs = owners.get(name, set())
+            if not theirs or mine in theirs or 'core' in theirs or any((mine, o) in seams for o in theirs):
+                continue
+            out.append(f'{header} ({mine}/) names detail::{name}, of {", ".join(sorted(t + "/" for t in theirs))}')
+    return out
+
+
+def scan_code(root, folder, suffixes):
+    """{path relative to @p folder: its code without comments and strings}, for files ending in @p suffixes."""
+    out = {}
+    for dirpath, _, files in os.walk(os.path.join(root, folder)):
+        for name in files:
+            if name.endswith(suffixes):
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, os.path.join(root, folder)).replace(os.sep, '/')
+                out[rel] = code_of(open(path, encoding='utf-8').read())
+    return out
+
+
+def example_breaches(examples):
+    """Every example file that names a detail namespace of the library."""
+    return [f'examples/{path}: names the library\'s detail namespace ({m.group(0)})'
+            for path, code in sorted(examples.items()) for m in [LIBRARY_DETAIL.search(code)] if m]
+
+
 def self_test():
     rules = {'core/': {'core/'}, 'model/': {'core/', 'model/'}, 'pq/': {'core/', 'pq/'},
              'sink/': {'core/', 'model/', 'sink/'}}
@@ -159,7 +240,38 @@ def self_test():
                  'model/detail/d.hpp': ['replicant/core/detail/e.hpp']}, rules):
         print('check_walls self-test: a graph within its walls was reported')
         failed = True
+    failed |= self_test_names()
     return 1 if failed else 0
+
+
+def self_test_names():
+    """The name checks: each kind of breach caught, and what is allowed not reported."""
+    sources = {
+        'model/detail/arena.hpp': code_of('namespace replicant::detail {\nclass frame_arena {};\n'
+                                          'inline auto grow(int n) -> int { return n; }\n}'),
+        'core/detail/bytes.hpp': code_of('namespace replicant::detail { struct byte_reader {}; }'),
+        'decoder/reader.hpp': code_of('namespace replicant { namespace detail { using shape = int; } }'),
+        'model/transaction.hpp': code_of('detail::frame_arena a; detail::byte_reader r;'),
+        'decoder/impl/reader.hpp': code_of('detail::shape s; detail::byte_reader r; // detail::frame_arena\n'),
+        'assembler/assembler.hpp': code_of('auto n = detail::grow(1); detail::shape s;'),
+    }
+    failed = False
+    found = detail_breaches(sources, set())
+    expected = ['assembler/assembler.hpp (assembler/) names detail::grow, of model/',
+                'assembler/assembler.hpp (assembler/) names detail::shape, of decoder/']
+    if found != expected:
+        print(f'check_walls self-test: the name check found {found}, not {expected}')
+        failed = True
+    if detail_breaches(sources, {('assembler', 'model'), ('assembler', 'decoder')}):
+        print('check_walls self-test: a name across a listed seam was reported')
+        failed = True
+    examples = {'tail/a.hpp': code_of('auto b = replicant::detail::is_sqlstate(s);'),
+                'tail/b.hpp': code_of('using replicant::model::detail::x;'),
+                'tail/c.hpp': code_of('namespace detail { int y; }\nauto z = detail::y; // replicant::detail::q\n')}
+    if [e.split(':')[0] for e in example_breaches(examples)] != ['examples/tail/a.hpp', 'examples/tail/b.hpp']:
+        print(f'check_walls self-test: the examples check found {example_breaches(examples)}')
+        failed = True
+    return failed
 
 
 def main(argv):
@@ -171,6 +283,9 @@ def main(argv):
     rules = read_rules(os.path.join(root, 'docs', 'HACKING.md'))
     graph = scan(os.path.join(root, 'include'))
     found = breaches(graph, rules)
+    found += detail_breaches(scan_code(root, 'include/replicant', ('.hpp',)),
+                             read_seams(os.path.join(root, 'docs', 'HACKING.md')))
+    found += example_breaches(scan_code(root, 'examples', ('.hpp', '.cpp')))
     for line in found:
         print(line)
     print(f'check_walls: {len(graph)} headers, {len(rules)} rules, {len(found)} breaches')

@@ -178,19 +178,17 @@ inline auto error_class_of(std::error_code ec) noexcept -> errc {
 
 }  // namespace detail
 
-namespace detail {
-
-// A SQLSTATE is exactly five characters of [0-9A-Z]; anything else is not printed, because the
-// field is filled from server bytes.
-inline auto is_sqlstate(std::string_view s) noexcept -> bool {
+/**
+ * Whether @p s is a well-formed SQLSTATE: exactly five characters of `[0-9A-Z]`. A failure's
+ * SQLSTATE is filled from the server's bytes: print it only when this holds. Never throws.
+ */
+[[nodiscard]] inline auto is_sqlstate(std::string_view s) noexcept -> bool {
   if (s.size() != 5) return false;
   for (char c : s) {
     if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'))) return false;
   }
   return true;
 }
-
-}  // namespace detail
 
 }  // namespace replicant
 

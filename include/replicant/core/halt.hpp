@@ -828,7 +828,7 @@ using halt_or = detail::expected<T, halt>;
   }
   if (h.sqlstate) {
     out.append("; sqlstate ");
-    out.append(detail::is_sqlstate(*h.sqlstate) ? std::string_view(*h.sqlstate) : std::string_view("(malformed)"));
+    out.append(is_sqlstate(*h.sqlstate) ? std::string_view(*h.sqlstate) : std::string_view("(malformed)"));
   }
   if (h.cause) {
     out.append("; cause ");

@@ -16,8 +16,8 @@
 ///    exactly the name given (PostgreSQL folds unquoted names to lower case) and a reserved word
 ///    such as `user` still works as a publication name.
 
-#include <replicant/core/detail/utf8.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/core/utf8.hpp>
 
 #include <array>
 #include <cstddef>

@@ -252,7 +252,7 @@ inline auto wait_for(int fd, short events, int cancel_fd, std::chrono::steady_cl
 inline auto sqlstate_in(std::string_view message) -> std::string {
   for (auto at = message.find(":  "); at != std::string_view::npos; at = message.find(":  ", at + 1)) {
     const auto code = message.substr(at + 3, 6);
-    if (code.size() == 6 && code[5] == ':' && replicant::detail::is_sqlstate(code.substr(0, 5))) {
+    if (code.size() == 6 && code[5] == ':' && replicant::is_sqlstate(code.substr(0, 5))) {
       return std::string{code.substr(0, 5)};
     }
   }

@@ -1,15 +1,16 @@
 // Copyright (c) 2026 The replicant authors
 // SPDX-License-Identifier: MIT
-#ifndef REPLICANT_CORE_DETAIL_UTF8_HPP
-#define REPLICANT_CORE_DETAIL_UTF8_HPP
+#ifndef REPLICANT_CORE_UTF8_HPP
+#define REPLICANT_CORE_UTF8_HPP
 
-// Recognising well-formed UTF-8, the one rule shared by the identifier checks (a name that is not
-// UTF-8 is refused) and by anything that must print text safely (bad bytes are replaced).
+/// @file
+/// Recognising well-formed UTF-8: the one rule shared by the identifier checks (a name that is not
+/// UTF-8 is refused) and by anything that must print text safely (a JSON writer replaces bad bytes).
 
 #include <cstddef>
 #include <string_view>
 
-namespace replicant::detail {
+namespace replicant {
 
 /// Length of the well-formed UTF-8 sequence starting at text[i] (1 to 4), or 0 when the bytes
 /// there are not one: a stray continuation byte, an overlong form, a UTF-16 surrogate, a code point
@@ -43,6 +44,6 @@ namespace replicant::detail {
   return n;
 }
 
-}  // namespace replicant::detail
+}  // namespace replicant
 
-#endif  // REPLICANT_CORE_DETAIL_UTF8_HPP
+#endif  // REPLICANT_CORE_UTF8_HPP
