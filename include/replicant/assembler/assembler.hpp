@@ -234,6 +234,10 @@ class assembler {
     t.relations_.clear();
     t.origin_.reset();
     t.arena_.reset();
+    if (finishing_ != nullptr && &t == &finishing_->txn) {
+      finishing_->recycled = true;  // back where it was assembled: the next Begin reuses it there
+      return;
+    }
     if (!spare_) spare_.emplace(std::move(t));
   }
 
@@ -255,7 +259,7 @@ class assembler {
   }
 
   /// True when a transaction is being received (between Begin and Commit, or inside a streamed block).
-  [[nodiscard]] auto in_transaction() const noexcept -> bool { return current_.has_value() || decoder_.in_stream(); }
+  [[nodiscard]] auto in_transaction() const noexcept -> bool { return current_ != nullptr || decoder_.in_stream(); }
 
   /// True when nothing at all is held: no open, streamed or prepared transaction.
   [[nodiscard]] auto idle() const noexcept -> bool {
@@ -356,9 +360,10 @@ class assembler {
     // Streamed only: schema changes seen inside the stream, reported at commit.
     std::vector<std::shared_ptr<const schema_change>> schema_changes;
     const relation_info* last_relation = nullptr;
-    std::string gid;    // two-phase only
-    lsn prepare_lsn{};  // two-phase only: where its PREPARE was decoded
-    lsn final_lsn{};    // ordinary transactions: the commit LSN its Begin announced
+    std::string gid;        // two-phase only
+    lsn prepare_lsn{};      // two-phase only: where its PREPARE was decoded
+    lsn final_lsn{};        // ordinary transactions: the commit LSN its Begin announced
+    bool recycled = false;  // txn was handed back to recycle() in place, empty again
   };
 
   [[nodiscard]] auto start_transaction() -> open_txn {
@@ -367,6 +372,29 @@ class assembler {
       o.txn = std::move(*spare_);
       spare_.reset();
     }
+    return o;
+  }
+
+  // Opens current_ for a Begin. It reuses the open transaction the last commit handed back (so
+  // neither Begin nor Commit moves one: each moved a few dozen members), made empty again: its
+  // transaction too when the delivery recycled it in place, and otherwise the spare one's memory.
+  auto open_current(transaction_id xid) -> open_txn& {
+    current_ = spare_open_ ? std::move(spare_open_) : std::make_unique<open_txn>();
+    open_txn& o = *current_;
+    if (!o.recycled) {
+      o.txn = spare_ ? std::move(*spare_) : transaction{};
+      spare_.reset();
+    }
+    o.recycled = false;
+    o.txn.xid_ = xid;
+    o.change_xids.clear();
+    o.message_xids.clear();
+    o.message_positions.clear();
+    o.schema_changes.clear();
+    o.last_relation = nullptr;
+    o.gid.clear();
+    o.prepare_lsn = lsn{};
+    o.final_lsn = lsn{};
     return o;
   }
 
@@ -506,7 +534,7 @@ class assembler {
   }
 
   template <class Handler>
-  auto finish(open_txn&& o, lsn commit_lsn, lsn end_lsn, sys_microseconds commit_time, Handler& handler)
+  auto finish(open_txn& o, lsn commit_lsn, lsn end_lsn, sys_microseconds commit_time, Handler& handler)
       -> result<void> {
     for (const auto& sc : o.schema_changes) {
       if (auto r = report(*sc, commit_lsn, handler); !r) return r;
@@ -527,7 +555,9 @@ class assembler {
   }
 
   pgoutput_reader decoder_;
-  std::optional<open_txn> current_;
+  std::unique_ptr<open_txn> current_;     // the transaction between Begin and Commit, or none
+  std::unique_ptr<open_txn> spare_open_;  // the one the last commit handed back, for the next Begin
+  open_txn* finishing_ = nullptr;         // the one a Commit is delivering, while it does
   std::unordered_map<transaction_id, open_txn> streams_;
   std::unordered_map<transaction_id, open_txn> prepared_;
   // Prepared transactions committed, until their commit is known durable (oldest_prepare_lsn).
@@ -581,17 +611,13 @@ auto assembler::push_message(std::span<const std::byte> payload, std::optional<f
 
 inline auto assembler::on(const pgoutput::begin_message& m) -> result<void> {
   if (current_) return fail(errc::protocol_violation);
-  current_.emplace(start_transaction());
-  current_->txn.xid_ = m.xid;
-  current_->final_lsn = m.final_lsn;
+  open_current(m.xid).final_lsn = m.final_lsn;
   return {};
 }
 
 inline auto assembler::on(const pgoutput::begin_prepare_message& m) -> result<void> {
   if (current_) return fail(errc::protocol_violation);
-  current_.emplace(start_transaction());
-  current_->txn.xid_ = m.xid;
-  current_->gid = std::string{m.gid};
+  open_current(m.xid).gid = m.gid;
   return {};
 }
 
@@ -601,9 +627,14 @@ auto assembler::on(const pgoutput::commit_message& m, Handler& handler) -> resul
   // Begin announced where the commit record is: a commit that says otherwise is damaged, and
   // trusting it would move the watermark to a position that was never committed.
   if (m.commit_lsn != current_->final_lsn) return fail(errc::protocol_violation);
-  open_txn o = std::move(*current_);
-  current_.reset();
-  return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
+  std::unique_ptr<open_txn> o = std::move(current_);
+  struct finishing {
+    open_txn*& at;
+    ~finishing() { at = nullptr; }  // also when the handler throws
+  } const delivering{finishing_ = o.get()};
+  auto done = finish(*o, m.commit_lsn, m.end_lsn, m.commit_time, handler);
+  spare_open_ = std::move(o);
+  return done;
 }
 
 inline auto assembler::on(const pgoutput::origin_message& m) -> result<void> {
@@ -698,7 +729,7 @@ auto assembler::on(const pgoutput::stream_commit_message& m, Handler& handler) -
   open_txn o = std::move(it->second);
   streams_.erase(it);
   o.txn.streamed_ = true;
-  return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
+  return finish(o, m.commit_lsn, m.end_lsn, m.commit_time, handler);
 }
 
 template <class Handler>
@@ -758,7 +789,7 @@ auto assembler::on(const pgoutput::commit_prepared_message& m, Handler& handler)
   open_txn o = std::move(it->second);
   prepared_.erase(it);
   committed_prepares_.push_back({m.commit_lsn, o.prepare_lsn});
-  return finish(std::move(o), m.commit_lsn, m.end_lsn, m.commit_time, handler);
+  return finish(o, m.commit_lsn, m.end_lsn, m.commit_time, handler);
 }
 
 template <class Handler>
