@@ -364,37 +364,43 @@ class assembler {
     lsn prepare_lsn{};      // two-phase only: where its PREPARE was decoded
     lsn final_lsn{};        // ordinary transactions: the commit LSN its Begin announced
     bool recycled = false;  // txn was handed back to recycle() in place, empty again
+
+    // Empties what it holds beside txn, keeping the vectors' memory: as a new one, for reuse.
+    void clear_beside_txn() noexcept {
+      change_xids.clear();
+      message_xids.clear();
+      message_positions.clear();
+      schema_changes.clear();
+      last_relation = nullptr;
+      gid.clear();
+      prepare_lsn = lsn{};
+      final_lsn = lsn{};
+      recycled = false;
+    }
   };
+
+  // The spare transaction (a delivered one, recycled) to fill next, or a new one.
+  [[nodiscard]] auto take_spare() noexcept -> transaction {
+    transaction t = spare_ ? std::move(*spare_) : transaction{};
+    spare_.reset();
+    return t;
+  }
 
   [[nodiscard]] auto start_transaction() -> open_txn {
     open_txn o;
-    if (spare_) {
-      o.txn = std::move(*spare_);
-      spare_.reset();
-    }
+    o.txn = take_spare();
     return o;
   }
 
-  // Opens current_ for a Begin. It reuses the open transaction the last commit handed back (so
-  // neither Begin nor Commit moves one: each moved a few dozen members), made empty again: its
-  // transaction too when the delivery recycled it in place, and otherwise the spare one's memory.
+  // Opens current_ for a Begin. It reuses the open transaction the last commit or prepare handed
+  // back (so neither Begin nor Commit moves one: each moved a few dozen members), made empty again:
+  // its transaction too when the delivery recycled it in place, and otherwise the spare one.
   auto open_current(transaction_id xid) -> open_txn& {
     current_ = spare_open_ ? std::move(spare_open_) : std::make_unique<open_txn>();
     open_txn& o = *current_;
-    if (!o.recycled) {
-      o.txn = spare_ ? std::move(*spare_) : transaction{};
-      spare_.reset();
-    }
-    o.recycled = false;
+    if (!o.recycled) o.txn = take_spare();
+    o.clear_beside_txn();
     o.txn.xid_ = xid;
-    o.change_xids.clear();
-    o.message_xids.clear();
-    o.message_positions.clear();
-    o.schema_changes.clear();
-    o.last_relation = nullptr;
-    o.gid.clear();
-    o.prepare_lsn = lsn{};
-    o.final_lsn = lsn{};
     return o;
   }
 
@@ -757,7 +763,7 @@ template <class Handler>
 auto assembler::on(const pgoutput::prepare_message& m, Handler& handler) -> result<void> {
   if (!current_) return fail(errc::protocol_violation);
   open_txn o = std::move(*current_);
-  current_.reset();
+  spare_open_ = std::move(current_);  // moved from: open_current() empties it for the next Begin
   const prepared_event e{m.xid, m.gid, m.prepare_lsn, m.end_lsn, o.txn.change_count()};
   o.prepare_lsn = m.prepare_lsn;
   prepared_.insert_or_assign(m.xid, std::move(o));
