@@ -51,18 +51,17 @@ def table_rows(text, heading):
             yield cells[0].strip('`'), set(re.findall(r'`([^`]+)`', cells[1]))
 
 
-def read_rules(hacking_md):
-    """The Walls table: {component: set of components it may reach}."""
-    rules = {c: allowed | {c} for c, allowed in table_rows(open(hacking_md, encoding='utf-8').read(), '## Walls')}
+def read_rules(hacking):
+    """The Walls table of @p hacking (docs/HACKING.md's text): {component: set of components it may reach}."""
+    rules = {c: allowed | {c} for c, allowed in table_rows(hacking, '## Walls')}
     if not rules:
         sys.exit('check_walls: the Walls table of docs/HACKING.md has no rows')
     return rules
 
 
-def read_seams(hacking_md):
-    """The Detail seams table: {(component, component whose detail names it may name)}."""
-    text = open(hacking_md, encoding='utf-8').read()
-    return {(c.rstrip('/'), o.rstrip('/')) for c, others in table_rows(text, '### Detail seams') for o in others}
+def read_seams(hacking):
+    """The Detail seams table of @p hacking: {(component, component whose detail names it may name)}."""
+    return {(c.rstrip('/'), o.rstrip('/')) for c, others in table_rows(hacking, '### Detail seams') for o in others}
 
 
 def component_of(header, rules):
@@ -280,11 +279,12 @@ def main(argv):
     if len(argv) != 2:
         sys.exit(__doc__)
     root = argv[1]
-    rules = read_rules(os.path.join(root, 'docs', 'HACKING.md'))
+    hacking = open(os.path.join(root, 'docs', 'HACKING.md'), encoding='utf-8').read()
+    rules = read_rules(hacking)
     graph = scan(os.path.join(root, 'include'))
     found = breaches(graph, rules)
     found += detail_breaches(scan_code(root, 'include/replicant', ('.hpp',)),
-                             read_seams(os.path.join(root, 'docs', 'HACKING.md')))
+                             read_seams(hacking))
     found += example_breaches(scan_code(root, 'examples', ('.hpp', '.cpp')))
     for line in found:
         print(line)
