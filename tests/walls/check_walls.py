@@ -10,7 +10,8 @@ chain of includes. This script reads every header under include/replicant/, foll
 `#include <replicant/...>` transitively, and prints every header that reaches what its component
 may not, with the chain of includes that gets there. Two more walls are not components:
 only pq/ includes <libpq-fe.h>, and nothing in include/ includes a file of tests/. And an impl/
-header (the second half of one public header) is included only from its own folder: the header
+header (the second half of one public header) is included only from its own folder, and from its
+component's src.hpp (the separately compiled mode's part of the component): the header
 self-containment test leaves impl/ out because its public header checks it. A component's detail/
 is its own: only core/detail/, the helpers of the vocabulary everything shares, is included from
 other components; what two components share is a header outside detail/. And no header reaches
@@ -108,7 +109,9 @@ def breaches(graph, rules):
                 out.append(f'{header}: includes <libpq-fe.h>, which only pq/ may')
             if raw.startswith('replicant/') and '/impl/' in raw:
                 impl_owner = raw[len('replicant/'):].split('/impl/')[0]
-                if impl_owner not in (header.split('/impl/')[0], header.rsplit('/', 1)[0]):
+                # A component's src.hpp gathers every impl/ half of the component, detail/ ones too.
+                gathered = header == impl_owner.split('/')[0] + '/src.hpp'
+                if not gathered and impl_owner not in (header.split('/impl/')[0], header.rsplit('/', 1)[0]):
                     out.append(f'{header}: includes {raw}, an impl/ header of another folder')
             if raw.startswith('replicant/') and '/detail/' in raw:
                 detail_owner = raw[len('replicant/'):].split('/')[0]
@@ -222,6 +225,8 @@ def self_test():
         'a header no row covers': {'stray.hpp': []},
         'an impl/ header from another folder':
             {'model/a.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': []},
+        'an impl/ header of another component from a src.hpp':
+            {'model/src.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': []},
         'a detail/ header of a component it may reach, not core/':
             {'sink/s.hpp': ['replicant/model/detail/d.hpp'], 'model/detail/d.hpp': []},
         'an include loop (an impl/ half that includes its public header back)':
@@ -235,6 +240,8 @@ def self_test():
     if breaches({'model/a.hpp': ['replicant/core/b.hpp', 'vector', 'replicant/core/detail/e.hpp',
                                  'replicant/model/detail/d.hpp'],
                  'core/b.hpp': ['replicant/core/impl/b.hpp'], 'core/impl/b.hpp': [],
+                 'core/src.hpp': ['replicant/core/impl/b.hpp', 'replicant/core/detail/impl/f.hpp'],
+                 'core/detail/impl/f.hpp': [],
                  'core/impl/c.hpp': ['replicant/core/impl/b.hpp'], 'core/detail/e.hpp': [],
                  'model/detail/d.hpp': ['replicant/core/detail/e.hpp']}, rules):
         print('check_walls self-test: a graph within its walls was reported')

@@ -6,7 +6,9 @@
 // The model component's part of <replicant/src.hpp>: the bodies of the casts, compiled once.
 
 #include <replicant/model/cast.hpp>
+#include <replicant/model/value.hpp>
 
 #include <replicant/model/impl/cast.hpp>
+#include <replicant/model/impl/value.hpp>
 
 #endif  // REPLICANT_MODEL_SRC_HPP

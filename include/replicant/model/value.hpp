@@ -21,6 +21,7 @@
 /// purpose there is no `operator<<`, so a value cannot be streamed into a log by accident.
 
 #include <replicant/core/detail/calendar.hpp>
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/detail/pg_parse.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/result.hpp>
@@ -848,6 +849,18 @@ class value {
   value(array a) noexcept : v_(std::move(a)) {}       // NOLINT(google-explicit-constructor)
   ///@}
 
+  /// Copies, moves and destroys the held alternative. Declared here and defined with the other
+  /// bodies, so that a unit of the separately compiled mode does not instantiate the variant's
+  /// visitation tables for them (docs/performance.md, "Compile cost"). Copying throws only
+  /// `std::bad_alloc`; moving never throws.
+  ///@{
+  value(const value& other);
+  value(value&& other) noexcept;
+  auto operator=(const value& other) -> value&;
+  auto operator=(value&& other) noexcept -> value&;
+  ~value();
+  ///@}
+
   /// Whether this is SQL NULL. Never throws.
   [[nodiscard]] constexpr auto is_null() const noexcept -> bool { return v_.index() == 0; }
 
@@ -922,15 +935,6 @@ static_assert(static_cast<std::size_t>(value_kind::array) + 1 == std::variant_si
 
 // --- array members that need a complete value ---------------------------------------------------
 
-inline array::array() noexcept = default;
-inline array::array(std::vector<value> elements, std::int32_t lower_bound) noexcept
-    : elements_(std::move(elements)), lower_bound_(lower_bound) {}
-inline array::array(const array& other) = default;
-inline array::array(array&& other) noexcept = default;
-inline auto array::operator=(const array& other) -> array& = default;
-inline auto array::operator=(array&& other) noexcept -> array& = default;
-inline array::~array() = default;
-
 inline auto array::elements() const noexcept -> std::span<const value> { return elements_; }
 inline auto array::size() const noexcept -> std::size_t { return elements_.size(); }
 inline auto array::empty() const noexcept -> bool { return elements_.empty(); }
@@ -944,41 +948,6 @@ inline auto array::dimensions() const noexcept -> std::size_t {
   return inner != nullptr ? 1 + inner->dimensions() : 1;
 }
 
-inline auto array::own() -> void {
-  for (auto& e : elements_) e.own();
-}
-
-// The friends' definitions are kept out of the API reference: Doxygen does not match them to their
-// declarations (documented in the classes above) and would list them again, undocumented.
-/// @cond
-inline auto operator==(const array& a, const array& b) noexcept -> bool {
-  return a.lower_bound_ == b.lower_bound_ && a.elements_ == b.elements_;
-}
-
-inline auto value::own() -> void {
-  std::visit(
-      [](auto& alternative) {
-        if constexpr (requires { alternative.own(); }) alternative.own();
-      },
-      v_);
-}
-
-inline auto operator==(const value& a, const value& b) noexcept -> bool {
-  if (a.v_.index() != b.v_.index()) return false;
-  return std::visit(
-      [&b](const auto& x) -> bool {
-        using T = std::decay_t<decltype(x)>;
-        const T& y = *std::get_if<T>(&b.v_);
-        if constexpr (std::is_same_v<T, double>) {
-          return x == y || (x != x && y != y);  // NaN equals NaN, as in PostgreSQL
-        } else {
-          return x == y;
-        }
-      },
-      a.v_);
-}
-/// @endcond
-
 // --- to_string: the explicit, user-facing rendering ----------------------------------------------
 
 /// PostgreSQL's text for @p n: its canonical digits. @throws std::bad_alloc
@@ -986,18 +955,10 @@ inline auto operator==(const value& a, const value& b) noexcept -> bool {
 
 /// `YYYY-MM-DD` as PostgreSQL prints it under DateStyle=ISO (`0044-03-15 BC`, `infinity`).
 /// @throws std::bad_alloc
-[[nodiscard]] inline auto to_string(date d) -> std::string {
-  std::string out;
-  detail::append_date(out, d.days_since_2000());
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto to_string(date d) -> std::string;
 
 /// `HH:MM:SS[.ffffff]`, trailing fraction zeros dropped. @throws std::bad_alloc
-[[nodiscard]] inline auto to_string(time_of_day t) -> std::string {
-  std::string out;
-  detail::append_time_of_day(out, t.micros_since_midnight());
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto to_string(time_of_day t) -> std::string;
 
 /// `YYYY-MM-DD HH:MM:SS[.ffffff][+00][ BC]`, as PostgreSQL prints it under DateStyle=ISO and
 /// TimeZone=UTC; `infinity` / `-infinity`. @throws std::bad_alloc
@@ -1009,112 +970,13 @@ template <bool WithTimeZone>
 }
 
 /// The canonical lower-case `8-4-4-4-12` form. @throws std::bad_alloc
-[[nodiscard]] inline auto to_string(const uuid& u) -> std::string {
-  std::string out;
-  out.reserve(36);
-  for (std::size_t i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(detail::hex_digits_lower[u.bytes()[i] >> 4U]);
-    out.push_back(detail::hex_digits_lower[u.bytes()[i] & 0xFU]);
-  }
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto to_string(const uuid& u) -> std::string;
 
 /// The hex form `\x0123ab` (bytea_output=hex). @throws std::bad_alloc
-[[nodiscard]] inline auto to_string(const bytea& b) -> std::string {
-  std::string out = "\\x";
-  out.reserve(2 + 2 * b.size());
-  for (const std::byte x : b.bytes()) {
-    out.push_back(detail::hex_digits_lower[std::to_integer<unsigned>(x) >> 4U]);
-    out.push_back(detail::hex_digits_lower[std::to_integer<unsigned>(x) & 0xFU]);
-  }
-  return out;
-}
-
-[[nodiscard]] auto to_string(const value& v) -> std::string;
-
-namespace detail {
-
-// array_out's quoting rule: quote an element that is empty, reads as NULL, or contains a character
-// with meaning in array syntax (braces, quote, backslash, the ',' delimiter) or white space.
-[[nodiscard]] inline auto array_element_needs_quotes(std::string_view s) noexcept -> bool {
-  if (s.empty()) return true;
-  if (s.size() == 4) {
-    const auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); };
-    if (lower(s[0]) == 'n' && lower(s[1]) == 'u' && lower(s[2]) == 'l' && lower(s[3]) == 'l') return true;
-  }
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-      case '\\':
-      case '{':
-      case '}':
-      case ',':
-      case ' ':
-      case '\t':
-      case '\n':
-      case '\r':
-      case '\v':
-      case '\f': return true;
-      default: break;
-    }
-  }
-  return false;
-}
-
-inline auto append_array_body(std::string& out, const array& a) -> void {
-  out.push_back('{');
-  bool first = true;
-  for (const auto& e : a) {
-    if (!first) out.push_back(',');
-    first = false;
-    if (e.is_null()) {
-      out += "NULL";
-    } else if (const auto* inner = e.get_if<array>()) {
-      append_array_body(out, *inner);
-    } else {
-      const std::string s = to_string(e);
-      if (!array_element_needs_quotes(s)) {
-        out += s;
-        continue;
-      }
-      out.push_back('"');
-      for (const char c : s) {
-        if (c == '"' || c == '\\') out.push_back('\\');
-        out.push_back(c);
-      }
-      out.push_back('"');
-    }
-  }
-  out.push_back('}');
-}
-
-// "[lb:ub]" per dimension, printed (followed by '=') only when some lower bound is not 1.
-inline auto append_array_bounds(std::string& out, const array& a) -> void {
-  bool needed = false;
-  for (const array* level = &a; level != nullptr && !level->empty(); level = level->elements().front().get_if<array>())
-    needed = needed || level->lower_bound() != 1;
-  if (!needed) return;
-  for (const array* level = &a; level != nullptr && !level->empty();
-       level = level->elements().front().get_if<array>()) {
-    out.push_back('[');
-    append_signed(out, level->lower_bound());
-    out.push_back(':');
-    append_signed(out, std::int64_t{level->lower_bound()} + static_cast<std::int64_t>(level->size()) - 1);
-    out.push_back(']');
-  }
-  out.push_back('=');
-}
-
-}  // namespace detail
+[[nodiscard]] REPLICANT_DECL auto to_string(const bytea& b) -> std::string;
 
 /// PostgreSQL's array text (`{1,NULL,"a b"}`, `{{1,2},{3,4}}`, `[0:1]={x,y}`). @throws std::bad_alloc
-[[nodiscard]] inline auto to_string(const array& a) -> std::string {
-  std::string out;
-  detail::append_array_bounds(out, a);
-  detail::append_array_body(out, a);
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto to_string(const array& a) -> std::string;
 
 /**
  * A rendering of @p v for the user's own display or export: PostgreSQL's text output form under the
@@ -1127,29 +989,14 @@ inline auto append_array_bounds(std::string& out, const array& a) -> void {
  *
  * @throws std::bad_alloc
  */
-[[nodiscard]] inline auto to_string(const value& v) -> std::string {
-  return v.visit([](const auto& x) -> std::string {
-    using T = std::decay_t<decltype(x)>;
-    if constexpr (std::is_same_v<T, null_t>) {
-      return "NULL";
-    } else if constexpr (std::is_same_v<T, bool>) {
-      return x ? "t" : "f";
-    } else if constexpr (std::is_same_v<T, std::int64_t>) {
-      std::string out;
-      detail::append_signed(out, x);
-      return out;
-    } else if constexpr (std::is_same_v<T, double>) {
-      std::string out;
-      detail::append_float(out, x);
-      return out;
-    } else if constexpr (std::is_same_v<T, text> || std::is_same_v<T, json>) {
-      return std::string(x.view());
-    } else {
-      return to_string(x);
-    }
-  });
-}
+[[nodiscard]] REPLICANT_DECL auto to_string(const value& v) -> std::string;
 
 }  // namespace replicant
+
+// The bodies that visit the variant or build strings: in every unit header-only, in the one unit
+// that includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/model/impl/value.hpp>
+#endif
 
 #endif  // REPLICANT_MODEL_VALUE_HPP
