@@ -6,9 +6,9 @@
 /// @file
 /// replicant::file_checkpoint_store: a slot's checkpoint in a local file, replaced crash-safely.
 
-#include <replicant/checkpoint/detail/durable_file.hpp>
 #include <replicant/checkpoint/store.hpp>
 #include <replicant/core/detail/bounded_call.hpp>
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
@@ -36,45 +36,18 @@ inline constexpr std::string_view checkpoint_file_magic = "replicant-checkpoint 
 inline constexpr std::size_t checkpoint_file_limit = 4096;
 
 // Takes the next '\n'-terminated line off @p text; nothing when no terminator is left.
-inline auto take_line(std::string_view& text) noexcept -> std::optional<std::string_view> {
-  const auto end = text.find('\n');
-  if (end == std::string_view::npos) return std::nullopt;
-  const auto line = text.substr(0, end);
-  text.remove_prefix(end + 1);
-  return line;
-}
+REPLICANT_DECL auto take_line(std::string_view& text) noexcept -> std::optional<std::string_view>;
 
 // Takes "<key> <value>" off @p text and returns the value, or nothing if the line is not that.
-inline auto take_field(std::string_view& text, std::string_view key) noexcept -> std::optional<std::string_view> {
-  const auto line = take_line(text);
-  if (!line || line->size() <= key.size() || line->substr(0, key.size()) != key || (*line)[key.size()] != ' ') {
-    return std::nullopt;
-  }
-  return line->substr(key.size() + 1);
-}
+REPLICANT_DECL auto take_field(std::string_view& text, std::string_view key) noexcept
+    -> std::optional<std::string_view>;
 
 // The file's bytes for @p slot at @p at.
-inline auto format_checkpoint_file(const slot_name& slot, lsn at) -> std::string {
-  std::string out{checkpoint_file_magic};
-  out += "\nslot ";
-  out += slot.view();
-  out += "\ncommit_lsn ";
-  out += to_string(at);
-  out += '\n';
-  return out;
-}
+REPLICANT_DECL auto format_checkpoint_file(const slot_name& slot, lsn at) -> std::string;
 
 // Parses a whole checkpoint file written for @p slot. Anything but exactly the three lines that
 // format_checkpoint_file() writes, for this slot, is `store_mismatch`.
-inline auto parse_checkpoint_file(std::string_view text, const slot_name& slot) noexcept -> result<lsn> {
-  if (take_line(text) != checkpoint_file_magic) return fail(errc::store_mismatch);
-  if (take_field(text, "slot") != slot.view()) return fail(errc::store_mismatch);
-  const auto at = take_field(text, "commit_lsn");
-  if (!at || !text.empty()) return fail(errc::store_mismatch);
-  auto parsed = parse_lsn(*at);
-  if (!parsed) return fail(errc::store_mismatch);
-  return *parsed;
-}
+REPLICANT_DECL auto parse_checkpoint_file(std::string_view text, const slot_name& slot) noexcept -> result<lsn>;
 
 // The first line of a progress file (see file_checkpoint_store::write_progress).
 inline constexpr std::string_view progress_file_magic = "replicant-snapshot-progress 1";
@@ -84,25 +57,10 @@ inline constexpr std::size_t progress_file_limit = std::size_t{1} << 20U;
 
 // The progress file's bytes: the magic, the slot, the token's length, then the token itself, which
 // may hold any character (a key's text), newlines included.
-inline auto format_progress_file(const slot_name& slot, std::string_view token) -> std::string {
-  std::string out{progress_file_magic};
-  out += "\nslot ";
-  out += slot.view();
-  out += "\nlength ";
-  out += std::to_string(token.size());
-  out += '\n';
-  out += token;
-  return out;
-}
+REPLICANT_DECL auto format_progress_file(const slot_name& slot, std::string_view token) -> std::string;
 
 // Parses a whole progress file written for @p slot; anything else is `store_mismatch`.
-inline auto parse_progress_file(std::string_view text, const slot_name& slot) -> result<std::string> {
-  if (take_line(text) != progress_file_magic) return fail(errc::store_mismatch);
-  if (take_field(text, "slot") != slot.view()) return fail(errc::store_mismatch);
-  const auto length = take_field(text, "length");
-  if (!length || *length != std::to_string(text.size())) return fail(errc::store_mismatch);
-  return std::string{text};
-}
+REPLICANT_DECL auto parse_progress_file(std::string_view text, const slot_name& slot) -> result<std::string>;
 
 }  // namespace detail
 
@@ -191,33 +149,12 @@ class file_checkpoint_store {
    * directory is more often a missing mount than a fresh install.
    * @throws std::bad_alloc only.
    */
-  explicit file_checkpoint_store(std::filesystem::path file, file_store_options options = {})
-      : file_(std::move(file)), options_(options) {
-    // Refused by every call: a path that names no file, a timeout that allows no call.
-    if (file_.empty() || !file_.has_filename() || options_.io_timeout <= std::chrono::milliseconds::zero()) return;
-    temp_ = file_;
-    temp_ += ".tmp";
-    progress_ = file_;
-    progress_ += ".progress";
-    progress_temp_ = progress_;
-    progress_temp_ += ".tmp";
-    directory_ = file_.parent_path();
-    if (directory_.empty()) directory_ = ".";
-  }
+  explicit file_checkpoint_store(std::filesystem::path file, file_store_options options = {});
 
   /// The same path and options, with a thread of its own. @throws std::bad_alloc only.
-  file_checkpoint_store(const file_checkpoint_store& other)
-      : file_(other.file_),
-        options_(other.options_),
-        temp_(other.temp_),
-        directory_(other.directory_),
-        progress_(other.progress_),
-        progress_temp_(other.progress_temp_) {}
+  file_checkpoint_store(const file_checkpoint_store& other);
   /// As the copy constructor. @throws std::bad_alloc only.
-  auto operator=(const file_checkpoint_store& other) -> file_checkpoint_store& {
-    if (this != &other) *this = file_checkpoint_store{other};
-    return *this;
-  }
+  auto operator=(const file_checkpoint_store& other) -> file_checkpoint_store&;
   /// Takes over @p other's path, options and thread; @p other may then only be destroyed or
   /// assigned to. Never throws.
   file_checkpoint_store(file_checkpoint_store&& other) noexcept = default;
@@ -233,19 +170,7 @@ class file_checkpoint_store {
    *         `errc::io_failed` (the file exists but cannot be read) or `errc::invalid_options`.
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto read(const slot_name& slot) const -> result<std::optional<lsn>> {
-    if (temp_.empty()) return fail(errc::invalid_options);
-    // The job owns copies of what it uses: it may outlive this call, and this object.
-    return bounded<std::optional<lsn>>([file = file_, slot]() -> result<std::optional<lsn>> {
-      auto bytes = detail::read_small_file(file, detail::checkpoint_file_limit);
-      if (!bytes) return unexpected(bytes.error());
-      if (!*bytes) return std::optional<lsn>{};
-      if ((*bytes)->size() > detail::checkpoint_file_limit) return fail(errc::store_mismatch);
-      auto at = detail::parse_checkpoint_file(**bytes, slot);
-      if (!at) return unexpected(at.error());
-      return std::optional<lsn>{*at};
-    });
-  }
+  [[nodiscard]] auto read(const slot_name& slot) const -> result<std::optional<lsn>>;
 
   /**
    * Makes @p at the checkpoint of @p slot, durably, replacing the file whatever it held.
@@ -253,13 +178,7 @@ class file_checkpoint_store {
    *         left behind when it could be removed) or `errc::invalid_options`.
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto write(const slot_name& slot, lsn at) -> result<void> {
-    if (temp_.empty()) return fail(errc::invalid_options);
-    return bounded<void>([file = file_, temp = temp_, directory = directory_,
-                          bytes = detail::format_checkpoint_file(slot, at)]() -> result<void> {
-      return detail::replace_file_durably(file, temp, directory, bytes);
-    });
-  }
+  [[nodiscard]] auto write(const slot_name& slot, lsn at) -> result<void>;
 
   /**
    * The incremental-snapshot progress last written for @p slot, from `<file>.progress`, or
@@ -267,18 +186,7 @@ class file_checkpoint_store {
    * @return the token, nothing, `errc::store_mismatch`, `errc::io_failed` or `errc::invalid_options`.
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto read_progress(const slot_name& slot) const -> result<std::optional<std::string>> {
-    if (temp_.empty()) return fail(errc::invalid_options);
-    return bounded<std::optional<std::string>>([file = progress_, slot]() -> result<std::optional<std::string>> {
-      auto bytes = detail::read_small_file(file, detail::progress_file_limit);
-      if (!bytes) return unexpected(bytes.error());
-      if (!*bytes) return std::optional<std::string>{};
-      if ((*bytes)->size() > detail::progress_file_limit) return fail(errc::store_mismatch);
-      auto token = detail::parse_progress_file(**bytes, slot);
-      if (!token) return unexpected(token.error());
-      return std::optional<std::string>{std::move(*token)};
-    });
-  }
+  [[nodiscard]] auto read_progress(const slot_name& slot) const -> result<std::optional<std::string>>;
 
   /**
    * Makes @p token the incremental-snapshot progress of @p slot, durably, in `<file>.progress`.
@@ -286,13 +194,7 @@ class file_checkpoint_store {
    *         (also for a token too large to be one).
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto write_progress(const slot_name& slot, std::string_view token) -> result<void> {
-    if (temp_.empty() || token.size() > detail::progress_file_limit / 2) return fail(errc::invalid_options);
-    return bounded<void>([file = progress_, temp = progress_temp_, directory = directory_,
-                          bytes = detail::format_progress_file(slot, token)]() -> result<void> {
-      return detail::replace_file_durably(file, temp, directory, bytes);
-    });
-  }
+  [[nodiscard]] auto write_progress(const slot_name& slot, std::string_view token) -> result<void>;
 
   /**
    * Ends a call in progress on another thread at once, with `errc::cancelled`; its file operation
@@ -335,5 +237,11 @@ static_assert(progress_store<file_checkpoint_store>);
 static_assert(interruptible_store<file_checkpoint_store>);
 
 }  // namespace replicant
+
+// The file format's and the store's bodies: in every unit header-only, in the one unit that
+// includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/checkpoint/impl/file_store.hpp>
+#endif
 
 #endif  // REPLICANT_CHECKPOINT_FILE_STORE_HPP

@@ -8,6 +8,8 @@
 /// Every message is fixed text chosen here: no error ever carries a row value, a WAL byte or a
 /// user-supplied identifier.
 
+#include <replicant/core/detail/config.hpp>
+
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -84,42 +86,13 @@ class error_category final : public std::error_category {
  public:
   [[nodiscard]] auto name() const noexcept -> const char* override { return "replicant"; }
 
-  [[nodiscard]] auto message(int code) const -> std::string override {
-    switch (static_cast<errc>(code)) {
-      case errc::decode_failure: return "malformed replication data";
-      case errc::invalid_lsn: return "not a valid LSN";
-      case errc::invalid_identifier: return "identifier is not of an allowed shape";
-      case errc::invalid_options: return "invalid or contradictory options";
-      case errc::connection_failed: return "connection to the server failed or was lost";
-      case errc::server_error: return "the server reported an error";
-      case errc::protocol_violation: return "the server violated the replication protocol";
-      case errc::unsupported_server: return "the server does not support what was requested";
-      case errc::sink_failed: return "the sink failed";
-      case errc::checkpoint_store_failed: return "the checkpoint store failed";
-      case errc::io_failed: return "a local file operation failed";
-      case errc::halted: return "the pipeline halted";
-      case errc::column_missing: return "the row has no column of that name";
-      case errc::type_mismatch: return "the column's value does not fit the requested type";
-      case errc::column_unchanged: return "the column's value was not sent (unchanged TOAST)";
-      case errc::cancelled: return "stopped on request";
-      case errc::store_mismatch: return "the checkpoint store holds data of another shape or slot";
-      case errc::connection_refused: return "the server refused the connection for good";
-      case errc::publication_missing: return "a requested publication does not exist";
-      case errc::spill_exhausted: return "spilling would exceed the disk budget";
-      case errc::protocol_unsupported: return "the output plugin speaks an unsupported protocol version";
-      case errc::lsn_missing: return "a message arrived without the LSN it must carry";
-    }
-    return "unknown replicant error";
-  }
+  [[nodiscard]] auto message(int code) const -> std::string override;
 };
 
 }  // namespace detail
 
 /// The category of @ref replicant::errc; its `name()` is `"replicant"`. @par Thread safety Safe.
-[[nodiscard]] inline auto error_category() noexcept -> const std::error_category& {
-  static const detail::error_category instance;
-  return instance;
-}
+[[nodiscard]] REPLICANT_DECL auto error_category() noexcept -> const std::error_category&;
 
 /// The enumerator's name, e.g. `"decode_failure"`: stable, for logs and telemetry. Never throws.
 [[nodiscard]] constexpr auto to_string(errc e) noexcept -> std::string_view {
@@ -161,12 +134,7 @@ class error_category final : public std::error_category {
  * The pipeline reconnects with backoff on a non-fatal code and halts on a fatal one. Codes of other
  * categories (system errors from the OS) are treated as fatal.
  */
-[[nodiscard]] inline auto is_fatal(std::error_code ec) noexcept -> bool {
-  if (!ec) return false;
-  if (ec.category() != error_category()) return true;
-  const auto e = static_cast<errc>(ec.value());
-  return e != errc::connection_failed && e != errc::cancelled;
-}
+[[nodiscard]] REPLICANT_DECL auto is_fatal(std::error_code ec) noexcept -> bool;
 
 namespace detail {
 
@@ -182,17 +150,17 @@ inline auto error_class_of(std::error_code ec) noexcept -> errc {
  * Whether @p s is a well-formed SQLSTATE: exactly five characters of `[0-9A-Z]`. A failure's
  * SQLSTATE is filled from the server's bytes: print it only when this holds. Never throws.
  */
-[[nodiscard]] inline auto is_sqlstate(std::string_view s) noexcept -> bool {
-  if (s.size() != 5) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'))) return false;
-  }
-  return true;
-}
+[[nodiscard]] REPLICANT_DECL auto is_sqlstate(std::string_view s) noexcept -> bool;
 
 }  // namespace replicant
 
 template <>
 struct std::is_error_code_enum<replicant::errc> : std::true_type {};
+
+// The category's messages and the classifying functions: in every unit header-only, in the one
+// unit that includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/core/impl/error.hpp>
+#endif
 
 #endif  // REPLICANT_CORE_ERROR_HPP

@@ -20,6 +20,7 @@
 /// "which halt, and what do I do about it?", which is what this header answers (see also
 /// docs/errors.md).
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/detail/expected.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/identifier.hpp>
@@ -730,12 +731,7 @@ struct halt {
 namespace detail {
 
 // A halt for @p reason, with its @p cause (value-free by construction).
-inline auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt {
-  halt h;
-  h.reason = reason;
-  h.cause = cause;
-  return h;
-}
+REPLICANT_DECL auto to_halt(halt_reason reason, std::error_code cause = {}) -> halt;
 
 }  // namespace detail
 
@@ -763,13 +759,7 @@ using halt_or = detail::expected<T, halt>;
 
 /// A halt for a checkpoint policy's own @p reason (a namespace-scope constant), with its @p cause:
 /// `halt_reason::policy_halted`, and `halt::own` pointing to @p reason. Never throws.
-[[nodiscard]] inline auto halt_for(const own_halt_reason& reason, std::error_code cause = {}) noexcept -> halt {
-  halt h;
-  h.reason = halt_reason::policy_halted;
-  h.own = &reason;
-  h.cause = cause;
-  return h;
-}
+[[nodiscard]] REPLICANT_DECL auto halt_for(const own_halt_reason& reason, std::error_code cause = {}) noexcept -> halt;
 
 /// What an operator should do about @p h: its reason's action, or its policy's own. Never throws.
 [[nodiscard]] inline auto operator_action(const halt& h) noexcept -> std::string_view {
@@ -794,55 +784,7 @@ using halt_or = detail::expected<T, halt>;
  * @par Exceptions
  * Throws `std::bad_alloc` only.
  */
-[[nodiscard]] inline auto describe(const halt& h) -> std::string {
-  std::string out = is_start_rejection(h.reason) ? "replicant refused to start: " : "replicant halted: ";
-  out.append(to_string(h.reason));
-  if (h.own != nullptr) {
-    out.append(": ");
-    out.append(h.own->name());
-  }
-  out.append(" (");
-  out.append(h.own != nullptr ? h.own->message() : message(h.reason));
-  out.push_back(')');
-  if (h.table) {
-    out.append("; table ");
-    out.append(to_string(table_ref(*h.table)));
-  }
-  if (h.at) {
-    out.append("; at ");
-    out.append(to_string(*h.at));
-  }
-  if (h.lag_bytes) {
-    out.append("; lag ");
-    out.append(std::to_string(*h.lag_bytes));
-    out.append(" bytes");
-  }
-  if (h.attempts) {
-    out.append("; after ");
-    out.append(std::to_string(*h.attempts));
-    out.append(*h.attempts == 1 ? " attempt" : " attempts");
-  }
-  if (h.invalidation) {
-    out.append("; invalidation ");
-    out.append(to_string(*h.invalidation));
-  }
-  if (h.sqlstate) {
-    out.append("; sqlstate ");
-    out.append(is_sqlstate(*h.sqlstate) ? std::string_view(*h.sqlstate) : std::string_view("(malformed)"));
-  }
-  if (h.cause) {
-    out.append("; cause ");
-    out.append(h.cause.category().name());
-    out.push_back(':');
-    out.append(std::to_string(h.cause.value()));
-    out.append(" (");
-    out.append(h.cause.message());
-    out.push_back(')');
-  }
-  out.append("; action: ");
-  out.append(operator_action(h));
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto describe(const halt& h) -> std::string;
 
 /**
  * The exception thrown by the throwing `run()` when the pipeline halts or refuses to start.
@@ -869,8 +811,7 @@ class error : public std::system_error {
  public:
   /// Wraps @p h; `code()` is `errc::halted` and `what()` becomes `describe(h)`. Throws
   /// `std::bad_alloc` only.
-  explicit error(replicant::halt h)
-      : std::system_error(make_error_code(errc::halted)), state_(std::make_shared<state>(std::move(h))) {}
+  explicit error(replicant::halt h);
 
   /// `describe(details())`. Never throws.
   [[nodiscard]] auto what() const noexcept -> const char* override { return state_->what.c_str(); }
@@ -892,5 +833,11 @@ class error : public std::system_error {
 };
 
 }  // namespace replicant
+
+// The halts' making and describing: in every unit header-only, in the one unit that includes
+// <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/core/impl/halt.hpp>
+#endif
 
 #endif  // REPLICANT_CORE_HALT_HPP

@@ -16,6 +16,7 @@
 ///    exactly the name given (PostgreSQL folds unquoted names to lower case) and a reserved word
 ///    such as `user` still works as a publication name.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/core/utf8.hpp>
 
@@ -71,28 +72,14 @@ class identifier_category_impl final : public std::error_category {
  public:
   [[nodiscard]] auto name() const noexcept -> const char* override { return "replicant.identifier"; }
 
-  [[nodiscard]] auto message(int code) const -> std::string override {
-    switch (static_cast<identifier_error>(code)) {
-      case identifier_error::empty: return "name is empty";
-      case identifier_error::too_long: return "name is longer than 63 bytes";
-      case identifier_error::bad_first_character: return "name starts with a character not allowed there";
-      case identifier_error::bad_character: return "name contains a character outside the allowed set";
-      case identifier_error::contains_nul: return "text contains a NUL byte";
-      case identifier_error::contains_backslash: return "literal contains a backslash";
-      case identifier_error::invalid_utf8: return "text is not well-formed UTF-8";
-    }
-    return "unknown identifier error";
-  }
+  [[nodiscard]] auto message(int code) const -> std::string override;
 };
 
 }  // namespace detail
 
 /// The category of @ref replicant::identifier_error; its `name()` is `"replicant.identifier"`.
 /// @par Thread safety Safe.
-[[nodiscard]] inline auto identifier_category() noexcept -> const std::error_category& {
-  static const detail::identifier_category_impl instance;
-  return instance;
-}
+[[nodiscard]] REPLICANT_DECL auto identifier_category() noexcept -> const std::error_category&;
 
 /// Makes a `std::error_code` from an @ref replicant::identifier_error (found by ADL).
 [[nodiscard]] inline auto make_error_code(identifier_error e) noexcept -> std::error_code {
@@ -141,10 +128,7 @@ constexpr auto check_plain_identifier(std::string_view text) noexcept -> int {
   return 0;
 }
 
-inline auto to_result(int code) noexcept -> result<void> {
-  if (code == 0) return {};
-  return fail(static_cast<identifier_error>(code));
-}
+REPLICANT_DECL auto to_result(int code) noexcept -> result<void>;
 
 }  // namespace detail
 
@@ -221,20 +205,7 @@ inline constexpr std::size_t max_length = 63;
  * @par Exceptions
  * Throws `std::bad_alloc` only.
  */
-[[nodiscard]] inline auto quote_identifier(std::string_view name) -> result<std::string> {
-  if (name.empty()) return fail(identifier_error::empty);
-  if (name.size() > identifier::max_length) return fail(identifier_error::too_long);
-  if (const int e = detail::check_quotable(name); e != 0) return fail(static_cast<identifier_error>(e));
-  std::string out;
-  out.reserve(name.size() + 2);
-  out.push_back('"');
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto quote_identifier(std::string_view name) -> result<std::string>;
 
 /**
  * Quotes @p text as a string literal: `'...'`, with each `'` doubled, and never the `E'...'` form.
@@ -256,19 +227,7 @@ inline constexpr std::size_t max_length = 63;
  * @par Exceptions
  * Throws `std::bad_alloc` only.
  */
-[[nodiscard]] inline auto quote_literal(std::string_view text) -> result<std::string> {
-  if (const int e = detail::check_quotable(text); e != 0) return fail(static_cast<identifier_error>(e));
-  if (text.find('\\') != std::string_view::npos) return fail(identifier_error::contains_backslash);
-  std::string out;
-  out.reserve(text.size() + 2);
-  out.push_back('\'');
-  for (char c : text) {
-    if (c == '\'') out.push_back('\'');
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto quote_literal(std::string_view text) -> result<std::string>;
 
 /**
  * A replication slot name known to be valid (`[a-z0-9_]{1,63}`).
@@ -293,10 +252,7 @@ class slot_name {
    * Validates @p text with @ref identifier::validate_slot_name and keeps a copy.
    * @return the slot name, or the shape problem. Never throws.
    */
-  [[nodiscard]] static auto make(std::string_view text) noexcept -> result<slot_name> {
-    if (const int e = detail::check_slot_name(text); e != 0) return fail(static_cast<identifier_error>(e));
-    return slot_name(text);
-  }
+  [[nodiscard]] static auto make(std::string_view text) noexcept -> result<slot_name>;
 
   /// The name, valid as long as this object.
   [[nodiscard]] constexpr auto view() const noexcept -> std::string_view { return {chars_.data(), size_}; }
@@ -372,31 +328,7 @@ namespace detail {
 // (as PostgreSQL prints it), otherwise in double quotes with `"` doubled. Control bytes, DEL, `\`
 // and bytes that are not well-formed UTF-8 become `\xNN`, so a table name can never break a log
 // line or fake another entry, and distinct names always display differently.
-inline auto append_display_identifier(std::string& out, std::string_view part) -> void {
-  bool bare = !part.empty() && (is_ascii_lower(part[0]) || part[0] == '_');
-  for (char c : part) bare = bare && (is_ascii_lower(c) || is_ascii_digit(c) || c == '_' || c == '$');
-  if (bare) {
-    out.append(part);
-    return;
-  }
-  constexpr std::string_view hex = "0123456789ABCDEF";
-  out.push_back('"');
-  for (std::size_t i = 0; i < part.size();) {
-    const auto b = static_cast<unsigned char>(part[i]);
-    const std::size_t n = utf8_sequence_length(part, i);
-    if (n == 0 || b < 0x20U || b == 0x7FU || b == '\\') {
-      out.append("\\x");
-      out.push_back(hex[b >> 4U]);
-      out.push_back(hex[b & 0xFU]);
-      ++i;
-      continue;
-    }
-    if (b == '"') out.push_back('"');
-    out.append(part.substr(i, n));
-    i += n;
-  }
-  out.push_back('"');
-}
+REPLICANT_DECL auto append_display_identifier(std::string& out, std::string_view part) -> void;
 
 }  // namespace detail
 
@@ -407,14 +339,7 @@ inline auto append_display_identifier(std::string& out, std::string_view part) -
  * Control bytes, DEL, backslash and malformed UTF-8 are shown as `\xNN`, so a hostile table name
  * cannot inject a line into a log. This is for people; use @ref quote_identifier for SQL.
  */
-[[nodiscard]] inline auto to_string(table_ref table) -> std::string {
-  std::string out;
-  out.reserve(table.schema.size() + table.name.size() + 5);
-  detail::append_display_identifier(out, table.schema);
-  out.push_back('.');
-  detail::append_display_identifier(out, table.name);
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto to_string(table_ref table) -> std::string;
 
 /// Writes `to_string(table)`.
 inline auto operator<<(std::ostream& os, table_ref table) -> std::ostream& { return os << to_string(table); }
@@ -424,19 +349,16 @@ namespace detail {
 // A string literal for ordinary SQL (not the replication grammar) that holds any text, keys and
 // tokens included: the escape-string form, which means the same whatever
 // `standard_conforming_strings` says.
-[[nodiscard]] inline auto escape_string_literal(std::string_view text) -> std::string {
-  std::string out = "E'";
-  out.reserve(text.size() + 3);
-  for (const char c : text) {
-    if (c == '\\' || c == '\'') out.push_back(c);
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto escape_string_literal(std::string_view text) -> std::string;
 
 }  // namespace detail
 
 }  // namespace replicant
+
+// The category's messages, the quoting and the display form: in every unit header-only, in the
+// one unit that includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/core/impl/identifier.hpp>
+#endif
 
 #endif  // REPLICANT_CORE_IDENTIFIER_HPP

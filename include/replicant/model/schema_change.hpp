@@ -8,13 +8,13 @@
 /// additive changes (new columns, widened types) are applied automatically, destructive ones halt
 /// the pipeline fail-closed unless the sink's `handle_schema_change` accepts them.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/model/relation.hpp>
 #include <replicant/model/type_widening.hpp>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace replicant {
@@ -129,12 +129,7 @@ struct schema_change {
 
 /// Whether @p change widened the type of at least one column (a `type_widened` difference): what
 /// a sink mirroring the table into typed columns must follow. Never throws.
-[[nodiscard]] inline auto widens_a_type(const schema_change& change) noexcept -> bool {
-  for (const column_change& c : change.changes) {
-    if (c.kind == column_change_kind::type_widened) return true;
-  }
-  return false;
-}
+[[nodiscard]] REPLICANT_DECL auto widens_a_type(const schema_change& change) noexcept -> bool;
 
 /**
  * Compares two descriptions of the same relation and classifies the difference.
@@ -155,63 +150,15 @@ struct schema_change {
  * if (change.kind == replicant::schema_change_kind::destructive) halt(change);
  * @endcode
  */
-[[nodiscard]] inline auto classify_schema_change(const relation_info& before, const relation_info& after)
-    -> schema_change {
-  schema_change out;
-  out.relation_oid = after.oid;
-  out.schema = after.schema;
-  out.table = after.table;
-
-  // A renamed table is destructive for a sink that addresses its target by name: rows would start
-  // landing somewhere else without anyone deciding so.
-  if (before.schema != after.schema || before.table != after.table) {
-    out.changes.push_back({column_change_kind::relation_renamed, {}});
-  }
-  if (before.identity != after.identity) {
-    out.changes.push_back({column_change_kind::replica_identity_changed, {}});
-  }
-
-  // This runs only when a re-send differs from the cached description (identical re-sends are
-  // recognised before any classification), so clarity wins over speed: index both sides by name.
-  const auto by_name = [](const std::vector<column_info>& columns) {
-    std::unordered_map<std::string_view, const column_info*> index;
-    index.reserve(columns.size());
-    for (const column_info& col : columns) index.emplace(col.name, &col);
-    return index;
-  };
-  const auto old_columns = by_name(before.columns);
-  const auto new_columns = by_name(after.columns);
-
-  for (const column_info& old_col : before.columns) {
-    const auto it = new_columns.find(old_col.name);
-    if (it == new_columns.end()) {
-      out.changes.push_back({column_change_kind::dropped, old_col.name});
-      continue;
-    }
-    const column_info& new_col = *it->second;
-    if (widens(old_col, new_col)) {
-      out.changes.push_back({column_change_kind::type_widened, old_col.name});
-    } else {
-      if (new_col.type_oid != old_col.type_oid) out.changes.push_back({column_change_kind::type_changed, old_col.name});
-      if (new_col.type_modifier != old_col.type_modifier) {
-        out.changes.push_back({column_change_kind::type_modifier_changed, old_col.name});
-      }
-    }
-    if (new_col.key != old_col.key) out.changes.push_back({column_change_kind::key_changed, old_col.name});
-  }
-
-  for (const column_info& col : after.columns) {
-    if (!old_columns.contains(col.name)) out.changes.push_back({column_change_kind::added, col.name});
-  }
-
-  if (out.changes.empty()) return out;
-  out.kind = schema_change_kind::additive;
-  for (const column_change& c : out.changes) {
-    if (!is_additive(c.kind)) out.kind = schema_change_kind::destructive;
-  }
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto classify_schema_change(const relation_info& before, const relation_info& after)
+    -> schema_change;
 
 }  // namespace replicant
+
+// The classification's bodies: in every unit header-only, in the one unit that includes
+// <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/model/impl/schema_change.hpp>
+#endif
 
 #endif  // REPLICANT_MODEL_SCHEMA_CHANGE_HPP

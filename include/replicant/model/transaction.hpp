@@ -7,7 +7,7 @@
 /// replicant::transaction: a committed transaction, the unit of delivery and of the exactly-once
 /// watermark; and replicant::logical_message, a `pg_logical_emit_message` record.
 
-#include <replicant/core/error.hpp>
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/model/change.hpp>
 #include <replicant/model/detail/frame_arena.hpp>
@@ -227,22 +227,7 @@ class change_range : public std::ranges::view_base, public ::ranges::view_base {
 
   // Reads the next spilled change into the cursor: read, done after the last one, or failed (then
   // recorded in the status).
-  auto read_next() const -> step {
-    auto& c = cursor_;
-    auto more = c.reader.next(c.record);
-    if (!more) return failed(more.error());
-    if (!*more) return step::done;
-    if (c.record.relation_index >= relations_.size() || !relations_[c.record.relation_index]) {
-      return failed(make_error_code(errc::decode_failure));
-    }
-    const relation_info& relation = *relations_[c.record.relation_index];
-    if (c.record.op == change_op::truncate) {
-      c.current.emplace(change::truncation(relation, c.record.cascade, c.record.restart_identity));
-    } else {
-      c.current.emplace(c.record.op, relation, c.record.new_tuple, c.record.old_kind, c.record.old_tuple);
-    }
-    return step::read;
-  }
+  auto read_next() const -> step;
   auto failed(std::error_code ec) const noexcept -> step {
     if (status_ != nullptr) status_->fail(ec);
     return step::failed;
@@ -362,5 +347,11 @@ class transaction {
 };
 
 }  // namespace replicant
+
+// The read-back of a spilled change: in every unit header-only, in the one unit that includes
+// <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/model/impl/transaction.hpp>
+#endif
 
 #endif  // REPLICANT_MODEL_TRANSACTION_HPP

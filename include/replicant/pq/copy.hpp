@@ -11,14 +11,10 @@
 #include <replicant/core/result.hpp>
 #include <replicant/pq/connection.hpp>
 
-#include <libpq-fe.h>
-#include <poll.h>
-
 #include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 
 namespace replicant::pq {
 
@@ -67,44 +63,19 @@ class copy_out {
    *         a copy out (it was another kind of statement).
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] static auto start(connection& conn, const std::string& command, int cancel_fd = -1)
-      -> result<copy_out> {
-    auto r = conn.exec(command);
-    if (!r) return unexpected(r.error());
-    // Another kind of statement ran to completion: not what the caller meant. (A `COPY ... FROM
-    // STDIN` would leave the connection waiting for data; the commands replicant builds never are.)
-    if (PQresultStatus(r->native_handle()) != PGRES_COPY_OUT) return fail(errc::protocol_violation);
-    return copy_out{conn, cancel_fd};
-  }
+  [[nodiscard]] static auto start(connection& conn, const std::string& command, int cancel_fd = -1) -> result<copy_out>;
 
   copy_out(const copy_out&) = delete;
   auto operator=(const copy_out&) -> copy_out& = delete;
 
   /// Takes over @p other's copy; @p other is left finished. Never throws.
-  copy_out(copy_out&& other) noexcept
-      : conn_(std::exchange(other.conn_, nullptr)),
-        row_(std::exchange(other.row_, nullptr)),
-        cancel_fd_(other.cancel_fd_),
-        active_(std::exchange(other.active_, false)) {}
+  copy_out(copy_out&& other) noexcept;
 
   /// Abandons the current copy (see @ref abandon) and takes over @p other's. Never throws.
-  auto operator=(copy_out&& other) noexcept -> copy_out& {
-    if (this != &other) {
-      static_cast<void>(abandon());
-      release_row();
-      conn_ = std::exchange(other.conn_, nullptr);
-      row_ = std::exchange(other.row_, nullptr);
-      cancel_fd_ = other.cancel_fd_;
-      active_ = std::exchange(other.active_, false);
-    }
-    return *this;
-  }
+  auto operator=(copy_out&& other) noexcept -> copy_out&;
 
   /// Abandons an unfinished copy (see @ref abandon). Never throws.
-  ~copy_out() {
-    static_cast<void>(abandon());
-    release_row();
-  }
+  ~copy_out();
 
   /**
    * The next row, as the server sent it (text format: the fields and a trailing newline).
@@ -117,41 +88,7 @@ class copy_out {
    *         no row.
    * @throws std::bad_alloc only.
    */
-  [[nodiscard]] auto next() -> result<std::optional<std::string_view>> {
-    release_row();
-    if (!active_) return std::optional<std::string_view>{};
-    PGconn* const h = conn_->native_handle();
-    for (;;) {
-      char* buffer = nullptr;
-      const int n = PQgetCopyData(h, &buffer, 1);
-      if (n > 0) {
-        row_ = buffer;
-        return std::optional<std::string_view>{std::string_view{buffer, static_cast<std::size_t>(n)}};
-      }
-      if (n == 0) {
-        // Nothing complete is buffered: wait for the socket, or for a stop request.
-        const auto forever = std::chrono::steady_clock::time_point::max();
-        if (auto w = detail::wait_for(conn_->socket(), POLLIN, cancel_fd_, forever); !w) {
-          if (w.error() == errc::cancelled) {
-            static_cast<void>(abandon());
-            return fail(errc::cancelled);
-          }
-          active_ = false;
-          return unexpected(w.error());
-        }
-        if (PQconsumeInput(h) == 0) {
-          active_ = false;
-          return fail(errc::connection_failed);
-        }
-        continue;
-      }
-      // -1: the copy is over (successfully or not: the final result says); -2: libpq failed.
-      active_ = false;
-      if (auto done = finish(std::chrono::steady_clock::time_point::max()); !done) return unexpected(done.error());
-      if (n == -2) return fail(conn_->is_open() ? errc::server_error : errc::connection_failed);
-      return std::optional<std::string_view>{};
-    }
-  }
+  [[nodiscard]] auto next() -> result<std::optional<std::string_view>>;
 
   /// True until @ref next reported the end or an error.
   [[nodiscard]] auto active() const noexcept -> bool { return active_; }
@@ -165,64 +102,15 @@ class copy_out {
    * @par Exceptions
    * Never throws.
    */
-  auto abandon() noexcept -> bool {
-    release_row();
-    if (!active_) return conn_ == nullptr || conn_->is_open();
-    active_ = false;
-    PGconn* const h = conn_->native_handle();
-    // PQcancel opens its own short connection to deliver the request; its error text is not kept.
-    if (PGcancel* cancel = PQgetCancel(h)) {
-      char ignored[256];
-      static_cast<void>(PQcancel(cancel, ignored, static_cast<int>(sizeof ignored)));
-      PQfreeCancel(cancel);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    for (;;) {
-      char* buffer = nullptr;
-      const int n = PQgetCopyData(h, &buffer, 1);
-      if (n > 0) {
-        PQfreemem(buffer);
-        continue;
-      }
-      if (n < 0) break;
-      if (!detail::wait_for(conn_->socket(), POLLIN, -1, deadline) || PQconsumeInput(h) == 0) return false;
-    }
-    // The cancellation ends the command with an error (57014) unless the copy had already
-    // finished; either way this is not a failure the caller asked about, so it is not kept.
-    const bool usable = finish(deadline).has_value() || conn_->is_open();
-    conn_->remember_error(nullptr);
-    return usable && PQtransactionStatus(h) != PQTRANS_ACTIVE;
-  }
+  auto abandon() noexcept -> bool;
 
  private:
   copy_out(connection& conn, int cancel_fd) noexcept : conn_(&conn), cancel_fd_(cancel_fd), active_(true) {}
 
-  auto release_row() noexcept -> void {
-    if (row_ != nullptr) PQfreemem(row_);
-    row_ = nullptr;
-  }
+  auto release_row() noexcept -> void;
 
   // Reads the results that follow the end of the copy data (the command's status, then null).
-  [[nodiscard]] auto finish(std::chrono::steady_clock::time_point deadline) -> result<void> {
-    PGconn* const h = conn_->native_handle();
-    bool failed = false;
-    for (;;) {
-      while (PQisBusy(h) != 0) {
-        if (auto w = detail::wait_for(conn_->socket(), POLLIN, -1, deadline); !w) return unexpected(w.error());
-        if (PQconsumeInput(h) == 0) return fail(errc::connection_failed);
-      }
-      PGresult* res = PQgetResult(h);
-      if (res == nullptr) break;
-      if (PQresultStatus(res) != PGRES_COMMAND_OK && !failed) {
-        conn_->remember_error(res);
-        failed = true;
-      }
-      PQclear(res);
-    }
-    if (!conn_->is_open()) return fail(errc::connection_failed);
-    if (failed) return fail(errc::server_error);
-    return {};
-  }
+  [[nodiscard]] auto finish(std::chrono::steady_clock::time_point deadline) -> result<void>;
 
   connection* conn_ = nullptr;
   char* row_ = nullptr;
@@ -235,41 +123,22 @@ namespace detail {
 // Runs @p sql and discards its results without touching the connection's last_error(): for the
 // clean-up after a failure (a ROLLBACK), whose SQLSTATE the caller must still be able to read.
 // Waits at most five seconds. Returns whether every result was a success. Never throws.
-inline auto exec_quietly(connection& conn, const char* sql) noexcept -> bool {
-  PGconn* const h = conn.native_handle();
-  if (!conn.is_open() || PQsendQuery(h, sql) == 0) return false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  for (int f; (f = PQflush(h)) != 0;) {
-    if (f < 0 || !wait_for(conn.socket(), POLLIN | POLLOUT, -1, deadline) || PQconsumeInput(h) == 0) return false;
-  }
-  bool ok = true;
-  for (;;) {
-    while (PQisBusy(h) != 0) {
-      if (!wait_for(conn.socket(), POLLIN, -1, deadline) || PQconsumeInput(h) == 0) return false;
-    }
-    PGresult* res = PQgetResult(h);
-    if (res == nullptr) break;
-    ok = ok && PQresultStatus(res) == PGRES_COMMAND_OK;
-    PQclear(res);
-  }
-  return ok && conn.is_open();
-}
+auto exec_quietly(connection& conn, const char* sql) noexcept -> bool;
 
 // Ends the transaction open on @p conn, if any, with ROLLBACK, leaving last_error() alone. Tries
 // twice: a cancel request sent just before (copy_out::abandon) can still reach the server late and
 // cancel the first attempt. Returns whether the connection is idle outside any transaction.
 // Never throws.
-inline auto rollback_quietly(connection& conn) noexcept -> bool {
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!conn.is_open()) return false;
-    if (PQtransactionStatus(conn.native_handle()) == PQTRANS_IDLE) return true;
-    static_cast<void>(exec_quietly(conn, "ROLLBACK"));
-  }
-  return conn.is_open() && PQtransactionStatus(conn.native_handle()) == PQTRANS_IDLE;
-}
+auto rollback_quietly(connection& conn) noexcept -> bool;
 
 }  // namespace detail
 
 }  // namespace replicant::pq
+
+// The bodies that start, read, abandon and finish a copy: in every unit header-only, in the one
+// unit that includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/pq/impl/copy.hpp>
+#endif
 
 #endif  // REPLICANT_PQ_COPY_HPP

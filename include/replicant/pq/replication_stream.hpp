@@ -11,19 +11,13 @@
 #include <replicant/pq/connection.hpp>
 
 #include <libpq-fe.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
-#include <thread>
+#include <system_error>
 #include <utility>
 
 namespace replicant::pq {
@@ -104,19 +98,7 @@ class replication_stream {
    * On failure @p conn is not moved from: it stays usable, with its last_error().
    */
   [[nodiscard]] static auto start(connection&& conn, const std::string& start_command,
-                                  const stream_options& options = {}) -> result<replication_stream> {
-    auto r = conn.exec(start_command);
-    if (!r) return unexpected(r.error());
-    if (PQresultStatus(r->native_handle()) != PGRES_COPY_BOTH) return fail(errc::protocol_violation);
-    replication_stream s{std::move(conn)};
-    s.gather_delay_ = options.gather_delay;
-    if (options.receive_low_water_bytes > 0) {
-      const int lowat = options.receive_low_water_bytes;
-      // Only meaningful on TCP; on a unix socket the call fails harmlessly and is ignored.
-      static_cast<void>(::setsockopt(s.conn_.socket(), SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat));
-    }
-    return s;
-  }
+                                  const stream_options& options = {}) -> result<replication_stream>;
 
   /**
    * Calls @p on_frame(frame&&) for each complete message already received, reading the socket once
@@ -161,65 +143,22 @@ class replication_stream {
   }
 
   /// Queues @p payload as one CopyData message and flushes it.
-  [[nodiscard]] auto send(std::span<const std::byte> payload) -> result<void> {
-    if (PQputCopyData(conn_.native_handle(), reinterpret_cast<const char*>(payload.data()),
-                      static_cast<int>(payload.size())) != 1) {
-      return fail(errc::connection_failed);
-    }
-    return flush();
-  }
+  [[nodiscard]] auto send(std::span<const std::byte> payload) -> result<void>;
 
   /// Waits until the socket is readable, @p wake_fd (if >= 0) is readable, or @p timeout passes;
   /// on an empty socket, after the gather delay of stream_options (within the timeout).
-  [[nodiscard]] auto wait(int wake_fd, std::chrono::milliseconds timeout) -> result<wait_outcome> {
-    if (gather_delay_.count() > 0 && timeout.count() > 0 && !input_waiting()) {
-      const auto pause = std::min<std::chrono::microseconds>(gather_delay_, timeout);
-      std::this_thread::sleep_for(pause);
-      timeout -= std::chrono::ceil<std::chrono::milliseconds>(pause);  // pause <= timeout, a whole ms count
-    }
-    pollfd fds[2] = {{conn_.socket(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
-    const int n = ::poll(fds, wake_fd >= 0 ? 2 : 1, static_cast<int>(timeout.count()));
-    if (n < 0) return errno == EINTR ? result<wait_outcome>{wait_outcome::timed_out} : fail(errc::connection_failed);
-    if (n == 0) return wait_outcome::timed_out;
-    if (fds[0].revents != 0) return wait_outcome::readable;
-    return wait_outcome::woken;
-  }
+  [[nodiscard]] auto wait(int wake_fd, std::chrono::milliseconds timeout) -> result<wait_outcome>;
 
   /**
    * Whether input waits unread: bytes in the socket's receive queue, or complete messages libpq
    * holds (after a receive() that stopped at its budget). What a paced stream leaves for later.
    * Never blocks; touches no libpq state.
    */
-  [[nodiscard]] auto input_waiting() noexcept -> bool {
-    int queued = 0;
-    return buffered_ || (::ioctl(conn_.socket(), FIONREAD, &queued) == 0 && queued > 0);
-  }
+  [[nodiscard]] auto input_waiting() noexcept -> bool;
 
   /// Ends the stream cleanly: sends CopyDone and drains until the server has finished, leaving the
   /// connection ready for commands again. Errors here are reported but leave nothing to undo.
-  [[nodiscard]] auto finish() -> result<void> {
-    // The server's last messages are small: with a low-water mark poll() would not see them.
-    const int one = 1;
-    static_cast<void>(::setsockopt(conn_.socket(), SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one));
-    if (PQputCopyEnd(conn_.native_handle(), nullptr) < 0) return fail(errc::connection_failed);
-    static_cast<void>(flush());
-    // Drain what the server still sends until it ends the copy, then collect the command results.
-    for (;;) {
-      char* buf = nullptr;
-      const int n = PQgetCopyData(conn_.native_handle(), &buf, 1);
-      if (n > 0) {
-        PQfreemem(buf);
-        continue;
-      }
-      if (n < 0) break;
-      if (auto w = wait(-1, std::chrono::seconds(5)); !w || *w == wait_outcome::timed_out) {
-        return fail(errc::connection_failed);
-      }
-      if (PQconsumeInput(conn_.native_handle()) == 0) return fail(errc::connection_failed);
-    }
-    while (PGresult* r = PQgetResult(conn_.native_handle())) PQclear(r);
-    return {};
-  }
+  [[nodiscard]] auto finish() -> result<void>;
 
   /// The connection underneath (for its socket and last_error()).
   [[nodiscard]] auto connection() noexcept -> pq::connection& { return conn_; }
@@ -236,34 +175,20 @@ class replication_stream {
   bool buffered_ = false;  // the last receive() stopped at its budget with messages left in libpq
   std::chrono::microseconds gather_delay_{0};
 
-  [[nodiscard]] auto flush() -> result<void> {
-    for (int f; (f = PQflush(conn_.native_handle())) != 0;) {
-      if (f < 0) return fail(errc::connection_failed);
-      // The server may be blocked writing to us: read while we wait for room to write.
-      pollfd fd{conn_.socket(), POLLIN | POLLOUT, 0};
-      if (::poll(&fd, 1, 1000) < 0 && errno != EINTR) return fail(errc::connection_failed);
-      if (PQconsumeInput(conn_.native_handle()) == 0) return fail(errc::connection_failed);
-    }
-    return {};
-  }
+  [[nodiscard]] auto flush() -> result<void>;
 
   // The copy ended: find out whether the server reported an error or simply closed.
-  [[nodiscard]] auto end_of_copy() -> unexpected<std::error_code> {
-    bool server_reported = false;
-    while (PGresult* r = PQgetResult(conn_.native_handle())) {
-      if (PQresultStatus(r) == PGRES_FATAL_ERROR && !server_reported) {
-        conn_.remember_error(r);
-        server_reported = !conn_.last_error().sqlstate.empty();
-      }
-      PQclear(r);
-      if (!conn_.is_open()) break;
-    }
-    return unexpected(make_error_code(server_reported ? errc::server_error : errc::connection_failed));
-  }
+  [[nodiscard]] auto end_of_copy() -> unexpected<std::error_code>;
 
   pq::connection conn_;
 };
 
 }  // namespace replicant::pq
+
+// The bodies that start, send on, wait on and finish a stream: in every unit header-only, in the
+// one unit that includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/pq/impl/replication_stream.hpp>
+#endif
 
 #endif  // REPLICANT_PQ_REPLICATION_STREAM_HPP

@@ -17,6 +17,7 @@
 /// the high watermark, in stream order. The replication pipeline does all of that with the
 /// `incremental` snapshot mode; this class is the part that talks to the tables.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
@@ -103,14 +104,7 @@ struct incremental_chunk {
   /// Number of rows. Never throws.
   [[nodiscard]] auto rows() const noexcept -> std::size_t { return row_ends.size(); }
   /// Forgets the rows, keeping the memory. Never throws.
-  auto clear() noexcept -> void {
-    snapshot.clear();
-    tuples.clear();
-    row_ends.clear();
-    keys.clear();
-    last_for_table = false;
-    reshaped = false;
-  }
+  auto clear() noexcept -> void;
 };
 
 /**
@@ -225,6 +219,10 @@ class incremental_snapshot {
 
 }  // namespace replicant
 
+// The bodies: in every unit header-only, in the one unit that includes <replicant/src.hpp> with
+// REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
 #include <replicant/snapshot/impl/incremental.hpp>
+#endif
 
 #endif  // REPLICANT_SNAPSHOT_INCREMENTAL_HPP

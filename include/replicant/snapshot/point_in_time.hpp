@@ -14,16 +14,21 @@
 /// that snapshot (`SET TRANSACTION SNAPSHOT`), reads the tables with `COPY (SELECT ...) TO STDOUT`,
 /// and streaming then starts at the consistent point: no gap and no overlap.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/error.hpp>
-#include <replicant/core/identifier.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/model/change.hpp>
 #include <replicant/model/relation.hpp>
+#include <replicant/model/tuple.hpp>
 #include <replicant/pq/connection.hpp>
+#include <replicant/pq/copy.hpp>
 #include <replicant/snapshot/batch.hpp>
+#include <replicant/snapshot/detail/copy_text.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -58,14 +63,7 @@ struct exported_snapshot {
  * @par Exceptions
  * Never throws.
  */
-[[nodiscard]] inline auto validate_snapshot_name(std::string_view name) noexcept -> result<void> {
-  if (name.empty()) return fail(identifier_error::empty);
-  if (name.size() > 64) return fail(identifier_error::too_long);
-  for (const char c : name) {
-    if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'F') || c == '-')) return fail(identifier_error::bad_character);
-  }
-  return {};
-}
+[[nodiscard]] REPLICANT_DECL auto validate_snapshot_name(std::string_view name) noexcept -> result<void>;
 
 /**
  * Knobs of a snapshot read.
@@ -244,6 +242,86 @@ class point_in_time_snapshot {
   std::vector<change> changes_;
 };
 
+// The templates' bodies: in every unit, in both modes (they depend on the handler's type).
+
+template <class Handler>
+auto point_in_time_snapshot::deliver(Handler& on_batch, std::size_t table, bool last, std::uint64_t table_rows_before,
+                                     std::uint64_t rows_before) -> result<void> {
+  if (cancel_requested()) return fail(errc::cancelled);
+  const relation_info& relation = *tables_[table].relation;
+  changes_.clear();
+  std::size_t begin = 0;
+  for (const std::size_t end : row_ends_) {
+    // Re-parsed by the decoder's own TupleData reader: the only way to a tuple_data, and a check
+    // that the encoding above produced exactly what a streamed row would hold.
+    const auto tuple = parse_tuple_data(std::span<const std::byte>{arena_.data() + begin, end - begin});
+    if (!tuple) return unexpected(tuple.error());
+    changes_.emplace_back(change_op::snapshot, relation, *tuple);
+    begin = end;
+  }
+  snapshot_context context;
+  context.consistent_point = consistent_point_;
+  context.first_for_table = table_rows_before == 0;
+  context.last_for_table = last;
+  context.table_index = table;
+  context.table_count = tables_.size();
+  context.table_rows_before = table_rows_before;
+  context.rows_before = rows_before;
+  const snapshot_batch batch{relation, changes_};
+  auto handled = std::invoke(on_batch, batch, std::as_const(context));
+  changes_.clear();
+  arena_.clear();
+  row_ends_.clear();
+  return handled;
+}
+
+template <snapshot_batch_handler Handler>
+auto point_in_time_snapshot::read(Handler&& on_batch) -> result<snapshot_summary> {
+  if (!in_transaction_) return fail(errc::invalid_options);  // read already, or aborted
+  // Whatever ends this call early (an error, the handler's exception) leaves no open transaction.
+  struct rollback_guard {
+    point_in_time_snapshot* self;
+    ~rollback_guard() { self->abort(); }
+  } const guard{this};
+
+  snapshot_summary summary;
+  summary.consistent_point = consistent_point_;
+  arena_.clear();
+  row_ends_.clear();
+  for (std::size_t table = 0; table < tables_.size(); ++table) {
+    const std::size_t columns = tables_[table].relation->columns.size();
+    auto copy = pq::copy_out::start(*conn_, copy_commands_[table], options_.cancel_fd);
+    if (!copy) return unexpected(copy.error());
+    std::uint64_t table_rows = 0;  // rows delivered in earlier batches of this table
+    for (;;) {
+      auto line = copy->next();
+      if (!line) return unexpected(line.error());
+      if (!*line) break;
+      // A full batch goes out only once another row exists, so that the batch that ends a table is
+      // always the one marked last_for_table.
+      if (row_ends_.size() >= options_.batch_rows || arena_.size() >= options_.batch_bytes) {
+        const std::uint64_t n = row_ends_.size();
+        if (auto handled = deliver(on_batch, table, false, table_rows, summary.rows); !handled) {
+          return unexpected(handled.error());
+        }
+        table_rows += n;
+        summary.rows += n;
+      }
+      if (const auto ec = detail::copy_text_row_to_tuple(**line, columns, arena_); ec) return unexpected(ec);
+      row_ends_.push_back(arena_.size());
+    }
+    const std::uint64_t n = row_ends_.size();
+    if (auto handled = deliver(on_batch, table, true, table_rows, summary.rows); !handled) {
+      return unexpected(handled.error());
+    }
+    summary.rows += n;
+    ++summary.tables;
+  }
+  if (auto committed = conn_->exec("COMMIT"); !committed) return unexpected(committed.error());
+  in_transaction_ = false;
+  return summary;
+}
+
 /**
  * Imports @p snapshot and reads it in one call: point_in_time_snapshot::open, then read().
  *
@@ -261,6 +339,10 @@ template <snapshot_batch_handler Handler>
 
 }  // namespace replicant
 
+// The bodies that are not templates: in every unit header-only, in the one unit that includes
+// <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
 #include <replicant/snapshot/impl/point_in_time.hpp>
+#endif
 
 #endif  // REPLICANT_SNAPSHOT_POINT_IN_TIME_HPP

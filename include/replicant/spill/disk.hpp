@@ -6,18 +6,11 @@
 /// @file
 /// replicant::disk_spill: transactions larger than memory are held partly on disk.
 
-#include <replicant/core/error.hpp>
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/spill/detail/private_directory.hpp>
 #include <replicant/spill/policy.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -25,8 +18,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <system_error>
-#include <utility>
 #include <vector>
 
 namespace replicant {
@@ -45,65 +36,16 @@ class spill_file_part final : public spill_part {
   spill_file_part(spill_file_part&&) = delete;
   auto operator=(const spill_file_part&) -> spill_file_part& = delete;
   auto operator=(spill_file_part&&) -> spill_file_part& = delete;
-  ~spill_file_part() override { ::close(fd_); }
+  ~spill_file_part() override;
 
   // Creates a file in dir named <prefix><pid>-<n>.spill, then unlinks it.
   static auto create(const std::filesystem::path& dir, const std::string& prefix)
-      -> result<std::unique_ptr<spill_part>> {
-    static std::atomic<std::uint64_t> counter{0};
-    const auto name =
-        dir / (prefix + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)) + ".spill");
-    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);  // O_EXCL: never a link
-    if (fd < 0) return fail(errc::io_failed);
-    ::unlink(name.c_str());  // from now on it lives exactly as long as the descriptor
-    try {
-      return std::unique_ptr<spill_part>{std::make_unique<spill_file_part>(fd)};
-    } catch (...) {  // std::bad_alloc
-      ::close(fd);
-      throw;
-    }
-  }
+      -> result<std::unique_ptr<spill_part>>;
 
-  auto append(std::span<const std::byte> bytes) -> result<void> override {
-    pending_.insert(pending_.end(), bytes.begin(), bytes.end());
-    size_ += bytes.size();
-    if (pending_.size() >= buffer_size) return flush();
-    return {};
-  }
-
-  auto flush() -> result<void> override {
-    const std::uint64_t at = size_ - pending_.size();
-    std::size_t done = 0;
-    while (done < pending_.size()) {
-      const auto n = ::pwrite(fd_, pending_.data() + done, pending_.size() - done, static_cast<off_t>(at + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return fail(errc::io_failed);  // a full disk, a file-size limit, ...
-      done += static_cast<std::size_t>(n);
-    }
-    pending_.clear();
-    return {};
-  }
-
-  auto read(std::uint64_t offset, std::span<std::byte> into) const -> result<std::size_t> override {
-    const std::uint64_t written = size_ - pending_.size();
-    if (offset >= written || into.empty()) return std::size_t{0};
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(into.size(), written - offset));
-    for (;;) {
-      const auto got = ::pread(fd_, into.data(), want, static_cast<off_t>(offset));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) return fail(errc::io_failed);
-      return static_cast<std::size_t>(got);
-    }
-  }
-
-  auto truncate(std::uint64_t size) -> result<void> override {
-    if (auto f = flush(); !f) return f;
-    if (size > size_) return fail(errc::io_failed);
-    if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return fail(errc::io_failed);
-    size_ = size;
-    return {};
-  }
-
+  auto append(std::span<const std::byte> bytes) -> result<void> override;
+  auto flush() -> result<void> override;
+  auto read(std::uint64_t offset, std::span<std::byte> into) const -> result<std::size_t> override;
+  auto truncate(std::uint64_t size) -> result<void> override;
   [[nodiscard]] auto size() const noexcept -> std::uint64_t override { return size_; }
 
  private:
@@ -164,10 +106,7 @@ struct disk_spill {
    * `dir`, or the process's private directory when it is empty (made on first use).
    * @return the directory, or `errc::io_failed` when the private one cannot be made.
    */
-  [[nodiscard]] auto directory() const -> result<std::filesystem::path> {
-    if (!dir.empty()) return dir;
-    return detail::process_spill_directory();
-  }
+  [[nodiscard]] auto directory() const -> result<std::filesystem::path>;
 
   /// Spills past a quarter of the budget, and up to `max_spill_bytes` (or 16 budgets).
   [[nodiscard]] auto limits(const spill_context& ctx) const noexcept -> std::optional<spill_limits> {
@@ -179,20 +118,10 @@ struct disk_spill {
    * private (see the class comment), then swept of the files this slot's dead processes left.
    * @return nothing, or `errc::io_failed` (value-free: the path is not in it).
    */
-  [[nodiscard]] auto prepare(const spill_context& ctx) -> result<void> {
-    auto where = directory();
-    if (!where) return unexpected(where.error());
-    if (auto ok = detail::make_private_directory(*where); !ok) return ok;
-    detail::sweep_spill_files(*where, file_prefix(ctx));
-    return {};
-  }
+  [[nodiscard]] auto prepare(const spill_context& ctx) -> result<void>;
 
   /// A new part: an unlinked file in the directory. `errc::io_failed` when it cannot be made.
-  [[nodiscard]] auto open(const spill_context& ctx) -> result<std::unique_ptr<spill_part>> {
-    auto where = directory();
-    if (!where) return unexpected(where.error());
-    return detail::spill_file_part::create(*where, file_prefix(ctx));
-  }
+  [[nodiscard]] auto open(const spill_context& ctx) -> result<std::unique_ptr<spill_part>>;
 
  private:
   // File names start with replicant-<slot>-, so that the sweep at connect finds only this slot's.
@@ -202,5 +131,11 @@ struct disk_spill {
 };
 
 }  // namespace replicant
+
+// The file operations' bodies: in every unit header-only, in the one unit that includes
+// <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/spill/impl/disk.hpp>
+#endif
 
 #endif  // REPLICANT_SPILL_DISK_HPP

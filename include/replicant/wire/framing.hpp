@@ -224,20 +224,14 @@ constexpr auto encode_status_update(const standby_status_update& update,
  * @par Exceptions
  * Never throws.
  */
-[[nodiscard]] inline auto parse_status_update(std::span<const std::byte> bytes) noexcept
-    -> result<standby_status_update> {
-  detail::byte_reader in{bytes};
-  if (in.u8() != 'r') return fail(errc::decode_failure);
-  standby_status_update out;
-  out.write = lsn{in.u64()};
-  out.flush = lsn{in.u64()};
-  out.apply = lsn{in.u64()};
-  out.clock = from_postgres_time(in.i64());
-  out.reply_requested = in.u8() != 0;
-  if (!in.finished()) return fail(errc::decode_failure);
-  return out;
-}
+[[nodiscard]] auto parse_status_update(std::span<const std::byte> bytes) noexcept -> result<standby_status_update>;
 
 }  // namespace replicant
+
+// The status update's parser (for tests and tools, never on the stream's path): in every unit
+// header-only, in the one unit that includes <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/wire/impl/framing.hpp>
+#endif
 
 #endif  // REPLICANT_WIRE_FRAMING_HPP

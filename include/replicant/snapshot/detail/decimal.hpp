@@ -6,8 +6,9 @@
 // Decimal numbers as the server prints them in catalog rows and in our own tokens: strict (the
 // whole text, no sign unless the type has one, no spaces), never throwing.
 
+#include <replicant/core/detail/config.hpp>
+
 #include <charconv>
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -26,19 +27,14 @@ template <class T>
 }
 
 // The attribute numbers of a list spelled "1 2 5" (positive, as in column lists and index keys).
-[[nodiscard]] inline auto parse_attnum_list(std::string_view text) -> std::optional<std::vector<std::int16_t>> {
-  std::vector<std::int16_t> out;
-  while (!text.empty()) {
-    const std::size_t space = text.find(' ');
-    const auto n = parse_decimal<std::int16_t>(text.substr(0, space));
-    if (!n || *n <= 0) return std::nullopt;
-    out.push_back(*n);
-    if (space == std::string_view::npos) break;
-    text.remove_prefix(space + 1);
-  }
-  return out;
-}
+[[nodiscard]] REPLICANT_DECL auto parse_attnum_list(std::string_view text) -> std::optional<std::vector<std::int16_t>>;
 
 }  // namespace replicant::detail
+
+// The bodies: in every unit header-only, in the one unit that includes <replicant/src.hpp> with
+// REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/snapshot/detail/impl/decimal.hpp>
+#endif
 
 #endif  // REPLICANT_SNAPSHOT_DETAIL_DECIMAL_HPP

@@ -3,8 +3,9 @@
 #ifndef REPLICANT_SNAPSHOT_IMPL_INCREMENTAL_HPP
 #define REPLICANT_SNAPSHOT_IMPL_INCREMENTAL_HPP
 
-// Out-of-line bodies of replicant::incremental_snapshot. Included at the bottom of
-// <replicant/snapshot/incremental.hpp>, which it includes nothing of back.
+// Out-of-line bodies of replicant::incremental_snapshot and replicant::incremental_chunk. Included
+// at the bottom of <replicant/snapshot/incremental.hpp> (which it includes nothing of back); with
+// REPLICANT_SEPARATE_COMPILATION only by <replicant/snapshot/src.hpp>, which compiles them once.
 //
 // The catalog is read in one REPEATABLE READ transaction, so that the tables, their column lists,
 // row filters, shapes and keys are of one moment. Every text that comes back is a name, a number or
@@ -13,6 +14,7 @@
 // point-in-time reader (impl/point_in_time_snapshot.hpp): both must describe a table exactly as
 // pgoutput does.
 
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/model/tuple.hpp>
@@ -33,7 +35,7 @@ namespace detail {
 // types and modifiers, and its replica identity), and is NULL once the table is gone. Compared at
 // every chunk against the listing's: a chunk read in a shape other than the listed one is not
 // delivered.
-[[nodiscard]] inline auto shape_signature_sql(const std::string& oid) -> std::string {
+[[nodiscard]] REPLICANT_DECL auto shape_signature_sql(const std::string& oid) -> std::string {
   // Aliases of their own: @p oid may name a column of the enclosing query.
   return "(SELECT pg_catalog.string_agg(sa.attnum::pg_catalog.text || ' ' || sa.atttypid::pg_catalog.text || ' ' ||"
          " sa.atttypmod::pg_catalog.text || ' ' || sa.attgenerated::pg_catalog.text || ' ' ||"
@@ -47,8 +49,18 @@ namespace detail {
 
 }  // namespace detail
 
-inline auto incremental_snapshot::open(pq::connection& conn, std::span<const std::string> publications,
-                                       const incremental_snapshot_options& options) -> result<incremental_snapshot> {
+REPLICANT_DECL auto incremental_chunk::clear() noexcept -> void {
+  snapshot.clear();
+  tuples.clear();
+  row_ends.clear();
+  keys.clear();
+  last_for_table = false;
+  reshaped = false;
+}
+
+REPLICANT_DECL auto incremental_snapshot::open(pq::connection& conn, std::span<const std::string> publications,
+                                               const incremental_snapshot_options& options)
+    -> result<incremental_snapshot> {
   if (options.chunk_rows == 0 || options.chunk_bytes == 0 || publications.empty()) return fail(errc::invalid_options);
   if (!conn.is_open()) return fail(errc::connection_failed);
   // Column lists, row filters and pg_current_snapshot() are all there from 15 on.
@@ -65,7 +77,7 @@ inline auto incremental_snapshot::open(pq::connection& conn, std::span<const std
   return s;
 }
 
-inline auto incremental_snapshot::list_tables(std::span<const std::string> publications) -> result<void> {
+REPLICANT_DECL auto incremental_snapshot::list_tables(std::span<const std::string> publications) -> result<void> {
   // Beyond what the point-in-time reader lists: the key, as the attribute numbers of the primary
   // key, or of the replica identity index under USING INDEX, key columns only (INCLUDE columns are
   // not part of the order); and the table's shape, to compare every chunk against.
@@ -116,7 +128,7 @@ inline auto incremental_snapshot::list_tables(std::span<const std::string> publi
   return {};
 }
 
-inline auto incremental_snapshot::emit_watermark(std::string_view content) -> result<lsn> {
+REPLICANT_DECL auto incremental_snapshot::emit_watermark(std::string_view content) -> result<lsn> {
   const auto prefix = quote_literal(watermark_prefix);
   const auto text = quote_literal(content);
   if (!prefix) return unexpected(prefix.error());
@@ -131,8 +143,8 @@ inline auto incremental_snapshot::emit_watermark(std::string_view content) -> re
   return *at;
 }
 
-inline auto incremental_snapshot::read_chunk(std::size_t table, std::string_view after_key, incremental_chunk& out)
-    -> result<void> {
+REPLICANT_DECL auto incremental_snapshot::read_chunk(std::size_t table, std::string_view after_key,
+                                                     incremental_chunk& out) -> result<void> {
   out.clear();
   out.table = table;
   if (table >= tables_.size()) return fail(errc::invalid_options);
@@ -192,8 +204,8 @@ inline auto incremental_snapshot::read_chunk(std::size_t table, std::string_view
   return {};
 }
 
-inline auto incremental_snapshot::copy_rows(const std::string& command, std::size_t table, bool bounded,
-                                            incremental_chunk& out) -> result<void> {
+REPLICANT_DECL auto incremental_snapshot::copy_rows(const std::string& command, std::size_t table, bool bounded,
+                                                    incremental_chunk& out) -> result<void> {
   const incremental_table& t = tables_[table];
   const std::size_t columns = t.relation->columns.size();
   auto copy = pq::copy_out::start(*conn_, command, options_.cancel_fd);

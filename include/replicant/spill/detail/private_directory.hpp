@@ -8,59 +8,29 @@
 // default is a mkdtemp directory of the process's own, removed at exit. All failures are
 // errc::io_failed and carry no path.
 
-#include <replicant/core/error.hpp>
+#include <replicant/core/detail/config.hpp>
 #include <replicant/core/result.hpp>
 
-#include <stdlib.h>  // mkdtemp (POSIX)
 #include <sys/stat.h>
-#include <unistd.h>
+#include <sys/types.h>  // pid_t
 
-#include <cerrno>
 #include <filesystem>
 #include <mutex>
 #include <string>
-#include <system_error>
 
 namespace replicant::detail {
 
 // Whether st describes a directory only the effective user can change.
-inline auto is_private_directory(const struct stat& st) noexcept -> bool {
-  return S_ISDIR(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
-}
+REPLICANT_DECL auto is_private_directory(const struct stat& st) noexcept -> bool;
 
 // Makes dir mode 0700 if it does not exist (its parents as create_directories would), then requires
 // it to be a directory owned by the effective user and writable by no one else. A symbolic link is
 // followed: what counts is the directory the files would land in.
-inline auto make_private_directory(std::filesystem::path dir) -> result<void> {
-  if (!dir.has_filename()) dir = dir.parent_path();  // "a/b/" names b
-  if (dir.empty()) return fail(errc::io_failed);
-  struct stat st{};
-  if (::stat(dir.c_str(), &st) != 0) {
-    if (errno != ENOENT) return fail(errc::io_failed);
-    std::error_code ec;
-    if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
-    if (ec) return fail(errc::io_failed);
-    // mode 0700 from the start (never wider, not even for an instant); EEXIST: made meanwhile,
-    // checked below like any existing directory.
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return fail(errc::io_failed);
-    if (::stat(dir.c_str(), &st) != 0) return fail(errc::io_failed);
-  }
-  if (!is_private_directory(st)) return fail(errc::io_failed);
-  return {};
-}
+REPLICANT_DECL auto make_private_directory(std::filesystem::path dir) -> result<void>;
 
 // Removes the spill files under dir whose names start with prefix (left by a process that died in
 // the instant between creating and unlinking one). Best effort: never fails.
-inline auto sweep_spill_files(const std::filesystem::path& dir, const std::string& prefix) noexcept -> void {
-  try {
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it{dir, ec}, end; !ec && it != end; it.increment(ec)) {
-      const auto name = it->path().filename().string();
-      if (name.starts_with(prefix) && name.ends_with(".spill")) std::filesystem::remove(it->path(), ec);
-    }
-  } catch (...) {  // std::bad_alloc: the sweep is only a courtesy
-  }
-}
+REPLICANT_DECL auto sweep_spill_files(const std::filesystem::path& dir, const std::string& prefix) noexcept -> void;
 
 // The process's own spill directory: made by mkdtemp (0700, unpredictable name) on first use, made
 // anew if it disappeared (a cleaner of the temporary directory), and removed at exit by the process
@@ -70,26 +40,9 @@ class process_spill_directory_state {
   process_spill_directory_state() = default;
   process_spill_directory_state(const process_spill_directory_state&) = delete;
   auto operator=(const process_spill_directory_state&) -> process_spill_directory_state& = delete;
-  ~process_spill_directory_state() {
-    // Its files were unlinked as soon as they were opened: it is empty, or rmdir leaves it be.
-    if (!path_.empty() && owner_ == ::getpid()) ::rmdir(path_.c_str());
-  }
+  ~process_spill_directory_state();
 
-  auto get() -> result<std::filesystem::path> {
-    const std::lock_guard lock{mutex_};
-    struct stat st{};
-    if (!path_.empty() && owner_ == ::getpid() && ::lstat(path_.c_str(), &st) == 0 && is_private_directory(st)) {
-      return path_;
-    }
-    std::error_code ec;
-    auto tmp = std::filesystem::temp_directory_path(ec);
-    if (ec) tmp = "/tmp";
-    std::string name = (tmp / "replicant-spill-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr) return fail(errc::io_failed);
-    path_ = name;
-    owner_ = ::getpid();
-    return path_;
-  }
+  auto get() -> result<std::filesystem::path>;
 
  private:
   std::mutex mutex_;
@@ -97,11 +50,15 @@ class process_spill_directory_state {
   pid_t owner_ = 0;
 };
 
-inline auto process_spill_directory() -> result<std::filesystem::path> {
-  static process_spill_directory_state state;
-  return state.get();
-}
+// The process's spill directory (see process_spill_directory_state): one per process, made on first use.
+REPLICANT_DECL auto process_spill_directory() -> result<std::filesystem::path>;
 
 }  // namespace replicant::detail
+
+// The file system calls' bodies: in every unit header-only, in the one unit that includes
+// <replicant/src.hpp> with REPLICANT_SEPARATE_COMPILATION.
+#if !defined(REPLICANT_SEPARATE_COMPILATION)
+#include <replicant/spill/detail/impl/private_directory.hpp>
+#endif
 
 #endif  // REPLICANT_SPILL_DETAIL_PRIVATE_DIRECTORY_HPP
