@@ -15,7 +15,7 @@
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/decoder/policy.hpp>
-#include <replicant/pipeline/detail/publication_definition.hpp>
+#include <replicant/pipeline/publication_shape.hpp>
 
 #include <concepts>
 #include <optional>
@@ -54,7 +54,7 @@ namespace replicant {
  */
 template <class P>
 concept server_probe = requires(P& p, const std::string& statement, int pid, std::span<const std::string> names,
-                                detail::publication_definitions& baseline) {
+                                publication_definitions& baseline) {
   { p.open() } -> std::same_as<result<void>>;
   { p.heartbeat(statement) } -> std::same_as<result<std::optional<lsn>>>;
   { p.walsender_sent(pid) } -> std::same_as<result<std::optional<lsn>>>;

@@ -11,10 +11,11 @@
 /// (replicant/testing/) another, so the whole connect chain runs in-process under a seeded
 /// schedule. Together with replicant::server_stream it is everything the engine asks of a server.
 
+#include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/core/slot_invalidation.hpp>
-#include <replicant/pipeline/detail/publication_definition.hpp>
+#include <replicant/pipeline/publication_shape.hpp>
 #include <replicant/pipeline/server_stream.hpp>
 #include <replicant/pq/replication_stream.hpp>
 #include <replicant/sink/vocabulary.hpp>
@@ -77,7 +78,7 @@ struct stream_request {
  * | `s.recovery()` | `result<server_recovery>` | Whether the server is a standby, and its feedback setting. |
  * | `s.find_slot(name)` | `result<std::optional<slot_facts>>` | The slot of that name, of any type, if there is one. |
  * | `s.publications_exist(names)` | `result<bool>` | Whether every publication named exists. |
- * | `s.publication_shapes(names)` | `result<detail::publication_definitions>` | What the publications publish now (the periodic check's baseline). |
+ * | `s.publication_shapes(names)` | `result<publication_definitions>` | What the publications publish now (the periodic check's baseline). |
  * | `s.check_publication_shapes(names, baseline)` | `result<std::optional<halt>>` | The halt a narrowing of the publications since `baseline` calls for, if any; `baseline` gains what was added. |
  * | `s.create_slot(request)` | `result<created_slot>` | `CREATE_REPLICATION_SLOT`. |
  * | `std::move(s).start(request, options)` | `result<S::stream_type>` | `START_REPLICATION`; on failure `s` is as it was, to try again. |
@@ -89,14 +90,14 @@ struct stream_request {
 template <class S>
 concept server_session =
     server_stream<typename S::stream_type> &&
-    requires(S& s, std::string_view name, std::span<const std::string> names, detail::publication_definitions& baseline,
+    requires(S& s, std::string_view name, std::span<const std::string> names, publication_definitions& baseline,
              const slot_request& slot, const stream_request& start, const pq::stream_options& options) {
       { s.identify() } -> std::same_as<result<session_identity>>;
       { s.server_version() } -> std::same_as<std::uint32_t>;
       { s.recovery() } -> std::same_as<result<server_recovery>>;
       { s.find_slot(name) } -> std::same_as<result<std::optional<slot_facts>>>;
       { s.publications_exist(names) } -> std::same_as<result<bool>>;
-      { s.publication_shapes(names) } -> std::same_as<result<detail::publication_definitions>>;
+      { s.publication_shapes(names) } -> std::same_as<result<publication_definitions>>;
       { s.check_publication_shapes(names, baseline) } -> std::same_as<result<std::optional<halt>>>;
       { s.create_slot(slot) } -> std::same_as<result<created_slot>>;
       { std::move(s).start(start, options) } -> std::same_as<result<typename S::stream_type>>;

@@ -15,12 +15,12 @@
 
 BOOST_AUTO_TEST_SUITE(pipeline_publication_definition_tests)
 
+using replicant::publication_definitions;
+using replicant::publication_shape;
+using replicant::published_relation;
 using replicant::detail::find_narrowings;
 using replicant::detail::narrowing_kind;
 using replicant::detail::parse_attnums;
-using replicant::detail::publication_definitions;
-using replicant::detail::publication_shape;
-using replicant::detail::published_relation;
 
 namespace {
 

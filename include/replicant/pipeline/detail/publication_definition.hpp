@@ -17,46 +17,17 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/core/identifier.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/pipeline/publication_shape.hpp>
 #include <replicant/pq/connection.hpp>
 
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace replicant::detail {
-
-// One relation a publication names explicitly (pg_publication_rel), PostgreSQL 15+.
-struct published_relation {
-  table_name name;
-  std::optional<std::string> row_filter;    // pg_get_expr of prqual; none: every row
-  std::optional<std::vector<int>> columns;  // prattrs, sorted attnums; none: every column
-
-  friend auto operator==(const published_relation&, const published_relation&) -> bool = default;
-};
-
-// One publication as the catalogs describe it.
-struct publication_shape {
-  bool all_tables = false;
-  bool insert = false;
-  bool update = false;
-  bool delete_ = false;
-  bool truncate = false;
-  bool via_root = false;
-  char generated = 'n';  // pubgencols (PostgreSQL 18): 'n' none, 's' stored; 'n' before 18
-  std::map<std::uint32_t, published_relation> relations;  // by relation OID
-  std::set<std::uint32_t> schemas;                        // FOR TABLES IN SCHEMA, by namespace OID
-
-  friend auto operator==(const publication_shape&, const publication_shape&) -> bool = default;
-};
-
-// The publications of a session, by name. A requested publication that does not exist is absent
-// (the publication_missing check reports it).
-using publication_definitions = std::map<std::string, publication_shape, std::less<>>;
 
 // What narrowed, for one finding.
 enum class narrowing_kind {

@@ -218,7 +218,7 @@ auto pipeline<D, C, S, Sink>::run_loop() -> void {
   detail::connect_attempts tries{.delay = state_.options.reconnect_delay};
   // What the publications published when the first session began: a reconnect does not take a
   // change made in the meantime as the new normal (only a new run() does).
-  std::optional<detail::publication_definitions> publications;
+  std::optional<publication_definitions> publications;
   while (!state_.stopping.load()) {
     session s{state_, sink_, policy_};
     s.publications = publications;

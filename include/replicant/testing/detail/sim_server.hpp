@@ -10,6 +10,7 @@
 // The slot is the simulator's: it survives every crash of the pipeline.
 
 #include <replicant/core/error.hpp>
+#include <replicant/core/halt.hpp>
 #include <replicant/core/lsn.hpp>
 #include <replicant/core/result.hpp>
 #include <replicant/pipeline/server_session.hpp>
@@ -62,13 +63,11 @@ class sim_server {
 
   // The world has one publication, and publishes the same table throughout.
   auto publications_exist(std::span<const std::string> /*names*/) -> result<bool> { return true; }
-  auto publication_shapes(std::span<const std::string> /*names*/)
-      -> result<replicant::detail::publication_definitions> {
-    return replicant::detail::publication_definitions{};
+  auto publication_shapes(std::span<const std::string> /*names*/) -> result<replicant::publication_definitions> {
+    return replicant::publication_definitions{};
   }
   auto check_publication_shapes(std::span<const std::string> /*names*/,
-                                replicant::detail::publication_definitions& /*baseline*/)
-      -> result<std::optional<halt>> {
+                                replicant::publication_definitions& /*baseline*/) -> result<std::optional<halt>> {
     return std::optional<halt>{};
   }
 
