@@ -38,6 +38,20 @@ REPLICANT_DECL auto to_result(int code) noexcept -> result<void> {
   return fail(static_cast<identifier_error>(code));
 }
 
+// @p s between two @p quote characters, each quote inside doubled: SQL's one escape for both an
+// identifier and a standard-conforming string literal.
+REPLICANT_DECL auto enclose(std::string_view s, char quote) -> std::string {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.push_back(quote);
+  for (const char c : s) {
+    if (c == quote) out.push_back(quote);
+    out.push_back(c);
+  }
+  out.push_back(quote);
+  return out;
+}
+
 }  // namespace detail
 
 REPLICANT_DECL auto identifier_category() noexcept -> const std::error_category& {
@@ -49,29 +63,13 @@ REPLICANT_DECL auto quote_identifier(std::string_view name) -> result<std::strin
   if (name.empty()) return fail(identifier_error::empty);
   if (name.size() > identifier::max_length) return fail(identifier_error::too_long);
   if (const int e = detail::check_quotable(name); e != 0) return fail(static_cast<identifier_error>(e));
-  std::string out;
-  out.reserve(name.size() + 2);
-  out.push_back('"');
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
+  return detail::enclose(name, '"');
 }
 
 REPLICANT_DECL auto quote_literal(std::string_view text) -> result<std::string> {
   if (const int e = detail::check_quotable(text); e != 0) return fail(static_cast<identifier_error>(e));
   if (text.find('\\') != std::string_view::npos) return fail(identifier_error::contains_backslash);
-  std::string out;
-  out.reserve(text.size() + 2);
-  out.push_back('\'');
-  for (char c : text) {
-    if (c == '\'') out.push_back('\'');
-    out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
+  return detail::enclose(text, '\'');
 }
 
 REPLICANT_DECL auto slot_name::make(std::string_view text) noexcept -> result<slot_name> {
