@@ -78,8 +78,7 @@ class sim_probe {
   }
 
   auto check_publication_shapes(std::span<const std::string> /*names*/,
-                                replicant::detail::publication_definitions& /*baseline*/)
-      -> result<std::optional<halt>> {
+                                replicant::publication_definitions& /*baseline*/) -> result<std::optional<halt>> {
     if (auto ok = ask(probe_call::shapes); !ok) return unexpected(ok.error());
     return std::optional<halt>{};
   }
