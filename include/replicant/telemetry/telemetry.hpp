@@ -541,321 +541,191 @@ inline constexpr auto metadata_keys =
 inline constexpr auto measurement_keys = hana::tuple_t<keys::duration_t, keys::lag_bytes_t, keys::lag_t>;
 
 /**
+ * An event's dotted name as a template argument of @ref event_spec, made from a string literal
+ * (`"replicant.sink.committed"`).
+ *
+ * @tparam N the literal's size, its terminating NUL included.
+ */
+template <std::size_t N>
+struct event_name {
+  /// Copies the literal @p literal. Implicit, so that the literal itself is the template argument.
+  // NOLINTNEXTLINE(google-explicit-constructor, hicpp-explicit-conversions, *-avoid-c-arrays)
+  consteval event_name(const char (&literal)[N]) noexcept {
+    for (std::size_t i = 0; i < N; ++i) text[i] = literal[i];
+  }
+  char text[N]{};  ///< The name and its NUL. NOLINT(*-avoid-c-arrays): a structural type's storage
+};
+
+/// The keys an event may carry as measurements, for `event_spec`: a Hana tuple of key tags.
+template <class... Keys>
+using measures = std::remove_const_t<decltype(hana::tuple_t<Keys...>)>;
+
+/// The keys an event may carry as metadata, for `event_spec`: a Hana tuple of key tags.
+template <class... Keys>
+using carries = std::remove_const_t<decltype(hana::tuple_t<Keys...>)>;
+
+/**
+ * An event's declaration: its name and the keys it may carry. Each event of the catalog is a type
+ * derived from one, and so may a user's event be (see `user_event`).
+ *
+ * @tparam Name the dotted name, a string literal.
+ * @tparam Measurements the keys it may carry as measurements: `measures<...>`.
+ * @tparam Metadata the keys it may carry as metadata: `carries<...>`.
+ *
+ * @par Example
+ * @code
+ * struct sink_committed : event_spec<"replicant.sink.committed", measures<keys::duration_t>,
+ *                                    carries<keys::commit_lsn_t>> {};
+ * @endcode
+ */
+template <event_name Name, class Measurements, class Metadata>
+struct event_spec {
+  /// The event's name, as `event_record::name` gives it.
+  static constexpr std::string_view name{Name.text, sizeof(Name.text) - 1};
+  /// The keys it may carry as measurements, as a Hana tuple of key tags.
+  static constexpr Measurements measurements{};
+  /// The keys it may carry as metadata, as a Hana tuple of key tags.
+  static constexpr Metadata metadata{};
+};
+
+/**
  * The thirty-four events (the reference's thirty, the heartbeat, the lag warning, the command error
- * of each connect cycle and the failed side check). Each type names its event
- * (`name`) and lists the keys it may carry:
- * `measurements` and `metadata`, as Hana tuples of key tags. Every key is optional: an emitter
- * passes those that apply (for instance `reason` on `connection_disconnected` only for a halt).
+ * of each connect cycle and the failed side check). Each type is an `event_spec`: its name, and
+ * the keys it may carry. Every key is optional: an emitter passes those that apply (for instance
+ * `reason` on `connection_disconnected` only for a halt).
  */
 namespace events {
 
 // clang-format off
 // --- connection ----------------------------------------------------------------------------------
 /// The replication connection was established (every connect and reconnect). `kind`: primary/standby.
-struct connection_connected {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.connected";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::kind_t>;
-  /// @}
-};
+struct connection_connected : event_spec<"replicant.connection.connected", measures<>, carries<keys::kind_t>> {};
 /// The connection was dropped, or an attempt to connect failed (`attempt`: failed attempts in a row,
 /// `error_class`). Every halt is reported here too (`reason`; for `sink_too_slow` with the lag, as
 /// `lag_bytes` and `lag`).
-struct connection_disconnected {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.disconnected";
-  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t, keys::lag_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::attempt_t, keys::error_class_t>;
-  /// @}
-};
+struct connection_disconnected : event_spec<"replicant.connection.disconnected",
+    measures<keys::lag_bytes_t, keys::lag_t>, carries<keys::reason_t, keys::attempt_t, keys::error_class_t>> {};
 /// The slot is owned and streaming begins.
-struct connection_slot_active {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.slot_active";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
-  /// @}
-};
+struct connection_slot_active : event_spec<"replicant.connection.slot_active",
+    measures<>, carries<keys::slot_name_t, keys::commit_lsn_t>> {};
 /// The slot was found invalidated, or the connect chain refused the configuration (`reason`: the
 /// halt reason, publication_missing, failover_unsupported, decoder_option_unsupported, ...). For an
 /// invalidated slot (the halt slot_invalidated), `reason` and `kind` both carry the invalidation
 /// class (@ref to_kind of `halt::invalidation`: wal_removed, rows_removed, wal_level_insufficient,
 /// idle_timeout or invalidated): `reason` as the reference has it, `kind` as earlier versions did;
 /// the other reasons have no `kind`.
-struct connection_slot_invalidated {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.slot_invalidated";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::reason_t, keys::kind_t>;
-  /// @}
-};
+struct connection_slot_invalidated : event_spec<"replicant.connection.slot_invalidated",
+    measures<>, carries<keys::slot_name_t, keys::reason_t, keys::kind_t>> {};
 /// The sink's `handle_session_identity` refused the server.
-struct connection_session_identity_rejected {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.session_identity_rejected";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::reason_t>;
-  /// @}
-};
+struct connection_session_identity_rejected : event_spec<"replicant.connection.session_identity_rejected",
+    measures<>, carries<keys::reason_t>> {};
 /// A connect cycle ended in a replication command's error before anything streamed (no free slot,
 /// the slot in use, an unexpected result): one event per cycle, `attempt` of `max_retries`
 /// (`max_command_retries`), so that an alert can fire before the budget is spent.
-struct connection_command_error {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.command_error";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata =
-      hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
-  /// @}
-};
+struct connection_command_error : event_spec<"replicant.connection.command_error",
+    measures<>, carries<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>> {};
 /// The pre-stream command-error budget (`max_command_retries`) ran out; the pipeline halts.
-struct connection_command_error_halt {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.command_error_halt";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata =
-      hana::tuple_t<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>;
-  /// @}
-};
+struct connection_command_error_halt : event_spec<"replicant.connection.command_error_halt",
+    measures<>, carries<keys::attempt_t, keys::max_retries_t, keys::slot_name_t, keys::error_class_t>> {};
 /// A check made beside the stream on the pipeline's ordinary connection could not be made: that
 /// connection could not be opened, or its query failed (`kind`: wal_lag or publications, which
 /// check; `error_class`: why). `attempt` counts the check's failures in a row, and at `max_retries`
 /// (`max_side_check_failures`; 0, never) the pipeline halts `side_check_failed`. A check that
 /// succeeds starts the count again. One event per failed check, so that a blind check is seen
 /// before the halt, and without a halt when the bound is 0.
-struct connection_side_check_failed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.side_check_failed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata =
-      hana::tuple_t<keys::kind_t, keys::error_class_t, keys::attempt_t, keys::max_retries_t>;
-  /// @}
-};
+struct connection_side_check_failed : event_spec<"replicant.connection.side_check_failed",
+    measures<>, carries<keys::kind_t, keys::error_class_t, keys::attempt_t, keys::max_retries_t>> {};
 /// The heartbeat statement ran (`heartbeat_interval`); `commit_lsn` is the LSN it returned, if any.
 /// A heartbeat that failed (a read-only standby, a statement the role may not run) says so with
 /// `error_class`, so that a heartbeat that never works does not go unnoticed.
-struct connection_heartbeat {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.connection.heartbeat";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::error_class_t>;
-  /// @}
-};
+struct connection_heartbeat : event_spec<"replicant.connection.heartbeat",
+    measures<>, carries<keys::commit_lsn_t, keys::error_class_t>> {};
 // --- checkpoint ----------------------------------------------------------------------------------
 /// The acknowledged position advanced (after a delivery, or `kind` idle over filtered WAL).
-struct checkpoint_advanced {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.checkpoint.advanced";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::kind_t>;
-  /// @}
-};
+struct checkpoint_advanced : event_spec<"replicant.checkpoint.advanced",
+    measures<>, carries<keys::commit_lsn_t, keys::kind_t>> {};
 /// Library-owned checkpoint: read at connect (no `commit_lsn` for a fresh slot).
-struct checkpoint_store_read {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.checkpoint_store.read";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
-  /// @}
-};
+struct checkpoint_store_read : event_spec<"replicant.checkpoint_store.read",
+    measures<>, carries<keys::slot_name_t, keys::commit_lsn_t>> {};
 /// Library-owned checkpoint: durably written.
-struct checkpoint_store_written {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.checkpoint_store.written";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t>;
-  /// @}
-};
+struct checkpoint_store_written : event_spec<"replicant.checkpoint_store.written",
+    measures<>, carries<keys::slot_name_t, keys::commit_lsn_t>> {};
 /// Library-owned checkpoint: a batch of checkpoint writes was flushed (`byte_size` is the LSN span).
-struct checkpoint_store_batch_flushed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.checkpoint_store.batch_flushed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata =
-      hana::tuple_t<keys::slot_name_t, keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>;
-  /// @}
-};
+struct checkpoint_store_batch_flushed : event_spec<"replicant.checkpoint_store.batch_flushed",
+    measures<>, carries<keys::slot_name_t, keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>> {};
 /// A transient checkpoint-store fault is being retried.
-struct checkpoint_store_retrying {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.checkpoint_store.retrying";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata =
-      hana::tuple_t<keys::slot_name_t, keys::attempt_t, keys::max_retries_t, keys::error_class_t>;
-  /// @}
-};
+struct checkpoint_store_retrying : event_spec<"replicant.checkpoint_store.retrying",
+    measures<>, carries<keys::slot_name_t, keys::attempt_t, keys::max_retries_t, keys::error_class_t>> {};
 /// The checkpoint store failed for good (budget spent, or a permanent fault); the pipeline halts.
-struct checkpoint_store_failed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.checkpoint_store.failed";
-  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::reason_t, keys::error_class_t>;
-  /// @}
-};
+struct checkpoint_store_failed : event_spec<"replicant.checkpoint_store.failed",
+    measures<keys::duration_t>, carries<keys::slot_name_t, keys::reason_t, keys::error_class_t>> {};
 // --- delivery ------------------------------------------------------------------------------------
 /// A committed transaction was assembled and is about to be delivered.
-struct transaction_assembled {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.transaction.assembled";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>;
-  /// @}
-};
+struct transaction_assembled : event_spec<"replicant.transaction.assembled",
+    measures<>, carries<keys::commit_lsn_t, keys::change_count_t, keys::byte_size_t>> {};
 /// The sink persisted a transaction.
-struct sink_committed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.sink.committed";
-  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
-  /// @}
-};
+struct sink_committed : event_spec<"replicant.sink.committed",
+    measures<keys::duration_t>, carries<keys::commit_lsn_t>> {};
 /// The sink persisted a batch atomically (`reason`: what closed the batch, batch_full, batch_timer
 /// or batch_drain).
-struct sink_batch_committed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.sink.batch_committed";
-  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t, keys::reason_t>;
-  /// @}
-};
+struct sink_batch_committed : event_spec<"replicant.sink.batch_committed",
+    measures<keys::duration_t>, carries<keys::commit_lsn_t, keys::change_count_t, keys::reason_t>> {};
 /// The WAL lag (the server's WAL position past the durable position `commit_lsn`, while the sink
 /// holds the stream back) reached half of `pipeline_options::max_wal_lag`: once per crossing. The
 /// lag is both `lag_bytes` and `lag`.
-struct sink_lagging {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.sink.lagging";
-  static constexpr auto measurements = hana::tuple_t<keys::lag_bytes_t, keys::lag_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
-  /// @}
-};
+struct sink_lagging : event_spec<"replicant.sink.lagging",
+    measures<keys::lag_bytes_t, keys::lag_t>, carries<keys::commit_lsn_t>> {};
 /// The sink failed (error result or exception; `reason` sink_failed), or the storage a spilled
 /// transaction is written to or read back from did (`reason` spill_io_failed, as the reference
 /// reports it); the pipeline halts.
-struct sink_failed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.sink.failed";
-  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::reason_t, keys::error_class_t>;
-  /// @}
-};
+struct sink_failed : event_spec<"replicant.sink.failed",
+    measures<keys::duration_t>, carries<keys::commit_lsn_t, keys::reason_t, keys::error_class_t>> {};
 /// A logical-decoding message arrived (messages enabled). Its prefix and content are never reported.
-struct message_received {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.message.received";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::transactional_t>;
-  /// @}
-};
+struct message_received : event_spec<"replicant.message.received",
+    measures<>, carries<keys::commit_lsn_t, keys::byte_size_t, keys::transactional_t>> {};
 // --- schema --------------------------------------------------------------------------------------
 /// An additive schema change was applied automatically (`kind` additive).
-struct schema_change_additive {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.schema_change.additive";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::kind_t>;
-  /// @}
-};
+struct schema_change_additive : event_spec<"replicant.schema_change.additive",
+    measures<>, carries<keys::table_t, keys::kind_t>> {};
 /// A destructive schema change halted the pipeline, or the sink refused one (`reason`).
-struct schema_change_halted {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.schema_change.halted";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::kind_t, keys::reason_t>;
-  /// @}
-};
+struct schema_change_halted : event_spec<"replicant.schema_change.halted",
+    measures<>, carries<keys::table_t, keys::kind_t, keys::reason_t>> {};
 // --- snapshot ------------------------------------------------------------------------------------
 /// A point-in-time or an incremental snapshot started at `commit_lsn`.
-struct snapshot_started {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.started";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t>;
-  /// @}
-};
+struct snapshot_started : event_spec<"replicant.snapshot.started", measures<>, carries<keys::commit_lsn_t>> {};
 /// An incremental snapshot resumed from its durable progress (`change_count`: rows it read
 /// before).
-struct snapshot_resumed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.resumed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::slot_name_t, keys::change_count_t>;
-  /// @}
-};
+struct snapshot_resumed : event_spec<"replicant.snapshot.resumed",
+    measures<>, carries<keys::slot_name_t, keys::change_count_t>> {};
 /// One table finished snapshotting.
-struct snapshot_table_completed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.table_completed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::change_count_t>;
-  /// @}
-};
+struct snapshot_table_completed : event_spec<"replicant.snapshot.table_completed",
+    measures<>, carries<keys::table_t, keys::change_count_t>> {};
 /// One incremental chunk was applied.
-struct snapshot_chunk_completed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.chunk_completed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::change_count_t>;
-  /// @}
-};
+struct snapshot_chunk_completed : event_spec<"replicant.snapshot.chunk_completed",
+    measures<>, carries<keys::table_t, keys::change_count_t>> {};
 /// A chunk was discarded for contention and will be retried.
-struct snapshot_chunk_retried {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.chunk_retried";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::table_t, keys::reason_t, keys::attempt_t>;
-  /// @}
-};
+struct snapshot_chunk_retried : event_spec<"replicant.snapshot.chunk_retried",
+    measures<>, carries<keys::table_t, keys::reason_t, keys::attempt_t>> {};
 /// The snapshot finished and handed over to streaming at `commit_lsn`.
-struct snapshot_completed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.completed";
-  static constexpr auto measurements = hana::tuple_t<keys::duration_t>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::change_count_t>;
-  /// @}
-};
+struct snapshot_completed : event_spec<"replicant.snapshot.completed",
+    measures<keys::duration_t>, carries<keys::commit_lsn_t, keys::change_count_t>> {};
 /// The snapshot halted.
-struct snapshot_failed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.snapshot.failed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::table_t, keys::error_class_t>;
-  /// @}
-};
+struct snapshot_failed : event_spec<"replicant.snapshot.failed",
+    measures<>, carries<keys::reason_t, keys::table_t, keys::error_class_t>> {};
 // --- streamed transactions -----------------------------------------------------------------------
 /// A streamed (in-progress) transaction committed.
-struct stream_committed {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.stream.committed";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::commit_lsn_t, keys::byte_size_t, keys::change_count_t>;
-  /// @}
-};
+struct stream_committed : event_spec<"replicant.stream.committed",
+    measures<>, carries<keys::commit_lsn_t, keys::byte_size_t, keys::change_count_t>> {};
 /// A streamed transaction, or one of its subtransactions, aborted (`reason` stream_abort); what was
 /// held for it is dropped (`change_count` changes, `byte_size` bytes of row data).
-struct stream_aborted {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.stream.aborted";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::reason_t, keys::byte_size_t, keys::change_count_t>;
-  /// @}
-};
+struct stream_aborted : event_spec<"replicant.stream.aborted",
+    measures<>, carries<keys::reason_t, keys::byte_size_t, keys::change_count_t>> {};
 /// Part of an oversized streamed transaction was spilled to disk.
-struct stream_spilled {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.stream.spilled";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::change_count_t>;
-  /// @}
-};
+struct stream_spilled : event_spec<"replicant.stream.spilled",
+    measures<>, carries<keys::byte_size_t, keys::change_count_t>> {};
 /// The spill ceiling was reached; the pipeline halts (`reason` spill_exhausted).
-struct stream_spill_exhausted {
-  /// The event's name (`event_record::name`) and the keys it may carry. @{
-  static constexpr std::string_view name = "replicant.stream.spill_exhausted";
-  static constexpr auto measurements = hana::tuple_t<>;
-  static constexpr auto metadata = hana::tuple_t<keys::byte_size_t, keys::reason_t>;
-  /// @}
-};
+struct stream_spill_exhausted : event_spec<"replicant.stream.spill_exhausted",
+    measures<>, carries<keys::byte_size_t, keys::reason_t>> {};
 // clang-format on
 
 }  // namespace events
@@ -881,18 +751,17 @@ inline constexpr auto event_names = hana::unpack(
 
 /**
  * A telemetry event of the user's own (a checkpoint policy's, a sink's), declared as the library's
- * are: `static constexpr bool user_event = true;`, its `name`, and the keys it may carry as Hana
- * tuples of key tags (`measurements`, `metadata`). It is emitted with `telemetry::emit` or
- * `checkpoint_context::emit`, checked as the catalog's events are: only its keys, each once, and
- * never a string.
+ * are, with `static constexpr bool user_event = true;` besides: an `event_spec`, or its `name`
+ * and the keys it may carry as Hana tuples of key tags (`measurements`, `metadata`) spelled out. It
+ * is emitted with `telemetry::emit` or `checkpoint_context::emit`, checked as the catalog's events
+ * are: only its keys, each once, and never a string.
  *
  * @par Example
  * @code
- * struct store_skipped {
+ * namespace t = replicant::telemetry;
+ * struct store_skipped : t::event_spec<"custom_policies.store_skipped", t::measures<t::keys::byte_size_t>,
+ *                                      t::carries<t::keys::slot_name_t>> {
  *   static constexpr bool user_event = true;
- *   static constexpr std::string_view name = "custom_policies.store_skipped";
- *   static constexpr auto measurements = boost::hana::tuple_t<replicant::telemetry::keys::byte_size_t>;
- *   static constexpr auto metadata = boost::hana::tuple_t<replicant::telemetry::keys::slot_name_t>;
  * };
  * @endcode
  */
