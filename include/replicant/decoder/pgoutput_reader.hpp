@@ -304,8 +304,9 @@ struct stream_abort_message {
   sys_microseconds abort_time{};
 };
 
-/// Begin Prepare 'b': a two-phase transaction's changes follow, up to its Prepare (protocol 3+).
-struct begin_prepare_message {
+/// What Begin Prepare, Prepare and Stream Prepare carry alike: the prepare record and the
+/// transaction's global identifier.
+struct prepare_fields {
   /// LSN of the prepare record.
   lsn prepare_lsn{};
   /// End of the prepare record.
@@ -318,19 +319,11 @@ struct begin_prepare_message {
   std::string_view gid{};
 };
 
+/// Begin Prepare 'b': a two-phase transaction's changes follow, up to its Prepare (protocol 3+).
+struct begin_prepare_message : prepare_fields {};
+
 /// Prepare 'P': the two-phase transaction since Begin Prepare is prepared (protocol 3+).
-struct prepare_message {
-  /// LSN of the prepare record.
-  lsn prepare_lsn{};
-  /// End of the prepare record.
-  lsn end_lsn{};
-  /// Prepare time on the server.
-  sys_microseconds prepare_time{};
-  /// The transaction id.
-  transaction_id xid = 0;
-  /// The global transaction identifier.
-  std::string_view gid{};
-};
+struct prepare_message : prepare_fields {};
 
 /// Commit Prepared 'K': a prepared transaction committed (protocol 3+).
 struct commit_prepared_message {
@@ -363,18 +356,7 @@ struct rollback_prepared_message {
 };
 
 /// Stream Prepare 'p': a streamed two-phase transaction is prepared (protocol 3+).
-struct stream_prepare_message {
-  /// LSN of the prepare record.
-  lsn prepare_lsn{};
-  /// End of the prepare record.
-  lsn end_lsn{};
-  /// Prepare time on the server.
-  sys_microseconds prepare_time{};
-  /// The transaction id.
-  transaction_id xid = 0;
-  /// The global transaction identifier.
-  std::string_view gid{};
-};
+struct stream_prepare_message : prepare_fields {};
 
 /** @} */
 

@@ -478,11 +478,10 @@ REPLICANT_DECL auto pgoutput_reader::decode_two_phase(std::uint8_t type, detail:
   if (protocol_.version < 3 || in_stream_ || (type == 'p' && protocol_.streaming == pgoutput_streaming::off)) {
     return detail::out_of_place();
   }
+  const pgoutput::prepare_fields prepared{first, second, time, xid, gid};  // for 'b', 'P' and 'p'
   switch (type) {
-    case 'b':
-      out.emplace<pgoutput::begin_prepare_message>(pgoutput::begin_prepare_message{first, second, time, xid, gid});
-      break;
-    case 'P': out.emplace<pgoutput::prepare_message>(pgoutput::prepare_message{first, second, time, xid, gid}); break;
+    case 'b': out.emplace<pgoutput::begin_prepare_message>(pgoutput::begin_prepare_message{prepared}); break;
+    case 'P': out.emplace<pgoutput::prepare_message>(pgoutput::prepare_message{prepared}); break;
     case 'K':
       out.emplace<pgoutput::commit_prepared_message>(pgoutput::commit_prepared_message{first, second, time, xid, gid});
       break;
@@ -495,7 +494,7 @@ REPLICANT_DECL auto pgoutput_reader::decode_two_phase(std::uint8_t type, detail:
       // keeps describing the relation to other transactions as before (no cleanup at prepare).
       streams_.erase(xid);
       forget_memo();
-      out.emplace<pgoutput::stream_prepare_message>(pgoutput::stream_prepare_message{first, second, time, xid, gid});
+      out.emplace<pgoutput::stream_prepare_message>(pgoutput::stream_prepare_message{prepared});
       break;
   }
   return {};
