@@ -7,10 +7,12 @@
 /// SIGINT/SIGTERM as a stop request that wakes a poll(): a flag plus an eventfd, shared by the
 /// example programs.
 
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 
@@ -62,6 +64,14 @@ class stop_signal {
 
   /// Whether a stop was requested. Never throws.
   [[nodiscard]] static auto requested() noexcept -> bool { return requested_ != 0; }
+
+  /// Sleeps @p d, or less when a stop is requested: the pause between two attempts at something
+  /// that may pass by itself (a broker coming back, a target database restarting), which Ctrl-C
+  /// must not have to wait out. It polls fd(), so the eventfd wakes it. Never throws.
+  static auto sleep_for(std::chrono::milliseconds d) noexcept -> void {
+    pollfd p{fd_, POLLIN, 0};
+    static_cast<void>(::poll(&p, 1, static_cast<int>(d.count())));
+  }
 
   /// Blocks SIGINT and SIGTERM in the calling thread. Once it returns, no handler runs there any
   /// more, so whatever the hook touches may be destroyed. Never throws.

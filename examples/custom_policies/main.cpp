@@ -14,6 +14,7 @@
 // The pipeline treats them as it treats its own models. `replicant-custom-policies --help` for
 // the options; tests/integration/examples/custom_policies.cpp runs it against a live server.
 
+#include "../common/connection_probe.hpp"
 #include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
@@ -26,7 +27,6 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/telemetry/telemetry.hpp>
 
 #include <cstdio>
@@ -82,18 +82,9 @@ auto status_line(const replicant::telemetry::event_record& e) -> void {
   }
 }
 
-// A wrong --dsn fails at once rather than being waited out as a server that is down.
-auto probe(const custom_policies::options& o) -> bool {
-  auto c = replicant::pq::connection::open(o.dsn, replicant::pq::session_kind::replication,
-                                           {.cancel_fd = stop_signal::fd()});
-  if (c || c.error() == replicant::errc::cancelled) return true;
-  say("connecting failed: " + c.error().message() +
-      "; check --dsn, that the server runs, and that the role may connect for replication");
-  return false;
-}
-
 auto run(const custom_policies::options& o) -> int {
-  if (!probe(o)) return exit_failure;
+  // A wrong --dsn fails at once rather than being waited out as a server that is down.
+  if (!replicant::examples::probe_replication_connection(o.dsn, say)) return exit_failure;
   if (stop_signal::requested()) return exit_ok;
   auto sink = custom_policies::line_sink::open(o.output);
   if (!sink) {

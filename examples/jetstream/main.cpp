@@ -5,6 +5,7 @@
 // JetStream stream, each change once, each transaction ended by a commit marker, with the checkpoint
 // kept in the stream (docs/scale_out.md), or creates such a stream (--create-stream).
 
+#include "../common/broker_outage.hpp"
 #include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
@@ -18,8 +19,6 @@
 
 #include <nats/nats.h>
 
-#include <poll.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,7 +31,7 @@ namespace {
 using namespace replicant::examples::jetstream;
 using replicant::examples::exit_failure;
 using replicant::examples::exit_ok;
-using replicant::examples::exit_refused;
+using replicant::examples::outage_clock;
 using replicant::examples::stop_signal;
 using namespace std::chrono_literals;
 
@@ -46,33 +45,6 @@ auto say(const std::string& line) -> void { std::fprintf(stderr, "replicant-jets
 auto describe(std::error_code ec) -> std::string {
   return ec.message() + " [" + ec.category().name() + ':' + std::to_string(ec.value()) + ']';
 }
-
-// Sleeps @p d, or less when a stop is requested.
-auto pause(std::chrono::milliseconds d) -> void {
-  pollfd p{stop_signal::fd(), POLLIN, 0};
-  static_cast<void>(::poll(&p, 1, static_cast<int>(d.count())));
-}
-
-// How long a fault that may pass by itself has lasted: from its first failure since the last
-// success, against --max-outage-s.
-class outage_clock {
- public:
-  explicit outage_clock(std::chrono::seconds limit) : limit_{limit} {}
-
-  // Counts a failure: whether the outage has now lasted the limit.
-  auto over() -> bool {
-    const auto now = std::chrono::steady_clock::now();
-    if (!since_) since_ = now;
-    return now - *since_ >= limit_;
-  }
-
-  // A success: the next failure starts a new outage.
-  auto reset() -> void { since_.reset(); }
-
- private:
-  std::chrono::seconds limit_;
-  std::optional<std::chrono::steady_clock::time_point> since_;
-};
 
 // One attempt at creating the stream @p cfg; @p code gets JetStream's error code, if any, and
 // @p unusable a credentials or TLS file that could not be used.
@@ -141,13 +113,13 @@ auto create_stream(const options& o) -> int {
       return exit_failure;
     }
     say("the cluster cannot create the stream yet (" + why + "); retrying");
-    pause(delay);
+    stop_signal::sleep_for(delay);
   }
 }
 
 // Runs the pipeline until it is stopped or halts for good. Broker faults that may pass by
 // themselves (no leader, no quorum, no answer) are retried while they last less than
-// --max-outage-s; any progress starts the count again.
+// --max-outage-s; a transaction JetStream acknowledged starts the count again.
 auto stream(const options& o) -> int {
   jetstream_sink sink{sink_settings{.servers = o.nats,
                                     .security = o.security,
@@ -166,9 +138,8 @@ auto stream(const options& o) -> int {
       say("connecting to NATS failed for longer than --max-outage-s: " + describe(connected.error()));
       return exit_failure;
     }
-    pause(200ms);
+    stop_signal::sleep_for(200ms);
   }
-  outage.reset();
 
   auto po = replicant::examples::pipeline_options_for_replication(o.replication);
   // A restarted program can find its previous walsender still finishing for a moment.
@@ -184,34 +155,14 @@ auto stream(const options& o) -> int {
       po};
   say("started");
 
-  int status = exit_ok;
-  auto confirmed_before = sink.counts().confirmed;
-  auto delay = 100ms;
-  for (const replicant::examples::running_pipeline_scope running{pipeline};;) {
-    std::error_code ec;
-    pipeline.run(ec);
-    if (ec != replicant::errc::halted || stop_signal::requested()) break;
-    const auto& h = *pipeline.last_halt();
-    if (h.reason == replicant::halt_reason::sink_failed && is_transient(h.cause)) {
-      if (const auto now_confirmed = sink.counts().confirmed; now_confirmed != confirmed_before) {
-        confirmed_before = now_confirmed;
-        outage.reset();
-        delay = 100ms;
-      }
-      if (outage.over()) {
-        say("the stream stayed unavailable for longer than --max-outage-s: " + replicant::describe(h));
-        status = exit_failure;
-        break;
-      }
-      say("the stream is unavailable (" + describe(h.cause) + "); retrying");
-      pause(delay);
-      delay = std::min<std::chrono::milliseconds>(delay * 2, 2s);
-      continue;
-    }
-    say(replicant::describe(h));
-    status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
-    break;
-  }
+  const int status = replicant::examples::run_through_outages(
+      pipeline,
+      {.broker = "the stream",
+       .max_outage = o.max_outage,
+       .transient = &is_transient,
+       .progress = [&sink] { return sink.counts().confirmed; },
+       .fault = [](const replicant::halt& h) { return " (" + describe(h.cause) + ")"; }},
+      say);
 
   const sink_counts c = sink.counts();
   say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.transactions) +

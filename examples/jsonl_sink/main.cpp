@@ -7,6 +7,7 @@
 // that cannot store a checkpoint atomically with its data: at least once, never a gap. Usage and
 // guarantees: docs/jsonl_sink.md, or `replicant-jsonl-sink --help`.
 
+#include "../common/connection_probe.hpp"
 #include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"
 #include "../common/stop_signal.hpp"
@@ -18,7 +19,6 @@
 #include <replicant/core/halt.hpp>
 #include <replicant/decoder/pgoutput.hpp>
 #include <replicant/pipeline.hpp>
-#include <replicant/pq/connection.hpp>
 #include <replicant/spill/none.hpp>
 #include <replicant/telemetry/telemetry.hpp>
 
@@ -69,19 +69,9 @@ auto status_line(const replicant::telemetry::event_record& e) -> void {
   }
 }
 
-// The pipeline waits out a server that is down, which is right once it streams; a command typed
-// with a wrong --dsn should fail at once instead. One replication connection, opened and closed.
-auto probe(const options& o) -> bool {
-  auto c = replicant::pq::connection::open(o.dsn, replicant::pq::session_kind::replication,
-                                           {.cancel_fd = stop_signal::fd()});
-  if (c || c.error() == replicant::errc::cancelled) return true;
-  say("connecting failed: " + c.error().message() +
-      "; check --dsn, that the server runs, and that the role may connect for replication");
-  return false;
-}
-
 auto run(const options& o) -> int {
-  if (!probe(o)) return exit_failure;
+  // A wrong --dsn fails at once rather than being waited out as a server that is down.
+  if (!replicant::examples::probe_replication_connection(o.dsn, say)) return exit_failure;
   if (stop_signal::requested()) return exit_ok;
   auto opened = open_output(o.output);
   if (!opened) {

@@ -5,9 +5,9 @@
 // transaction as one Kafka transaction with its checkpoint record, the checkpoint kept in a
 // compacted topic (docs/scale_out.md).
 
+#include "../common/broker_outage.hpp"
 #include "../common/program.hpp"
 #include "../common/running_pipeline.hpp"
-#include "../common/stop_signal.hpp"
 #include "kafka_sink.hpp"
 #include "options.hpp"
 
@@ -18,22 +18,14 @@
 
 #include <librdkafka/rdkafka.h>
 
-#include <poll.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <string>
-#include <system_error>
 
 namespace {
 
 using namespace replicant::examples::kafka;
-using replicant::examples::exit_failure;
 using replicant::examples::exit_ok;
-using replicant::examples::exit_refused;
-using replicant::examples::stop_signal;
 using namespace std::chrono_literals;
 
 using kafka_pipeline = replicant::pgoutput_pipeline<kafka_sink>;
@@ -42,12 +34,6 @@ constexpr auto stop_hook = &replicant::examples::stop_running_pipelines<kafka_pi
 
 // One line on stderr: fixed text, codes, LSNs and counts only; never a broker, a name or a value.
 auto say(const std::string& line) -> void { std::fprintf(stderr, "replicant-kafka: %s\n", line.c_str()); }
-
-// Sleeps @p d, or less when a stop is requested.
-auto pause(std::chrono::milliseconds d) -> void {
-  pollfd p{stop_signal::fd(), POLLIN, 0};
-  static_cast<void>(::poll(&p, 1, static_cast<int>(d.count())));
-}
 
 // librdkafka's name of the sink's last broker error, e.g. "_TIMED_OUT".
 auto broker_code(const kafka_sink& sink) -> std::string {
@@ -68,12 +54,6 @@ auto stream(const options& o) -> int {
                                 .request_timeout = o.request_timeout,
                                 .transaction_timeout = o.transaction_timeout,
                                 .properties = o.properties}};
-  std::optional<std::chrono::steady_clock::time_point> outage_since;
-  auto outage_over = [&] {
-    const auto now = std::chrono::steady_clock::now();
-    if (!outage_since) outage_since = now;
-    return now - *outage_since >= o.max_outage;
-  };
 
   auto po = replicant::examples::pipeline_options_for_replication(o.replication);
   // A restarted program can find its previous walsender still finishing for a moment.
@@ -84,35 +64,15 @@ auto stream(const options& o) -> int {
                           replicant::sink_owned_checkpoint{}, po};
   say("started");
 
-  int status = exit_ok;
-  auto committed_before = sink.counts().committed;
-  auto delay = 100ms;
-  for (const replicant::examples::running_pipeline_scope running{pipeline};;) {
-    std::error_code ec;
-    pipeline.run(ec);
-    if (ec != replicant::errc::halted || stop_signal::requested()) break;
-    const auto& h = *pipeline.last_halt();
-    if (h.reason == replicant::halt_reason::sink_failed && is_transient(h.cause)) {
-      if (const auto now_committed = sink.counts().committed; now_committed != committed_before) {
-        committed_before = now_committed;
-        outage_since.reset();
-        delay = 100ms;
-      }
-      if (outage_over()) {
-        say("the Kafka cluster stayed unavailable for longer than --max-outage-s: " + replicant::describe(h) +
-            broker_code(sink));
-        status = exit_failure;
-        break;
-      }
-      say("the Kafka cluster is unavailable" + broker_code(sink) + "; retrying");
-      pause(delay);
-      delay = std::min<std::chrono::milliseconds>(delay * 2, 2s);
-      continue;
-    }
-    say(replicant::describe(h) + broker_code(sink));
-    status = replicant::is_start_rejection(h.reason) ? exit_refused : exit_failure;
-    break;
-  }
+  const int status = replicant::examples::run_through_outages(
+      pipeline,
+      {.broker = "the Kafka cluster",
+       .max_outage = o.max_outage,
+       .transient = &is_transient,
+       .progress = [&sink] { return sink.counts().committed; },
+       .fault = [&sink](const replicant::halt& /*h*/) { return broker_code(sink); },
+       .detail = [&sink] { return broker_code(sink); }},
+      say);
 
   const sink_counts c = sink.counts();
   say(std::string{status == exit_ok ? "stopped" : "ended"} + "; " + std::to_string(c.committed) +

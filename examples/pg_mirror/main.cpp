@@ -21,8 +21,6 @@
 #include <replicant/core/lsn.hpp>
 #include <replicant/pipeline.hpp>
 
-#include <poll.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -97,8 +95,7 @@ auto stream(const Target& target, Sink& sink, const options& o, Policies... poli
     if (h.reason == replicant::halt_reason::sink_failed && target.retryable()) {
       if (target.counts().applied + target.counts().skipped != before) delay = 100ms;
       say("the target is unavailable (" + describe(h.cause, target.sqlstate()) + "); retrying");
-      pollfd p{stop_signal::fd(), POLLIN, 0};
-      static_cast<void>(::poll(&p, 1, static_cast<int>(delay.count())));
+      stop_signal::sleep_for(delay);
       delay = std::min<std::chrono::milliseconds>(delay * 2, 5s);
       continue;
     }
