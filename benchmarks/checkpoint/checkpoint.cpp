@@ -33,15 +33,12 @@
 
 #include "support/server/pg_cluster.hpp"
 
+#include "../common/child_process.hpp"
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"
 #include "../common/server.hpp"
 #include "../common/statistics.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,7 +53,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -139,72 +135,10 @@ using replicant::bench::server_cpu;
 
 // --- replicant-pg-mirror as a child process --------------------------------------------------------
 
-class child {
- public:
-  child(const std::string& program, std::vector<std::string> args, const std::filesystem::path& log) {
-    std::vector<char*> argv;
-    std::string path = program;
-    argv.push_back(path.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (out < 0) throw std::system_error(errno, std::generic_category(), "opening the mirror's log");
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      ::dup2(out, STDOUT_FILENO);
-      ::dup2(out, STDERR_FILENO);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::close(out);
-    if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "starting the mirror");
-  }
-  child(const child&) = delete;
-  auto operator=(const child&) -> child& = delete;
-  ~child() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
+using replicant::bench::child_process;
 
-  // Whether it still runs; an exited child is reaped and its status kept.
-  auto running() -> bool {
-    if (pid_ <= 0) return false;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) != pid_) return true;
-    pid_ = 0;
-    status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return false;
-  }
-
-  // SIGTERM, then waits up to 30 s: the exit status, or -1 if it had to be killed.
-  auto stop() -> int {
-    if (pid_ <= 0) return status_;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = clock_type::now() + 30s;
-    while (clock_type::now() < deadline) {
-      if (!running()) return status_;
-      std::this_thread::sleep_for(10ms);
-    }
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-    return -1;
-  }
-
-  [[nodiscard]] auto status() const -> int { return status_; }
-  [[nodiscard]] auto pid() const -> pid_t { return pid_; }
-
- private:
-  pid_t pid_ = 0;
-  int status_ = -1;
-};
+// How long the mirror may take to exit on SIGTERM before it is killed.
+constexpr std::chrono::seconds stop_patience{30};
 
 // --- one round ----------------------------------------------------------------------------------
 
@@ -255,7 +189,7 @@ auto run_mode(pg::pg_cluster& server, const options& opt, const std::string& mod
   run_result r;
   const auto server_before = server_cpu(server.postmaster_pid());
   const auto started = clock_type::now();
-  child mirror{opt.mirror, std::move(args), log};
+  child_process mirror{opt.mirror, std::move(args), log};
   bool caught_up = false;
   const auto deadline = started + 600s;
   while (clock_type::now() < deadline && mirror.running()) {
@@ -271,7 +205,7 @@ auto run_mode(pg::pg_cluster& server, const options& opt, const std::string& mod
     r.cpu_seconds = cpu_seconds_between(server_before, server_cpu(server.postmaster_pid())) +
                     static_cast<double>(mirror_ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
   }
-  const int status = mirror.stop();
+  const int status = mirror.stop(stop_patience);
   if (!caught_up) {
     std::fprintf(stderr,
                  "bench-checkpoint: %s did not catch up (exit status %d; log %s, kept with REPLICANT_PG_KEEP=1)\n",

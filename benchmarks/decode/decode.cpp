@@ -32,6 +32,7 @@
 #include "support/wire/pgoutput_builder.hpp"
 
 #include "../common/program.hpp"
+#include "../common/splitmix.hpp"
 #include "../common/statistics.hpp"
 
 #include <algorithm>
@@ -93,18 +94,7 @@ struct capture {
 };
 
 // splitmix64: a fixed seed makes every run see the same capture.
-class generator {
- public:
-  auto next() noexcept -> std::uint64_t {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31U);
-  }
-
- private:
-  std::uint64_t state_ = 0x5EED;
-};
+using replicant::bench::splitmix64;
 
 auto append_number(std::string& out, std::uint64_t v, int min_digits = 1) -> void {
   std::array<char, 24> buf{};
@@ -115,7 +105,7 @@ auto append_number(std::string& out, std::uint64_t v, int min_digits = 1) -> voi
 
 // The five text values of row @p index, in the server's output format under the settings the
 // replication connection pins (DateStyle=ISO, TimeZone=UTC).
-auto make_row(std::size_t index, generator& rng) -> std::vector<pg::col> {
+auto make_row(std::size_t index, splitmix64& rng) -> std::vector<pg::col> {
   std::string id;
   append_number(id, index + 1);
 
@@ -159,7 +149,7 @@ auto make_row(std::size_t index, generator& rng) -> std::vector<pg::col> {
 
 auto generate(const options& opt) -> capture {
   capture c;
-  generator rng;
+  splitmix64 rng;
   std::vector<std::size_t> sizes;
   c.bytes.reserve(opt.rows * 128);
 

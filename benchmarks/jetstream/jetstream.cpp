@@ -31,16 +31,13 @@
 #include "support/server/nats_cluster.hpp"
 #include "support/server/pg_cluster.hpp"
 
+#include "../common/child_process.hpp"
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"
 #include "../common/server.hpp"
 
 #include <nats/nats.h>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -50,9 +47,9 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -176,67 +173,11 @@ class broker {
 };
 
 // A program under test as a child process, its standard error appended to a log, and its standard
-// output too unless @p out names another file.
-class program_process {
- public:
-  program_process(const std::string& program, std::vector<std::string> args, const std::filesystem::path& log,
-                  const std::filesystem::path& out_path = {}) {
-    std::vector<char*> argv;
-    std::string path = program;
-    argv.push_back(path.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (err < 0) throw std::system_error(errno, std::generic_category(), "opening the program's log");
-    const int out = out_path.empty() ? ::dup(err) : ::open(out_path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (out < 0) {
-      ::close(err);
-      throw std::system_error(errno, std::generic_category(), "opening the program's output");
-    }
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      ::dup2(out, STDOUT_FILENO);
-      ::dup2(err, STDERR_FILENO);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::close(out);
-    ::close(err);
-    if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "starting the program");
-  }
-  program_process(const program_process&) = delete;
-  auto operator=(const program_process&) -> program_process& = delete;
-  ~program_process() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
+// output too unless it names another file.
+using replicant::bench::child_process;
 
-  [[nodiscard]] auto pid() const -> pid_t { return pid_; }
-
-  // SIGTERM, then waits up to a minute: the exit status, or -1.
-  auto stop() -> int {
-    if (pid_ <= 0) return -1;
-    ::kill(pid_, SIGTERM);
-    const auto deadline = clock_type::now() + 60s;
-    while (clock_type::now() < deadline) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = 0;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = 0;
-};
+// How long a program may take to exit on SIGTERM before it is killed.
+constexpr std::chrono::seconds stop_patience{60};
 
 // One configuration: its stream, slot and prefix.
 struct configuration {
@@ -343,9 +284,9 @@ auto run(const options& opt) -> int {
 
   // 1. A checkpoint at the same place for every configuration.
   {
-    std::vector<std::unique_ptr<program_process>> running;
-    for (const auto& c : configs) running.push_back(std::make_unique<program_process>(opt.program, arguments(c), log));
-    program_process tail{opt.tail, tail_arguments, log, "/dev/null"};
+    std::vector<std::unique_ptr<child_process>> running;
+    for (const auto& c : configs) running.push_back(std::make_unique<child_process>(opt.program, arguments(c), log));
+    child_process tail{opt.tail, tail_arguments, log, "/dev/null"};
     const auto active = [&] {
       return server.scalar("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name LIKE 'bench_%'") ==
              std::to_string(configs.size() + 1);
@@ -355,12 +296,12 @@ auto run(const options& opt) -> int {
     const auto before = parse_lsn(server.scalar("SELECT pg_current_wal_lsn()", "bench"));
     server.sql("INSERT INTO t VALUES (0, 'seed', 0, now(), false)", "bench");
     for (std::size_t i = 0; i < configs.size(); ++i) {
-      if (!wait_for_marker(b, configs[i], before, 60s) || running[i]->stop() != 0) {
+      if (!wait_for_marker(b, configs[i], before, 60s) || running[i]->stop(stop_patience) != 0) {
         std::fprintf(stderr, "bench-jetstream: a seed run failed (see %s)\n", log.c_str());
         return 1;
       }
     }
-    if (!wait_for_acknowledgement(server, tail_slot, before, 60s) || tail.stop() != 0) {
+    if (!wait_for_acknowledgement(server, tail_slot, before, 60s) || tail.stop(stop_patience) != 0) {
       std::fprintf(stderr, "bench-jetstream: the baseline's seed run failed (see %s)\n", log.c_str());
       return 1;
     }
@@ -387,13 +328,13 @@ auto run(const options& opt) -> int {
   std::printf("%-24s %10s %12s %16s %16s %9s\n", "", "", "", "per 1000 tx", "per 1000 tx", "");
   double baseline = 0;
   {
-    program_process tail{opt.tail, tail_arguments, log, "/dev/null"};
+    child_process tail{opt.tail, tail_arguments, log, "/dev/null"};
     const auto started = clock_type::now();
     const auto cpu_before = replicant::bench::cpu_ticks(tail.pid()).value_or(0);
     const bool drained = wait_for_acknowledgement(server, tail_slot, before_last, 600s);
     const double seconds = std::chrono::duration<double>(clock_type::now() - started).count();
     const auto cpu_after = replicant::bench::cpu_ticks(tail.pid()).value_or(cpu_before);
-    if (!drained || tail.stop() != 0) {
+    if (!drained || tail.stop(stop_patience) != 0) {
       std::fprintf(stderr, "bench-jetstream: the baseline did not drain the backlog (see %s)\n", log.c_str());
       return 1;
     }
@@ -403,7 +344,7 @@ auto run(const options& opt) -> int {
     std::fflush(stdout);
   }
   for (const auto& c : configs) {
-    program_process p{opt.program, arguments(c), log};
+    child_process p{opt.program, arguments(c), log};
     const auto started = clock_type::now();
     const auto cpu_before = replicant::bench::cpu_ticks(p.pid()).value_or(0);
     const auto brokers_before = broker_ticks(nats);
@@ -411,7 +352,7 @@ auto run(const options& opt) -> int {
     const double seconds = std::chrono::duration<double>(clock_type::now() - started).count();
     const auto cpu_after = replicant::bench::cpu_ticks(p.pid()).value_or(cpu_before);
     const auto brokers_after = broker_ticks(nats);
-    const int status = p.stop();
+    const int status = p.stop(stop_patience);
     const auto stored = b.messages(c.stream).value_or(0);
     if (!drained || status != 0 || stored != expected) {
       std::fprintf(

@@ -55,6 +55,7 @@
 
 #include "support/server/pg_cluster.hpp"
 
+#include "../common/child_process.hpp"
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"
 #include "../common/server.hpp"
@@ -64,7 +65,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -495,11 +495,6 @@ class consumer_process {
   };
 
   consumer_process(const std::string& program, std::vector<std::string> args) {
-    std::vector<char*> argv;
-    std::string path = program;
-    argv.push_back(path.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
     int to_child[2];
     int from_child[2];
     if (::pipe2(to_child, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
@@ -508,17 +503,8 @@ class consumer_process {
       ::close(to_child[1]);
       throw std::system_error(errno, std::generic_category(), "pipe");
     }
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      // Goes down with the driver however it ends.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      ::dup2(to_child[0], STDIN_FILENO);
-      ::dup2(from_child[1], STDOUT_FILENO);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    // Goes down with the driver however it ends.
+    pid_ = replicant::bench::spawn(program, std::move(args), {.in = to_child[0], .out = from_child[1]});
     ::close(to_child[0]);
     ::close(from_child[1]);
     input_ = to_child[1];

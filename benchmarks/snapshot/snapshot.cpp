@@ -47,6 +47,7 @@
 
 #include "support/server/pg_cluster.hpp"
 
+#include "../common/child_process.hpp"
 #include "../common/process_cpu.hpp"
 #include "../common/program.hpp"
 #include "../common/server.hpp"
@@ -61,8 +62,6 @@
 #include <replicant/telemetry/telemetry.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -352,11 +351,6 @@ struct psql_output {
 auto run_psql(const std::string& psql, const std::vector<std::string>& args, pid_t postmaster) -> psql_output {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
-  std::vector<std::string> storage{psql};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
 
   psql_output r;
   const auto sample = [postmaster] {
@@ -364,15 +358,7 @@ auto run_psql(const std::string& psql, const std::vector<std::string>& args, pid
   };
   const auto server_before = sample();
   const auto started = clock_type::now();
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = replicant::bench::spawn(psql, args, {.out = out[1]});
   ::close(out[1]);
   if (pid < 0) {
     ::close(out[0]);

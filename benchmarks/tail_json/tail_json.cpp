@@ -34,6 +34,7 @@
 #include "support/wire/pgoutput_builder.hpp"
 
 #include "../common/program.hpp"
+#include "../common/splitmix.hpp"
 #include "../common/statistics.hpp"
 
 #include <replicant/assembler/assembler.hpp>
@@ -80,18 +81,7 @@ struct options {
 // --- the workloads --------------------------------------------------------------------------------
 
 // splitmix64: a fixed seed makes every run see the same changes.
-class generator {
- public:
-  auto next() noexcept -> std::uint64_t {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31U);
-  }
-
- private:
-  std::uint64_t state_ = 0x5EED;
-};
+using replicant::bench::splitmix64;
 
 auto number(std::uint64_t v, int min_digits = 1) -> std::string {
   std::array<char, 24> buf{};
@@ -101,7 +91,7 @@ auto number(std::uint64_t v, int min_digits = 1) -> std::string {
 }
 
 // The columns of row @p id, as the server prints them (DateStyle=ISO, TimeZone=UTC).
-auto make_row(std::uint64_t id, generator& rng, bool with_jsonb) -> std::vector<pg::col> {
+auto make_row(std::uint64_t id, splitmix64& rng, bool with_jsonb) -> std::vector<pg::col> {
   static constexpr std::array<std::string_view, 6> names{"customer ", "Kunde Müller ", "client Lefèvre ",
                                                          "顧客 ",     "cliente Peña ", "customer \"VIP\" "};
   std::string name{names[rng.next() % names.size()]};
@@ -145,7 +135,7 @@ auto generate(std::string_view name, bool with_jsonb, const options& opt) -> wor
 
   replicant::assembler assembler{{.version = 1}};
   pg::transaction_collector collected;
-  generator rng;
+  splitmix64 rng;
   const auto push = [&](const pg::bytes& m) {
     if (!assembler.push(m, collected)) {
       std::fprintf(stderr, "replicant-bench-tail-json: the generated capture does not assemble\n");
