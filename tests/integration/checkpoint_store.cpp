@@ -8,9 +8,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "support/faults/frozen_process.hpp"
 #include "support/server/pg_cluster.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,6 +34,7 @@ using replicant::lsn;
 using replicant::postgres_checkpoint_store;
 using replicant::postgres_store_options;
 using replicant::slot_name;
+using replicant::test::frozen_process;
 using replicant::test::live_server;
 
 static_assert(replicant::checkpoint_store<postgres_checkpoint_store>);
@@ -129,22 +130,6 @@ auto eventually(const std::function<bool()>& cond, std::chrono::milliseconds tim
 auto since(clock_type::time_point t) -> std::chrono::milliseconds {
   return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t);
 }
-
-// Stops a server process (SIGSTOP) for as long as it lives, as a frozen VM or a debugger would.
-class frozen_process {
- public:
-  explicit frozen_process(int pid) : pid_(pid) { BOOST_TEST_REQUIRE(::kill(pid_, SIGSTOP) == 0); }
-  frozen_process(const frozen_process&) = delete;
-  auto operator=(const frozen_process&) -> frozen_process& = delete;
-  ~frozen_process() { thaw(); }
-  auto thaw() -> void {
-    if (pid_ > 0) ::kill(pid_, SIGCONT);
-    pid_ = 0;
-  }
-
- private:
-  int pid_;
-};
 
 }  // namespace
 

@@ -72,26 +72,13 @@ struct fixture : replicant::test::published_database {
 };
 
 // Runs a pipeline with @p o and its telemetry going to @p events until it halts by itself (it must
-// within 30 s), checks that the halt carries @p sqlstate and that neither it nor an event names the
-// role, the database or the password, and returns its reason (which the case checks, with its
-// event: tests/halts_provoked.txt records the case).
+// within 30 s), checks that the halt carries @p sqlstate, the refusal as its cause, that nothing was
+// created and that neither it nor an event names the role, the database or the password, and
+// returns its reason (which the case checks, with its event: tests/halts_provoked.txt records the
+// case).
 auto halts_with(fixture& f, const replicant::pipeline_options& o, event_log& events,
                 std::optional<std::string> sqlstate) -> halt_reason {
-  memory_sink sink;
-  running r{sink, f.pgoutput, o, &events.dispatcher};
-  BOOST_TEST_REQUIRE(r.ends_within(30s), "it kept retrying");
-  const auto reason = r.halted();
-  const auto& h = r.pipeline.last_halt();
-  BOOST_TEST_REQUIRE(h.has_value());
-  BOOST_TEST((h->sqlstate == sqlstate));
-  BOOST_TEST(h->cause == replicant::errc::connection_refused);
-  const auto text = replicant::describe(*h);
-  for (const auto& name : {std::string{password}, f.role, f.db}) {
-    BOOST_TEST(text.find(name) == std::string::npos, "the halt names " << name);
-    BOOST_TEST(!events.contains(name), "an event names " << name);
-  }
-  BOOST_TEST(!f.slot_exists(), "nothing was created");
-  return reason;
+  return replicant::test::refused_halt<memory_pipeline>(f, o, events, sqlstate, {std::string{password}, f.role, f.db});
 }
 
 }  // namespace

@@ -99,6 +99,7 @@ using replicant::test::fault_mode;
 using replicant::test::fault_proxy;
 using replicant::test::live_server;
 using replicant::test::wait_until;
+using replicant::test::walsender_timeouts;
 
 namespace {
 
@@ -511,17 +512,6 @@ class fault_case {
   std::vector<replicant::halt> halts_;
   std::map<std::string, int> outcomes_;
 };
-
-// How many times the server log says a walsender was dropped for silence.
-auto walsender_timeouts(replicant::test::pg_cluster& pg) -> std::size_t {
-  const auto log = pg.server_log();
-  std::size_t n = 0;
-  for (auto at = log.find("due to replication timeout"); at != std::string::npos;
-       at = log.find("due to replication timeout", at + 1)) {
-    ++n;
-  }
-  return n;
-}
 
 // --- corruption ---------------------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ using namespace std::chrono_literals;
 using replicant::halt_reason;
 using replicant::lsn;
 using replicant::result;
+using replicant::test::invalidated_event;
+using replicant::test::invalidation_class;
 using replicant::test::live_server;
 
 namespace {
@@ -72,20 +74,6 @@ auto ids(const std::vector<seen>& rows) -> std::vector<std::string> {
   std::vector<std::string> out;
   for (const auto& r : rows) out.push_back(r.op + ":" + r.id);
   return out;
-}
-
-// The invalidation class of the halt @p r ended with, by name; "none" without one.
-template <class Running>
-auto invalidation_class(Running& r) -> std::string {
-  const auto& h = r.pipeline.last_halt();
-  return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
-}
-
-// The event that reports a slot_invalidated halt of class @p kind for @p slot: the class is both
-// its `reason` (the reference's key) and its `kind`.
-auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
-  return "replicant.connection.slot_invalidated slot_name=" + slot + " reason=" + std::string{kind} +
-         " kind=" + std::string{kind};
 }
 
 // Makes the server remove WAL the slot of @p f still needs, as max_slot_wal_keep_size allows

@@ -8,6 +8,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/server/pg_cluster.hpp"
+#include "support/server/pq_session.hpp"
 
 #include <replicant/core/lsn.hpp>
 
@@ -30,16 +31,11 @@ using replicant::errc;
 using replicant::pq::connection;
 using replicant::pq::session_kind;
 using replicant::test::live_server;
+using replicant::test::open_session;
 
 namespace {
 
 constexpr std::string_view secret = "s3cr3t-VALUE-4711";
-
-auto open(const std::string& dsn, session_kind kind) -> connection {
-  auto c = connection::open(dsn, kind);
-  if (!c) BOOST_FAIL("connect: " << c.error().message());
-  return std::move(*c);
-}
 
 auto show(connection& c, const std::string& setting) -> std::string {
   auto r = c.exec("SHOW " + setting);
@@ -88,7 +84,7 @@ BOOST_AUTO_TEST_CASE(pins_the_settings_that_shape_value_text) {
   for (auto kind : {session_kind::normal, session_kind::replication}) {
     const auto dsn = kind == session_kind::normal ? pg.dsn() : pg.replication_dsn();
     // The caller's own options survive; ours are appended.
-    auto c = open(dsn + " options='-c statement_timeout=4321'", kind);
+    auto c = open_session(dsn + " options='-c statement_timeout=4321'", kind);
     BOOST_TEST(show(c, "DateStyle") == "ISO, MDY");
     BOOST_TEST(show(c, "IntervalStyle") == "postgres");
     BOOST_TEST(show(c, "TimeZone") == "UTC");
@@ -101,7 +97,7 @@ BOOST_AUTO_TEST_CASE(pins_the_settings_that_shape_value_text) {
 }
 
 BOOST_AUTO_TEST_CASE(replication_connection_is_a_walsender) {
-  auto c = open(live_server().replication_dsn(), session_kind::replication);
+  auto c = open_session(live_server().replication_dsn(), session_kind::replication);
   auto r = c.exec("IDENTIFY_SYSTEM");
   BOOST_TEST_REQUIRE(r.has_value());
   BOOST_TEST(r->columns() == 4);
@@ -109,7 +105,7 @@ BOOST_AUTO_TEST_CASE(replication_connection_is_a_walsender) {
 }
 
 BOOST_AUTO_TEST_CASE(server_errors_keep_the_sqlstate_and_drop_the_text) {
-  auto c = open(live_server().dsn(), session_kind::normal);
+  auto c = open_session(live_server().dsn(), session_kind::normal);
   const auto r = c.exec("SELECT '" + std::string{secret} + "'::int");
   BOOST_TEST_REQUIRE(!r.has_value());
   BOOST_TEST(r.error() == errc::server_error);
@@ -164,7 +160,7 @@ BOOST_AUTO_TEST_CASE(streams_frames_acknowledges_and_finishes_cleanly) {
   pg.create_database(db);
   pg.sql("CREATE TABLE t (id int PRIMARY KEY, v text); CREATE PUBLICATION pub FOR TABLE t", db);
 
-  auto c = open(pg.replication_dsn(db), session_kind::replication);
+  auto c = open_session(pg.replication_dsn(db), session_kind::replication);
   const auto slot = pg.unique_name("slot");
   BOOST_TEST_REQUIRE(c.exec("CREATE_REPLICATION_SLOT " + slot + " LOGICAL pgoutput (SNAPSHOT 'nothing')").has_value());
   pg.sql("INSERT INTO t SELECT g, 'row' FROM generate_series(1, 500) g", db);
@@ -213,7 +209,7 @@ BOOST_AUTO_TEST_CASE(streams_frames_acknowledges_and_finishes_cleanly) {
 
 BOOST_AUTO_TEST_CASE(refused_start_reports_the_sqlstate) {
   auto& pg = live_server();
-  auto c = open(pg.replication_dsn(), session_kind::replication);
+  auto c = open_session(pg.replication_dsn(), session_kind::replication);
   auto s = replicant::pq::replication_stream::start(std::move(c), "START_REPLICATION SLOT no_such_slot LOGICAL 0/0");
   BOOST_TEST_REQUIRE(!s.has_value());
   BOOST_TEST(s.error() == errc::server_error);

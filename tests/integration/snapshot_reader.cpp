@@ -11,6 +11,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/server/pg_cluster.hpp"
+#include "support/server/pq_session.hpp"
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/pq/replication_stream.hpp>
@@ -41,17 +42,12 @@ using replicant::snapshot_options;
 using replicant::pq::connection;
 using replicant::pq::session_kind;
 using replicant::test::live_server;
+using replicant::test::open_session;
 using replicant::test::pg_cluster;
 
 namespace {
 
 constexpr std::string_view secret = "s3cr3t-VALUE-4711";
-
-auto open(const std::string& dsn, session_kind kind) -> connection {
-  auto c = connection::open(dsn, kind);
-  if (!c) BOOST_FAIL("connect: " << c.error().message());
-  return std::move(*c);
-}
 
 // A fresh database with @p setup run in it.
 auto database(pg_cluster& pg, const std::string& setup) -> std::string {
@@ -70,7 +66,7 @@ struct exported_slot {
 };
 
 auto export_slot(pg_cluster& pg, const std::string& db) -> exported_slot {
-  auto repl = open(pg.replication_dsn(db), session_kind::replication);
+  auto repl = open_session(pg.replication_dsn(db), session_kind::replication);
   auto slot = pg.unique_name("slot");
   auto r = repl.exec("CREATE_REPLICATION_SLOT " + slot + " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')");
   BOOST_TEST_REQUIRE(r.has_value());
@@ -232,7 +228,7 @@ BOOST_AUTO_TEST_CASE(reads_exactly_the_rows_as_of_the_snapshot) {
       "INSERT INTO other VALUES (3)",
       db);
 
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   capture got;
   const auto summary = read_snapshot(conn, exported.snapshot, {"pub"}, got);
   BOOST_TEST_REQUIRE(summary.has_value());
@@ -264,7 +260,7 @@ BOOST_AUTO_TEST_CASE(honours_column_lists_and_row_filters) {
                            "INSERT INTO t SELECT g, g, 'b' || g, 'h' FROM generate_series(1, 20) g;"
                            "CREATE PUBLICATION pub FOR TABLE t (id, a) WHERE (a > 10 AND b <> 'b15')");
   auto exported = export_slot(pg, db);
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   auto snapshot = point_in_time_snapshot::open(conn, exported.snapshot, std::vector<std::string>{"pub"});
   BOOST_TEST_REQUIRE(snapshot.has_value());
   BOOST_TEST_REQUIRE(snapshot->tables().size() == 1U);
@@ -295,7 +291,7 @@ BOOST_AUTO_TEST_CASE(publications_that_overlap_read_each_table_once) {
                            "CREATE PUBLICATION high FOR TABLE t WHERE (id > 95);"
                            "CREATE PUBLICATION narrow FOR TABLE u (id);"
                            "CREATE PUBLICATION everything FOR ALL TABLES");
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   {
     auto exported = export_slot(pg, db);
     capture got;
@@ -338,7 +334,7 @@ BOOST_AUTO_TEST_CASE(different_column_lists_for_one_table_are_refused) {
                            "CREATE PUBLICATION pa FOR TABLE t (id, a);"
                            "CREATE PUBLICATION pb FOR TABLE t (id, b)");
   auto exported = export_slot(pg, db);
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   capture got;
   const auto summary = read_snapshot(conn, exported.snapshot, {"pa", "pb"}, got);
   BOOST_TEST_REQUIRE(!summary.has_value());
@@ -355,7 +351,7 @@ BOOST_AUTO_TEST_CASE(cuts_batches_by_rows_and_bytes_and_flags_them) {
                            "CREATE TABLE exact (id int); INSERT INTO exact SELECT generate_series(1, 1000);"
                            "CREATE TABLE empty (id int);"
                            "CREATE PUBLICATION pub FOR TABLE big, exact, empty");
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   {
     auto exported = export_slot(pg, db);
     capture got;
@@ -410,7 +406,7 @@ BOOST_AUTO_TEST_CASE(quotes_odd_identifiers) {
       "INSERT INTO \"Odd \"\"Schema\"\"\".\"Tab\"\"le \u00fc\u00df \U0001F418\" VALUES (1, 's', 'q', 7);"
       "CREATE PUBLICATION \"Pub \"\"x\"\"\" FOR TABLE \"Odd \"\"Schema\"\"\".\"Tab\"\"le \u00fc\u00df \U0001F418\"");
   auto exported = export_slot(pg, db);
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   capture got;
   const auto summary = read_snapshot(conn, exported.snapshot, {"Pub \"x\""}, got);
   BOOST_TEST_REQUIRE(summary.has_value());
@@ -430,7 +426,7 @@ BOOST_AUTO_TEST_CASE(an_empty_publication_reads_nothing) {
   auto& pg = live_server();
   const auto db = database(pg, "CREATE TABLE t (id int); INSERT INTO t VALUES (1); CREATE PUBLICATION nothing_in_it");
   auto exported = export_slot(pg, db);
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   capture got;
   const auto summary = read_snapshot(conn, exported.snapshot, {"nothing_in_it"}, got);
   BOOST_TEST_REQUIRE(summary.has_value());
@@ -450,7 +446,7 @@ BOOST_AUTO_TEST_CASE(partitions_follow_publish_via_partition_root) {
                "INSERT INTO parted SELECT g, CASE WHEN g % 2 = 0 THEN 'eu' ELSE 'us' END FROM generate_series(1, 10) g;"
                "CREATE PUBLICATION via_root FOR TABLE parted WITH (publish_via_partition_root = true);"
                "CREATE PUBLICATION leaves FOR TABLE parted");
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   {
     auto exported = export_slot(pg, db);
     capture got;
@@ -494,7 +490,7 @@ BOOST_AUTO_TEST_CASE(relations_are_shaped_as_pgoutput_describes_them) {
                "  composite, dropped, generated, listed (id, b), deferred, \"Quoted \"\"T\"\" \u00fc\", parted"
                "  WITH (publish_via_partition_root = true)");
   auto exported = export_slot(pg, db);
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   capture got;
   auto snapshot = point_in_time_snapshot::open(conn, exported.snapshot, std::vector<std::string>{"pub"});
   BOOST_TEST_REQUIRE(snapshot.has_value());
@@ -577,7 +573,7 @@ BOOST_AUTO_TEST_CASE(values_equal_the_streamed_values_of_the_same_data) {
   auto exported = export_slot(pg, db);
   pg.sql("INSERT INTO typed (id, " + columns + ") SELECT id + 1000, " + columns + " FROM typed", db);
 
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   capture got;
   BOOST_TEST_REQUIRE(read_snapshot(conn, exported.snapshot, {"pub"}, got).has_value());
   const auto& snapshot_rows = got.rows["public.typed"];
@@ -627,7 +623,7 @@ BOOST_AUTO_TEST_CASE(failures_are_value_free_and_leave_the_connection_usable) {
                                "' FROM generate_series(1, 3000) g;"
                                "CREATE PUBLICATION pub FOR TABLE t;"
                                "CREATE PUBLICATION explodes FOR TABLE t WHERE (100 / (id - 2500) > -1000)");
-  auto conn = open(pg.dsn(db), session_kind::normal);
+  auto conn = open_session(pg.dsn(db), session_kind::normal);
   const auto value_free = [](const std::error_code& ec) { return ec.message().find(secret) == std::string::npos; };
 
   {

@@ -20,6 +20,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/common/temp_dir.hpp"
+#include "support/faults/frozen_process.hpp"
 #include "support/server/pg_cluster.hpp"
 #include "support/sinks/live_pipeline.hpp"
 
@@ -54,9 +55,11 @@ using replicant::halt_reason;
 using replicant::lsn;
 using replicant::result;
 using replicant::test::event_log;
+using replicant::test::frozen_process;
 using replicant::test::published_database;
 using replicant::test::running;
 using replicant::test::wait_until;
+using replicant::test::walsender_timeouts;
 
 namespace {
 
@@ -71,17 +74,6 @@ auto configure_server_once() -> void {
   pg.set("wal_sender_timeout", wal_sender_timeout);
   pg.reload();
   done = true;
-}
-
-// How many walsenders the server dropped for silence so far.
-auto walsender_timeouts() -> std::size_t {
-  const auto log = replicant::test::live_server().server_log();
-  std::size_t n = 0;
-  for (auto at = log.find("due to replication timeout"); at != std::string::npos;
-       at = log.find("due to replication timeout", at + 1)) {
-    ++n;
-  }
-  return n;
 }
 
 // A non-transactional sink: it records every delivery (a repeated one too) and cannot store an LSN.
@@ -218,22 +210,6 @@ class blocked_temp_file {
   int reader_ = -1;
 };
 
-// Stops a process (SIGSTOP) for as long as it lives.
-class frozen_process {
- public:
-  explicit frozen_process(int pid) : pid_(pid) { BOOST_TEST_REQUIRE(::kill(pid_, SIGSTOP) == 0); }
-  frozen_process(const frozen_process&) = delete;
-  auto operator=(const frozen_process&) -> frozen_process& = delete;
-  ~frozen_process() { thaw(); }
-  auto thaw() -> void {
-    if (pid_ > 0) ::kill(pid_, SIGCONT);
-    pid_ = 0;
-  }
-
- private:
-  int pid_;
-};
-
 struct ignore_sigpipe {
   ignore_sigpipe() { std::signal(SIGPIPE, SIG_IGN); }  // a FIFO's reader may go first
 };
@@ -333,7 +309,7 @@ BOOST_AUTO_TEST_CASE(the_connection_keeps_answering_the_server_while_the_store_h
   BOOST_TEST_REQUIRE(wait_until([&] { return x.f.slot_active(); }));
   x.insert(1);
   BOOST_TEST_REQUIRE(wait_until([&] { return x.stored() == sink.commit_of(1) && sink.count() == 1U; }));
-  const auto timeouts = walsender_timeouts();
+  const auto timeouts = walsender_timeouts(x.f.pg);
   const auto disconnects = events.count("replicant.connection.disconnected");
   {
     auto holder = x.lock_checkpoint_row();
@@ -360,7 +336,7 @@ BOOST_AUTO_TEST_CASE(the_connection_keeps_answering_the_server_while_the_store_h
   BOOST_TEST(wait_until([&] { return x.f.confirmed_flush() > sink.commit_of(2); }));
   x.insert(3);
   BOOST_TEST_REQUIRE(sink.wait_for(3));
-  BOOST_TEST(walsender_timeouts() == timeouts, "the server timed the walsender out");
+  BOOST_TEST(walsender_timeouts(x.f.pg) == timeouts, "the server timed the walsender out");
   BOOST_TEST(events.count("replicant.connection.disconnected") == disconnects);
   BOOST_TEST(!r.pipeline.last_halt().has_value());
   BOOST_TEST(!r.stop());

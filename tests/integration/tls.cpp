@@ -113,23 +113,11 @@ auto exactly_once(const std::vector<replicant::test::seen>& rows, int n) -> bool
 // (which the case checks, with its event: tests/halts_provoked.txt records the case).
 auto halts_with(fixture& f, const replicant::pipeline_options& o, event_log& events,
                 std::optional<std::string> sqlstate) -> halt_reason {
-  memory_sink sink;
-  running r{sink, f.pgoutput, o, &events.dispatcher};
-  BOOST_TEST_REQUIRE(r.ends_within(30s), "it kept retrying");
-  const auto reason = r.halted();
-  const auto& h = r.pipeline.last_halt();
-  BOOST_TEST_REQUIRE(h.has_value());
-  BOOST_TEST((h->sqlstate == sqlstate));
-  BOOST_TEST(h->cause == replicant::errc::connection_refused);
-  BOOST_TEST(!events.contains("attempt="), "a refusal is not retried");
-  const auto text = replicant::describe(*h);
   const auto& files = f.pg.tls().value();
-  for (const auto& name :
-       {f.db, std::string{elsewhere}, files.root_certificate.string(), files.other_root_certificate.string()}) {
-    BOOST_TEST(text.find(name) == std::string::npos, "the halt names " << name);
-    BOOST_TEST(!events.contains(name), "an event names " << name);
-  }
-  BOOST_TEST(!f.slot_exists(), "nothing was created");
+  const auto reason = replicant::test::refused_halt<memory_pipeline>(
+      f, o, events, sqlstate,
+      {f.db, std::string{elsewhere}, files.root_certificate.string(), files.other_root_certificate.string()});
+  BOOST_TEST(!events.contains("attempt="), "a refusal is not retried");
   return reason;
 }
 

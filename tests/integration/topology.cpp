@@ -39,6 +39,8 @@ using namespace std::chrono_literals;
 using replicant::halt_reason;
 using replicant::lsn;
 using replicant::test::event_log;
+using replicant::test::invalidated_event;
+using replicant::test::invalidation_class;
 using replicant::test::live_server;
 using replicant::test::memory_sink;
 using replicant::test::pg_cluster;
@@ -156,20 +158,6 @@ auto wait_for_synced_slot(pg_cluster& primary, pg_cluster& standby, const std::s
     std::this_thread::sleep_for(100ms);
   }
   return false;
-}
-
-// The invalidation class of the halt @p r ended with, by name; "none" without one.
-template <class Running>
-auto invalidation_class(Running& r) -> std::string {
-  const auto& h = r.pipeline.last_halt();
-  return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
-}
-
-// The event that reports a slot_invalidated halt of class @p kind for @p slot: the class is both
-// its `reason` (the reference's key) and its `kind`.
-auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
-  return "replicant.connection.slot_invalidated slot_name=" + slot + " reason=" + std::string{kind} +
-         " kind=" + std::string{kind};
 }
 
 // How the standby describes the invalidation of its slot: `conflicting` on 16, which does not say

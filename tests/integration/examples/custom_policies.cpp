@@ -23,6 +23,7 @@
 #include "support/checks/written_output.hpp"
 #include "support/common/temp_dir.hpp"
 #include "support/processes/child_process.hpp"
+#include "support/processes/file_sink.hpp"
 #include "support/processes/process.hpp"
 #include "support/server/pg_cluster.hpp"
 #include "support/sinks/live_pipeline.hpp"
@@ -112,66 +113,15 @@ auto insert_rows(std::int64_t first, std::int64_t last) -> std::string {
          std::to_string(first) + ", " + std::to_string(last) + ") g";
 }
 
-// A database with a published table, a slot name, and the program's files.
-struct scenario {
-  std::string db = live_server().unique_name("custom");
-  std::string slot = live_server().unique_name("custom_slot");
-  temp_dir dir{"replicant-custom-policies-test"};
-  std::filesystem::path output = dir.path() / "changes.txt";
-  std::filesystem::path checkpoint = dir.path() / "changes.txt.checkpoint";
+// A database with a published table, a slot name, and the program's files, with its spill
+// directory.
+struct scenario : replicant::test::file_sink_scenario {
   std::filesystem::path spill = dir.path() / "spill";
 
-  scenario() {
-    live_server().create_database(db);
-    sql("CREATE TABLE items (id bigint PRIMARY KEY, label text); CREATE PUBLICATION pub FOR TABLE items");
+  scenario() : file_sink_scenario{program, "custom", "changes.txt"} {
     std::filesystem::create_directory(spill);
     std::filesystem::permissions(spill, std::filesystem::perms::owner_all);  // mmap_spill wants it private
-  }
-
-  auto sql(const std::string& statements) -> void { live_server().sql(statements, db); }
-
-  [[nodiscard]] auto args(const std::vector<std::string>& extra) const -> std::vector<std::string> {
-    std::vector<std::string> a{"--dsn",
-                               live_server().dsn(db),
-                               "--slot",
-                               slot,
-                               "--publication",
-                               "pub",
-                               "--output",
-                               output.string(),
-                               "--spill-dir",
-                               spill.string(),
-                               "--create-slot",
-                               "--go-forward-only",
-                               "--status-interval",
-                               "1"};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-
-  auto start(const std::string& name, const std::vector<std::string>& extra) -> std::unique_ptr<child_process> {
-    auto p = std::make_unique<child_process>(program, args(extra), dir.path() / (name + ".out"),
-                                             dir.path() / (name + ".err"));
-    BOOST_TEST_REQUIRE(wait_until(
-        [&] {
-          return !p->running() || live_server().scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" +
-                                                           slot + "' AND active",
-                                                       db) == "1";
-        },
-        90s));
-    BOOST_TEST_REQUIRE(p->running(), err(name));
-    return p;
-  }
-
-  [[nodiscard]] auto err(const std::string& name) const -> std::string {
-    return read_file(dir.path() / (name + ".err"));
-  }
-
-  // The checkpoint file's LSN (none while it does not exist).
-  [[nodiscard]] auto stored_checkpoint() const -> std::optional<lsn> {
-    const auto r = replicant::file_checkpoint_store{checkpoint}.read(replicant::slot_name::make(slot).value());
-    BOOST_TEST_REQUIRE(r.has_value());
-    return *r;
+    own_args = {"--spill-dir", spill.string()};
   }
 
   auto wait_for_transactions(std::size_t n) -> bool {

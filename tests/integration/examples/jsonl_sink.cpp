@@ -13,6 +13,7 @@
 #include "support/checks/written_output.hpp"
 #include "support/common/temp_dir.hpp"
 #include "support/processes/child_process.hpp"
+#include "support/processes/file_sink.hpp"
 #include "support/processes/process.hpp"
 #include "support/server/pg_cluster.hpp"
 
@@ -96,60 +97,8 @@ auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout 
 }
 
 // A database with a published table, a slot name, and the sink's files.
-struct scenario {
-  std::string db = live_server().unique_name("jsonl");
-  std::string slot = live_server().unique_name("jsonl_slot");
-  temp_dir dir{"replicant-jsonl-test"};
-  std::filesystem::path output = dir.path() / "changes.jsonl";
-  std::filesystem::path checkpoint = dir.path() / "changes.jsonl.checkpoint";
-
-  scenario() {
-    live_server().create_database(db);
-    sql("CREATE TABLE items (id bigint PRIMARY KEY, label text); CREATE PUBLICATION pub FOR TABLE items");
-  }
-
-  auto sql(const std::string& statements) -> void { live_server().sql(statements, db); }
-
-  [[nodiscard]] auto args(const std::vector<std::string>& extra = {}) const -> std::vector<std::string> {
-    std::vector<std::string> a{"--dsn",
-                               live_server().dsn(db),
-                               "--slot",
-                               slot,
-                               "--publication",
-                               "pub",
-                               "--output",
-                               output.string(),
-                               "--create-slot",
-                               "--go-forward-only",
-                               "--status-interval",
-                               "1"};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-
-  auto start(const std::string& name, const std::vector<std::string>& extra = {}) -> std::unique_ptr<child_process> {
-    auto p = std::make_unique<child_process>(sink_binary, args(extra), dir.path() / (name + ".out"),
-                                             dir.path() / (name + ".err"));
-    // Streaming once the slot is active.
-    BOOST_TEST_REQUIRE(wait_until([&] {
-      return !p->running() ||
-             live_server().scalar(
-                 "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "' AND active", db) == "1";
-    }));
-    BOOST_TEST_REQUIRE(p->running(), read_file(dir.path() / (name + ".err")));
-    return p;
-  }
-
-  [[nodiscard]] auto err(const std::string& name) const -> std::string {
-    return read_file(dir.path() / (name + ".err"));
-  }
-
-  // The checkpoint file's LSN (none when it does not exist yet).
-  [[nodiscard]] auto stored_checkpoint() const -> std::optional<lsn> {
-    const auto r = replicant::file_checkpoint_store{checkpoint}.read(replicant::slot_name::make(slot).value());
-    BOOST_TEST_REQUIRE(r.has_value());
-    return *r;
-  }
+struct scenario : replicant::test::file_sink_scenario {
+  scenario() : file_sink_scenario{sink_binary, "jsonl", "changes.jsonl"} {}
 
   // The rows of the table.
   [[nodiscard]] auto scalar_count() -> std::int64_t {

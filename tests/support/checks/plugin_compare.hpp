@@ -4,17 +4,57 @@
 #define REPLICANT_TESTS_SUPPORT_CHECKS_PLUGIN_COMPARE_HPP
 
 /// @file
-/// The Boost.Test comparison of two replays (support/wire/plugin_replay.hpp) that the translating
-/// decoders' golden tests share: transaction by transaction, change by change, field by field, with
-/// the failing place named in the test log. Include it after <boost/test/unit_test.hpp>.
+/// What the translating decoders' golden tests share under Boost.Test: the two replays they compare
+/// (support/wire/plugin_replay.hpp), the pgoutput capture's and the plugin capture's through its
+/// decoder, each required to decode whole; and their comparison, transaction by transaction, change
+/// by change, field by field, with the failing place named in the test log. Include it after
+/// <boost/test/unit_test.hpp>.
 
+#include "support/wire/capture_file.hpp"
 #include "support/wire/plugin_replay.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <replicant/assembler/assembler.hpp>
+
 #include <cstddef>
+#include <filesystem>
+#include <span>
+#include <vector>
 
 namespace replicant::test {
+
+/// The pgoutput capture at @p path replayed through an assembler of its protocol: what a golden test
+/// holds a plugin's replay against. Every record must decode and the session end between
+/// transactions (BOOST_TEST_REQUIRE).
+inline auto replay_pgoutput_capture(const std::filesystem::path& path) -> replay_result {
+  const auto capture = read_capture(path);
+  replay_result out;
+  assembler a{capture.header.protocol()};
+  recording_handler handler{out};
+  const auto done =
+      for_each_xlog(capture.records, [&](std::span<const std::byte> data) { return a.push(data, handler); });
+  BOOST_TEST_REQUIRE(done.has_value());
+  BOOST_TEST_REQUIRE(a.idle());
+  return out;
+}
+
+/// The records of a plugin capture translated by @p decoder into pgoutput and replayed through an
+/// assembler. Every record must translate and decode (the error is named otherwise) and the session
+/// end between transactions (BOOST_TEST_REQUIRE); what else the decoder must say afterwards is the
+/// caller's to check on @p decoder.
+template <class Decoder>
+auto replay_translated(Decoder& decoder, const std::vector<std::vector<std::byte>>& records) -> replay_result {
+  replay_result out;
+  assembler a;
+  recording_handler handler{out};
+  const auto done = for_each_xlog(records, [&](std::span<const std::byte> data) {
+    return decoder.translate(data, [&](std::span<const std::byte> m) { return a.push(m, handler); });
+  });
+  BOOST_TEST_REQUIRE(done.has_value(), (done ? "" : done.error().message()));
+  BOOST_TEST_REQUIRE(a.idle());
+  return out;
+}
 
 // Compares two replays transaction by transaction, change by change, field by field.
 inline auto require_same(const replay_result& expected, const replay_result& got) -> void {

@@ -35,6 +35,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -483,6 +484,17 @@ class pg_cluster {
   std::mutex idle_mutex_;
   std::vector<std::pair<std::string, pg_connection>> idle_;  // (database, idle session)
 };
+
+/// How many times @p pg's log says it dropped a walsender for silence (a client that did not answer
+/// within wal_sender_timeout): what a test counts before and after an outage the connection must
+/// ride out by answering the server. Only counts are taken from the log, which may hold test data.
+[[nodiscard]] inline auto walsender_timeouts(const pg_cluster& pg) -> std::size_t {
+  constexpr std::string_view message = "due to replication timeout";
+  const auto log = pg.server_log();
+  std::size_t n = 0;
+  for (auto at = log.find(message); at != std::string::npos; at = log.find(message, at + 1)) ++n;
+  return n;
+}
 
 /**
  * A server setting changed for as long as the guard lives: set() at construction, reset() and

@@ -4,7 +4,11 @@
 #define REPLICANT_TESTS_SUPPORT_SINKS_LIVE_PIPELINE_HPP
 
 // What the live pipeline tests share: a database with a published table and the options to stream
-// it, a pipeline running on its own thread, and a telemetry recorder.
+// it, a pipeline running on its own thread, a telemetry recorder, and what the halts a pipeline
+// ends in are held to (a refusal for good, a slot's invalidation). Boost.Test only: include it
+// after the test module's <boost/test/unit_test.hpp>.
+
+#include <boost/test/unit_test.hpp>
 
 #include "support/checks/catalog_audit.hpp"
 #include "support/checks/value_free_audit.hpp"
@@ -39,18 +43,6 @@
 #include <vector>
 
 namespace replicant::test {
-
-/// Polls @p cond every 20 ms until it holds or @p timeout (stretched by time_scale()) passed;
-/// returns whether it held.
-inline auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = std::chrono::seconds(30))
-    -> bool {
-  const auto deadline = std::chrono::steady_clock::now() + scaled(timeout);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
 
 // One delivered row, reduced to what the tests compare.
 struct seen {
@@ -187,6 +179,14 @@ struct event_log {
     return out;
   }
 };
+
+/// The event that reports a slot_invalidated halt of class @p kind (a slot_invalidation's name) for
+/// @p slot, as event_log records it: the class is both its `reason` (the reference's key) and its
+/// `kind`.
+[[nodiscard]] inline auto invalidated_event(const std::string& slot, std::string_view kind) -> std::string {
+  return "replicant.connection.slot_invalidated slot_name=" + slot + " reason=" + std::string{kind} +
+         " kind=" + std::string{kind};
+}
 
 /// A fresh database on the live server with `items (id int PRIMARY KEY, label text, qty int)` in
 /// publication `pub`, a slot name of its own, pgoutput options asking for `pub`, and pipeline
@@ -384,6 +384,45 @@ struct running {
     audit::finding("a halt without its telemetry: " + std::string{replicant::to_string(h->reason)});
   }
 };
+
+/// The invalidation class of the halt the pipeline of @p r ended with, by name; "none" without one.
+template <class Pipeline>
+[[nodiscard]] auto invalidation_class(running<Pipeline>& r) -> std::string {
+  const auto& h = r.pipeline.last_halt();
+  return h && h->invalidation ? std::string{replicant::to_string(*h->invalidation)} : std::string{"none"};
+}
+
+/**
+ * Runs a @p Pipeline over a memory_sink of its own on @p f's publication with options @p o (which
+ * the server must refuse for good), its telemetry going to @p events, until it halts by itself: it
+ * must within 30 s, or it kept retrying. Then checks what such a refusal holds to: the halt carries
+ * @p sqlstate, its cause is errc::connection_refused, no slot was made, and neither the halt's
+ * description nor any event names any of @p names (what the case keeps secret: a password, a role,
+ * the database, a host, a file).
+ *
+ * @return the halt's reason, which the case checks with its event (tests/halts_provoked.txt
+ *   records the case).
+ */
+template <class Pipeline>
+auto refused_halt(published_database& f, const replicant::pipeline_options& o, event_log& events,
+                  const std::optional<std::string>& sqlstate, const std::vector<std::string>& names)
+    -> replicant::halt_reason {
+  memory_sink sink;
+  running<Pipeline> r{sink, f.pgoutput, o, &events.dispatcher};
+  BOOST_TEST_REQUIRE(r.ends_within(std::chrono::seconds(30)), "it kept retrying");
+  const auto reason = r.halted();
+  const auto& h = r.pipeline.last_halt();
+  BOOST_TEST_REQUIRE(h.has_value());
+  BOOST_TEST((h->sqlstate == sqlstate));
+  BOOST_TEST(h->cause == replicant::errc::connection_refused);
+  const auto text = replicant::describe(*h);
+  for (const auto& name : names) {
+    BOOST_TEST(text.find(name) == std::string::npos, "the halt names " << name);
+    BOOST_TEST(!events.contains(name), "an event names " << name);
+  }
+  BOOST_TEST(!f.slot_exists(), "nothing was created");
+  return reason;
+}
 
 }  // namespace replicant::test
 

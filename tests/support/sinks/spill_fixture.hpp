@@ -61,15 +61,6 @@ struct id_reader : other_events_accepted {
   }
 };
 
-/// Pushes @p messages through @p a into @p target; the first error.
-template <class Target>
-auto feed(assembler& a, Target& target, const std::vector<bytes>& messages) -> result<void> {
-  for (const auto& m : messages) {
-    if (auto pushed = a.push(m, target); !pushed) return pushed;
-  }
-  return {};
-}
-
 /// first, first + 1, ..., last.
 inline auto numbers(int first, int last) -> std::vector<int> {
   std::vector<int> out;

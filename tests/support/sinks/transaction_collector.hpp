@@ -5,13 +5,16 @@
 
 /// @file
 /// An assembler delivery target for unit tests that build transactions from hand-made pgoutput
-/// messages: it keeps every committed transaction and lets everything else pass.
+/// messages: it keeps every committed transaction and lets everything else pass; and the messages
+/// pushed through an assembler into a target, or into the transactions they commit.
 
 #include <replicant/assembler/assembler.hpp>
 #include <replicant/core/result.hpp>
+#include <replicant/decoder/pgoutput_protocol.hpp>
 #include <replicant/model/schema_change.hpp>
 #include <replicant/model/transaction.hpp>
 
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -52,6 +55,26 @@ struct transaction_visitor : other_events_accepted {
 
   F on_transaction;
 };
+
+/// Pushes @p messages (whole pgoutput messages, as support/wire/pgoutput_builder.hpp makes them)
+/// through @p a into @p target, in order; the first error.
+template <class Target>
+auto feed(assembler& a, Target& target, const std::vector<std::vector<std::byte>>& messages) -> result<void> {
+  for (const auto& m : messages) {
+    if (auto pushed = a.push(m, target); !pushed) return pushed;
+  }
+  return {};
+}
+
+/// The transactions @p messages commit, pushed in order through a fresh assembler of @p protocol
+/// (messages that leave a transaction open commit nothing of it); the first error a push returned.
+inline auto committed_transactions(const std::vector<std::vector<std::byte>>& messages, pgoutput_protocol protocol = {})
+    -> result<std::vector<transaction>> {
+  assembler a{protocol};
+  transaction_collector c;
+  if (auto fed = feed(a, c, messages); !fed) return unexpected(fed.error());
+  return std::move(c.transactions);
+}
 
 }  // namespace replicant::test
 

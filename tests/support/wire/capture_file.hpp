@@ -164,6 +164,54 @@ namespace detail {
   return records;
 }
 
+// Appends @p records to @p out as the body of a capture file: [u32 big-endian length][payload]
+// each, the counterpart of parse_records(). @p what names the kind of capture in the errors.
+inline auto append_records(std::string& out, const std::vector<std::vector<std::byte>>& records, std::string_view what)
+    -> void {
+  for (const auto& r : records) {
+    if (r.size() > UINT32_MAX) throw capture_format_error{std::string{what} + ": record too large"};
+    const auto n = static_cast<std::uint32_t>(r.size());
+    for (const unsigned shift : {24U, 16U, 8U, 0U}) out += static_cast<char>((n >> shift) & 0xFFU);
+    out.append(reinterpret_cast<const char*>(r.data()), r.size());
+  }
+}
+
+// A capture file cut at the empty line that ends its header: the `key: value` lines after its
+// magic line, in file order (a key may repeat), and the records after the header.
+struct header_and_body {
+  std::vector<std::pair<std::string_view, std::string_view>> fields;
+  std::span<const std::byte> body;
+};
+
+// Cuts @p file as header_and_body, checking that its first line is @p magic: the part every kind of
+// capture file shares, its fields being each kind's own. @p what names the kind in the errors.
+// The views point into @p file.
+[[nodiscard]] inline auto split_header(std::span<const std::byte> file, std::string_view magic, std::string_view what)
+    -> header_and_body {
+  const auto error = [&](std::string_view why) {
+    return capture_format_error{std::string{what} + ": " + std::string{why}};
+  };
+  const std::string_view all{reinterpret_cast<const char*>(file.data()), file.size()};
+  const auto header_end = all.find("\n\n");
+  if (header_end == std::string_view::npos) throw error("no end of header");
+  std::string_view head = all.substr(0, header_end + 1);
+  const auto next_line = [&head]() -> std::string_view {
+    const auto nl = head.find('\n');
+    const std::string_view line = head.substr(0, nl);
+    head.remove_prefix(nl + 1);
+    return line;
+  };
+  if (next_line() != magic) throw error("not a " + std::string{what} + " file (bad magic line)");
+  header_and_body out{{}, file.subspan(header_end + 2)};
+  while (!head.empty()) {
+    const std::string_view line = next_line();
+    const auto colon = line.find(": ");
+    if (colon == std::string_view::npos) throw error("header line without ': '");
+    out.fields.emplace_back(line.substr(0, colon), line.substr(colon + 2));
+  }
+  return out;
+}
+
 // The whole file at @p path. @throws capture_format_error when it cannot be read.
 [[nodiscard]] inline auto read_whole_file(const std::filesystem::path& path, std::string_view what) -> std::string {
   std::ifstream in{path, std::ios::binary};
@@ -296,12 +344,7 @@ inline auto write_file_atomically(const std::filesystem::path& path, const std::
   out += "\nend_lsn: " + to_string(c.header.end_lsn);
   out += "\nrecords: " + std::to_string(c.records.size());
   out += "\n\n";
-  for (const auto& r : c.records) {
-    if (r.size() > UINT32_MAX) throw capture_format_error{"capture: record too large"};
-    const auto n = static_cast<std::uint32_t>(r.size());
-    for (const unsigned shift : {24U, 16U, 8U, 0U}) out += static_cast<char>((n >> shift) & 0xFFU);
-    out.append(reinterpret_cast<const char*>(r.data()), r.size());
-  }
+  detail::append_records(out, c.records, "capture");
   return out;
 }
 
@@ -311,28 +354,9 @@ inline auto write_file_atomically(const std::filesystem::path& path, const std::
  *   std::bad_alloc.
  */
 [[nodiscard]] inline auto parse_capture(std::span<const std::byte> file) -> capture {
-  const std::string_view all{reinterpret_cast<const char*>(file.data()), file.size()};
-  const auto header_end = all.find("\n\n");
-  if (header_end == std::string_view::npos) throw capture_format_error{"capture: no end of header"};
-  std::string_view head = all.substr(0, header_end + 1);
-
-  const auto next_line = [&head]() -> std::string_view {
-    const auto nl = head.find('\n');
-    const std::string_view line = head.substr(0, nl);
-    head.remove_prefix(nl + 1);
-    return line;
-  };
-  if (next_line() != capture_magic) throw capture_format_error{"capture: not a capture file (bad magic line)"};
-
-  std::vector<std::pair<std::string_view, std::string_view>> fields;
-  while (!head.empty()) {
-    const std::string_view line = next_line();
-    const auto colon = line.find(": ");
-    if (colon == std::string_view::npos) throw capture_format_error{"capture: header line without ': '"};
-    fields.emplace_back(line.substr(0, colon), line.substr(colon + 2));
-  }
-  const auto field = [&fields](std::string_view key) -> std::string_view {
-    for (const auto& [k, v] : fields) {
+  const auto split = detail::split_header(file, capture_magic, "capture");
+  const auto field = [&split](std::string_view key) -> std::string_view {
+    for (const auto& [k, v] : split.fields) {
       if (k == key) return v;
     }
     throw capture_format_error{"capture: header lacks " + std::string{key}};
@@ -355,7 +379,7 @@ inline auto write_file_atomically(const std::filesystem::path& path, const std::
   }
   const std::uint64_t count = detail::parse_u64(field("records"), "records");
 
-  out.records = detail::parse_records(file.subspan(header_end + 2), count, "capture");
+  out.records = detail::parse_records(split.body, count, "capture");
   return out;
 }
 

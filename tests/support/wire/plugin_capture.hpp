@@ -109,12 +109,7 @@ struct plugin_capture {
   }
   out += "\nrecords: " + std::to_string(c.records.size());
   out += "\n\n";
-  for (const auto& r : c.records) {
-    if (r.size() > UINT32_MAX) throw capture_format_error{"plugin capture: record too large"};
-    const auto n = static_cast<std::uint32_t>(r.size());
-    for (const unsigned shift : {24U, 16U, 8U, 0U}) out += static_cast<char>((n >> shift) & 0xFFU);
-    out.append(reinterpret_cast<const char*>(r.data()), r.size());
-  }
+  detail::append_records(out, c.records, "plugin capture");
   return out;
 }
 
@@ -123,17 +118,7 @@ struct plugin_capture {
  * @throws capture_format_error for anything that is not a complete, consistent capture.
  */
 [[nodiscard]] inline auto parse_plugin_capture(std::span<const std::byte> file) -> plugin_capture {
-  const std::string_view all{reinterpret_cast<const char*>(file.data()), file.size()};
-  const auto header_end = all.find("\n\n");
-  if (header_end == std::string_view::npos) throw capture_format_error{"plugin capture: no end of header"};
-  std::string_view head = all.substr(0, header_end + 1);
-  const auto next_line = [&head]() -> std::string_view {
-    const auto nl = head.find('\n');
-    const std::string_view line = head.substr(0, nl);
-    head.remove_prefix(nl + 1);
-    return line;
-  };
-  if (next_line() != plugin_capture_magic) throw capture_format_error{"plugin capture: bad magic line"};
+  const auto split = detail::split_header(file, plugin_capture_magic, "plugin capture");
 
   plugin_capture out;
   bool has_plugin = false;
@@ -142,12 +127,7 @@ struct plugin_capture {
   bool has_options = false;
   bool has_end = false;
   std::optional<std::uint64_t> count;
-  while (!head.empty()) {
-    const std::string_view line = next_line();
-    const auto colon = line.find(": ");
-    if (colon == std::string_view::npos) throw capture_format_error{"plugin capture: header line without ': '"};
-    const std::string_view key = line.substr(0, colon);
-    const std::string_view value = line.substr(colon + 2);
+  for (const auto& [key, value] : split.fields) {
     if (key == "plugin") {
       out.plugin = std::string{value};
       has_plugin = true;
@@ -186,7 +166,7 @@ struct plugin_capture {
   if (!has_plugin || !has_scenario || !has_version || !has_options || !has_end || !count) {
     throw capture_format_error{"plugin capture: header lacks a field"};
   }
-  out.records = detail::parse_records(file.subspan(header_end + 2), *count, "plugin capture");
+  out.records = detail::parse_records(split.body, *count, "plugin capture");
   return out;
 }
 

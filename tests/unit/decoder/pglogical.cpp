@@ -11,7 +11,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/checks/plugin_compare.hpp"
-#include "support/wire/capture_file.hpp"
 #include "support/wire/pgoutput_builder.hpp"
 #include "support/wire/plugin_capture.hpp"
 #include "support/wire/plugin_replay.hpp"
@@ -55,14 +54,7 @@ auto recorded_options() -> pglogical_options {
 }
 
 auto replay_pgoutput() -> replay_result {
-  const auto capture = replicant::test::read_capture(data_dir / "plugins.pgoutput.pg15.capture");
-  replay_result out;
-  replicant::assembler assembler{capture.header.protocol()};
-  replicant::test::recording_handler handler{out};
-  const auto done = replicant::test::for_each_xlog(
-      capture.records, [&](std::span<const std::byte> data) { return assembler.push(data, handler); });
-  BOOST_TEST_REQUIRE(done.has_value());
-  return out;
+  return replicant::test::replay_pgoutput_capture(data_dir / "plugins.pgoutput.pg15.capture");
 }
 
 auto replay_pglogical(bool with_catalog) -> replay_result {
@@ -70,14 +62,7 @@ auto replay_pglogical(bool with_catalog) -> replay_result {
   BOOST_TEST_REQUIRE(capture.plugin == "pglogical_output");
   pglogical_decoder decoder{recorded_options(), with_catalog ? capture.catalog() : relation_catalog{}};
   BOOST_TEST_REQUIRE(capture.options == decoder.start_options().value());
-  replay_result out;
-  replicant::assembler assembler;
-  replicant::test::recording_handler handler{out};
-  const auto done = replicant::test::for_each_xlog(capture.records, [&](std::span<const std::byte> data) {
-    return decoder.translate(data, [&](std::span<const std::byte> m) { return assembler.push(m, handler); });
-  });
-  BOOST_TEST_REQUIRE(done.has_value(), (done ? "" : done.error().message()));
-  BOOST_TEST_REQUIRE(assembler.idle());
+  replay_result out = replicant::test::replay_translated(decoder, capture.records);
   BOOST_TEST_REQUIRE(decoder.startup().has_value());
   BOOST_TEST(decoder.startup()->min_proto_version == 1U);
   BOOST_TEST(decoder.startup()->max_proto_version == 1U);

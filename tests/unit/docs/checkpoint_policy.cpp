@@ -13,7 +13,6 @@
 #include "support/wire/pgoutput_builder.hpp"
 #include "unit/docs/support.hpp"
 
-#include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/deferred.hpp>
 #include <replicant/pipeline.hpp>
 #include <replicant/pipeline/sink_for.hpp>
@@ -293,19 +292,18 @@ auto end_of(int i) -> lsn { return lsn{0x1000U * static_cast<std::uint64_t>(i) +
 
 // @p n committed transactions of one insert each.
 auto transactions(int n) -> std::vector<replicant::transaction> {
-  replicant::assembler a;
-  pg::transaction_collector c;
+  std::vector<pg::bytes> messages;
   for (int i = 1; i <= n; ++i) {
     const auto xid = static_cast<std::uint32_t>(700 + i);
-    for (const auto& m : {pg::begin(commit_of(i), 0, xid),
-                          pg::relation(std::nullopt, 16384, "public", "orders", 'd', {{"id", 23, -1, true}}),
-                          pg::insert(std::nullopt, 16384, {pg::col::text(std::to_string(i))}),
-                          pg::commit(commit_of(i), end_of(i), 0)}) {
-      BOOST_TEST_REQUIRE(a.push(m, c).has_value());
-    }
+    messages.insert(messages.end(), {pg::begin(commit_of(i), 0, xid),
+                                     pg::relation(std::nullopt, 16384, "public", "orders", 'd', {{"id", 23, -1, true}}),
+                                     pg::insert(std::nullopt, 16384, {pg::col::text(std::to_string(i))}),
+                                     pg::commit(commit_of(i), end_of(i), 0)});
   }
-  BOOST_TEST_REQUIRE(c.transactions.size() == static_cast<std::size_t>(n));
-  return std::move(c.transactions);
+  auto t = pg::committed_transactions(messages);
+  BOOST_TEST_REQUIRE(t.has_value());
+  BOOST_TEST_REQUIRE(t->size() == static_cast<std::size_t>(n));
+  return std::move(*t);
 }
 
 // A deferred sink that keeps every confirmation for the test to resolve.

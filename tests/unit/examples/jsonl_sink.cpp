@@ -13,7 +13,6 @@
 #include "support/sinks/transaction_collector.hpp"
 #include "support/wire/pgoutput_builder.hpp"
 
-#include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/file_store.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/model/pg_type.hpp>
@@ -42,27 +41,25 @@ using replicant::test::read_file;
 
 namespace {
 
-using collector = replicant::test::transaction_collector;
-
 constexpr std::uint32_t items = 16384;
 
 // Two transactions: ids 1 and 2 at 0/100, id 3 at 0/200.
 auto two_transactions() -> std::vector<replicant::transaction> {
-  replicant::assembler a{{.version = 1}};
-  collector c;
-  const std::vector<pg::bytes> messages{
-      pg::begin(lsn{0x100}, 0, 701),
-      pg::relation(std::nullopt, items, "public", "items", 'd', {{"id", replicant::pg_type::int4, -1, true}}),
-      pg::insert(std::nullopt, items, {pg::col::text("1")}),
-      pg::insert(std::nullopt, items, {pg::col::text("2")}),
-      pg::commit(lsn{0x100}, lsn{0x110}, 0),
-      pg::begin(lsn{0x200}, 0, 702),
-      pg::insert(std::nullopt, items, {pg::col::text("3")}),
-      pg::commit(lsn{0x200}, lsn{0x210}, 0),
-  };
-  for (const auto& m : messages) BOOST_TEST_REQUIRE(a.push(m, c).has_value());
-  BOOST_TEST_REQUIRE(c.transactions.size() == 2U);
-  return std::move(c.transactions);
+  auto t = pg::committed_transactions(
+      {
+          pg::begin(lsn{0x100}, 0, 701),
+          pg::relation(std::nullopt, items, "public", "items", 'd', {{"id", replicant::pg_type::int4, -1, true}}),
+          pg::insert(std::nullopt, items, {pg::col::text("1")}),
+          pg::insert(std::nullopt, items, {pg::col::text("2")}),
+          pg::commit(lsn{0x100}, lsn{0x110}, 0),
+          pg::begin(lsn{0x200}, 0, 702),
+          pg::insert(std::nullopt, items, {pg::col::text("3")}),
+          pg::commit(lsn{0x200}, lsn{0x210}, 0),
+      },
+      {.version = 1});
+  BOOST_TEST_REQUIRE(t.has_value());
+  BOOST_TEST_REQUIRE(t->size() == 2U);
+  return std::move(*t);
 }
 
 auto prefix(std::string_view at, int xid) -> std::string {

@@ -15,7 +15,6 @@
 #include "support/sinks/transaction_collector.hpp"
 #include "support/wire/pgoutput_builder.hpp"
 
-#include <replicant/assembler/assembler.hpp>
 #include <replicant/checkpoint/lib_owned.hpp>
 #include <replicant/model/pg_type.hpp>
 #include <replicant/pipeline/sink_for.hpp>
@@ -42,14 +41,10 @@ using replicant::test::read_file;
 
 namespace {
 
-using collector = replicant::test::transaction_collector;
-
 constexpr std::uint32_t items = 16384;
 
 // Three one-row transactions, committed at 0/100, 0/200 and 0/300.
 auto three_transactions() -> std::vector<replicant::transaction> {
-  replicant::assembler a{{.version = 1}};
-  collector c;
   std::vector<pg::bytes> messages;
   for (std::uint32_t i = 1; i <= 3; ++i) {
     messages.push_back(pg::begin(lsn{i * 0x100U}, 0, 700 + i));
@@ -60,9 +55,10 @@ auto three_transactions() -> std::vector<replicant::transaction> {
     messages.push_back(pg::insert(std::nullopt, items, {pg::col::text(std::to_string(i))}));
     messages.push_back(pg::commit(lsn{i * 0x100U}, lsn{i * 0x100U + 0x10U}, 0));
   }
-  for (const auto& m : messages) BOOST_TEST_REQUIRE(a.push(m, c).has_value());
-  BOOST_TEST_REQUIRE(c.transactions.size() == 3U);
-  return std::move(c.transactions);
+  auto t = pg::committed_transactions(messages, {.version = 1});
+  BOOST_TEST_REQUIRE(t.has_value());
+  BOOST_TEST_REQUIRE(t->size() == 3U);
+  return std::move(*t);
 }
 
 auto line_for(int id, std::string_view at, int xid) -> std::string {
@@ -160,25 +156,24 @@ BOOST_AUTO_TEST_CASE(accepts_every_schema_change) {
 
 BOOST_AUTO_TEST_CASE(writes_transactional_messages_only_when_asked) {
   replicant::test::temp_dir dir{"replicant-tail-unit"};
-  replicant::assembler a{{.version = 1}};
-  collector c;
   const std::string content = "in txn";
-  const std::vector<pg::bytes> messages{pg::begin(lsn{0x500}, 0, 900),
-                                        pg::message(std::nullopt, true, lsn{0x480}, "app", content),
-                                        pg::commit(lsn{0x500}, lsn{0x510}, 0)};
-  for (const auto& m : messages) BOOST_TEST_REQUIRE(a.push(m, c).has_value());
-  BOOST_TEST_REQUIRE(c.transactions.size() == 1U);
+  const auto txns = pg::committed_transactions(
+      {pg::begin(lsn{0x500}, 0, 900), pg::message(std::nullopt, true, lsn{0x480}, "app", content),
+       pg::commit(lsn{0x500}, lsn{0x510}, 0)},
+      {.version = 1});
+  BOOST_TEST_REQUIRE(txns.has_value());
+  BOOST_TEST_REQUIRE(txns->size() == 1U);
 
   const file_fd quiet_file{dir.path() / "quiet"};
   tail::output_stream quiet_out{quiet_file.fd};
   tail::jsonl_sink quiet{quiet_out, false};
-  BOOST_TEST(quiet.handle_transaction(c.transactions[0]).has_value());
+  BOOST_TEST(quiet.handle_transaction(txns->front()).has_value());
   BOOST_TEST(read_file(dir.path() / "quiet").empty());
 
   const file_fd loud_file{dir.path() / "loud"};
   tail::output_stream loud_out{loud_file.fd};
   tail::jsonl_sink loud{loud_out, true};
-  BOOST_TEST(loud.handle_transaction(c.transactions[0]).has_value());
+  BOOST_TEST(loud.handle_transaction(txns->front()).has_value());
   BOOST_TEST(
       read_file(dir.path() / "loud") ==
       R"({"lsn":"0/500","xid":900,"commit_time":"2000-01-01T00:00:00Z","message_lsn":"0/480","op":"message","transactional":true,"prefix":"app","content":"in txn"})"
