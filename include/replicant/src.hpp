@@ -26,7 +26,7 @@
 /// - pq/: connecting, commands, the copy reader, the replication stream;
 /// - decoder/: the pgoutput wire reader and plugin policy, with the message variant they build;
 /// - spill/: the disk spill's files and private directory;
-/// - checkpoint/: the file checkpoint store;
+/// - checkpoint/: the file and the PostgreSQL checkpoint stores;
 /// - snapshot/: the snapshot readers but for their templates, the incremental reader's thread, the
 ///   reconciler, the catalog listing, the COPY text scanner;
 /// - pipeline/: the libpq models of the server seams and the publication checks.
