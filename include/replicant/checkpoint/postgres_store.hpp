@@ -260,16 +260,18 @@ class postgres_checkpoint_store {
   // The connection ready, and the progress table there and of its shape, as needed.
   auto progress_ready() -> result<void>;
 
+  // One of our tables (@p quoted for SQL, @p literal for to_regclass), with its value column
+  // @p column of @p type: probed, created when absent, and probed again.
+  auto ensure_table(const std::string& quoted, const std::string& literal, std::string_view column,
+                    std::string_view type) -> result<void>;
+
   // CREATE TABLE IF NOT EXISTS, where losing a race to another creator counts as success.
-  auto create() -> result<void> { return create(quoted_table_, "commit_lsn bigint NOT NULL"); }
   auto create(const std::string& quoted, std::string_view value_column) -> result<void>;
 
-  // Looks the table up as an unqualified name would resolve (search_path, via to_regclass) and
-  // checks its shape in the catalogs: true when usable, false when absent, store_mismatch when of
-  // another shape. Catalog objects are schema-qualified so that a hostile search_path cannot
-  // substitute them.
-  auto probe() -> result<bool> { return probe_table(table_literal_, "commit_lsn", "bigint"); }
-  // The same for any of our tables: @p literal names it, @p column is its value column, of @p type.
+  // Looks one of our tables up as an unqualified name would resolve (search_path, via to_regclass;
+  // @p literal names it) and checks its shape in the catalogs, @p column being its value column,
+  // of @p type: true when usable, false when absent, store_mismatch when of another shape. Catalog
+  // objects are schema-qualified so that a hostile search_path cannot substitute them.
   auto probe_table(const std::string& literal, std::string_view column, std::string_view type) -> result<bool>;
 
   postgres_store_options options_;

@@ -140,14 +140,7 @@ REPLICANT_DECL auto postgres_checkpoint_store::ready() -> result<void> {
                     "; SET lock_timeout = " + ms(options_.command_timeout);
   if (conn_->server_version() >= 140000) pin += "; SET client_connection_check_interval = 1000";
   if (auto s = run(pin); !s) return unexpected(s.error());
-  auto found = probe();
-  if (!found) return unexpected(found.error());
-  if (!*found) {
-    if (auto created = create(); !created) return unexpected(created.error());
-    found = probe();
-    if (!found) return unexpected(found.error());
-    if (!*found) return drop(make_error_code(errc::checkpoint_store_failed));  // created, yet not visible
-  }
+  if (auto there = ensure_table(quoted_table_, table_literal_, "commit_lsn", "bigint"); !there) return there;
   checked_ = true;
   return {};
 }
@@ -155,15 +148,23 @@ REPLICANT_DECL auto postgres_checkpoint_store::ready() -> result<void> {
 REPLICANT_DECL auto postgres_checkpoint_store::progress_ready() -> result<void> {
   if (auto s = ready(); !s) return s;
   if (progress_checked_) return {};
-  auto found = probe_table(progress_literal_, "progress", "text");
-  if (!found) return unexpected(found.error());
-  if (!*found) {
-    if (auto created = create(quoted_progress_, "progress text NOT NULL"); !created) return created;
-    found = probe_table(progress_literal_, "progress", "text");
-    if (!found) return unexpected(found.error());
-    if (!*found) return drop(make_error_code(errc::checkpoint_store_failed));
-  }
+  if (auto there = ensure_table(quoted_progress_, progress_literal_, "progress", "text"); !there) return there;
   progress_checked_ = true;
+  return {};
+}
+
+REPLICANT_DECL auto postgres_checkpoint_store::ensure_table(const std::string& quoted, const std::string& literal,
+                                                            std::string_view column, std::string_view type)
+    -> result<void> {
+  auto found = probe_table(literal, column, type);
+  if (!found) return unexpected(found.error());
+  if (*found) return {};
+  if (auto created = create(quoted, std::string{column} + " " + std::string{type} + " NOT NULL"); !created) {
+    return created;
+  }
+  found = probe_table(literal, column, type);
+  if (!found) return unexpected(found.error());
+  if (!*found) return drop(make_error_code(errc::checkpoint_store_failed));  // created, yet not visible
   return {};
 }
 
