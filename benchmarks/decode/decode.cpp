@@ -261,12 +261,12 @@ struct tally {
       ++t.errors;
       continue;
     }
-    const auto decoded = decoder.decode(w->data);
-    if (!decoded) {
+    replicant::pgoutput::message decoded;
+    if (decoder.decode(w->data, decoded)) {
       ++t.errors;
       continue;
     }
-    if (const auto* insert = std::get_if<replicant::pgoutput::insert_message>(&*decoded)) {
+    if (const auto* insert = std::get_if<replicant::pgoutput::insert_message>(&decoded)) {
       ++t.rows;
       t.checksum += insert->new_tuple.size();
     }

@@ -597,14 +597,14 @@ auto assembler::push_message(std::span<const std::byte> payload, std::optional<f
     if (open_txn* o = target()) bytes = o->txn.arena_.copy(payload);
   }
 
-  auto decoded = decoder_.decode(bytes);
-  if (!decoded) return unexpected(decoded.error());
-  if (frame && !ends_at(*decoded, *frame)) return fail(errc::protocol_violation);
+  pgoutput::message decoded;
+  if (const std::error_code ec = decoder_.decode(bytes, decoded)) return unexpected(ec);
+  if (frame && !ends_at(decoded, *frame)) return fail(errc::protocol_violation);
 
   // One `on` per message type, dispatched by the variant's index (cheaper to compile than
   // std::visit). Only the messages that complete something see the caller's handler, so the others
   // are compiled once, not once per handler type.
-  auto done = detail::visit_by_index(*decoded, [&](const auto& m) -> result<void> {
+  auto done = detail::visit_by_index(decoded, [&](const auto& m) -> result<void> {
     if constexpr (requires { on(m, handler); }) {
       return on(m, handler);
     } else {

@@ -44,11 +44,11 @@ inline constexpr std::size_t max_gid_length = 199;
 }  // namespace detail
 
 REPLICANT_DECL auto pgoutput_reader::decode(std::span<const std::byte> payload) noexcept -> result<pgoutput::message> {
-  // One named result, returned on every path, so the message is built directly in the caller's
-  // object (NRVO) rather than built locally and copied through variant and result: that copy
-  // alone cost more than decoding a row.
-  result<pgoutput::message> out;
-  if (const std::error_code ec = decode(payload, *out)) out = unexpected<std::error_code>(ec);
+  // The message moves into the result once. The pipeline's own path decodes into a message of
+  // its own (the overload below) and pays no move; assigning the error into a named result instead
+  // would instantiate the result's assignment, the message variant's with it, in every unit.
+  pgoutput::message out;
+  if (const std::error_code ec = decode(payload, out)) return unexpected(ec);
   return out;
 }
 

@@ -103,6 +103,13 @@ class engine_loop {
   bool reply_now = true;  // report our position at once
   bool maybe_buffered = false;
   bool pinged = false;
+  // At most this much of the stream is taken in before it is applied, whatever the memory budget
+  // leaves. libpq allocates every frame it hands over, and the frames of one turn are freed only
+  // after the turn: a batch of a few frames keeps those allocations within malloc's per-thread
+  // cache, where a batch of a whole socket read (hundreds of frames of a few sizes) ran past it into
+  // malloc's slow path. Measured, callgrind, 20,000 single-row transactions: 1 KiB ran 1.5 % fewer
+  // instructions than no cap, 4 KiB 0.5 %; a turn costs far less than the misses it saves.
+  static constexpr std::size_t receive_batch_bytes = 1024;
   clock::time_point next_status = state.clock.now();
   clock::time_point last_status = state.clock.now() - state.options.acknowledge_delay;  // the first is not held back
   clock::time_point last_heard = state.clock.now();
@@ -181,7 +188,7 @@ class engine_loop {
       }
       if (*w == pq::wait_outcome::timed_out && state.options.receive_low_water_bytes == 0) return true;
     }
-    if (!receive(state.options.max_inflight_bytes - held)) return false;
+    if (!receive(std::min(receive_batch_bytes, state.options.max_inflight_bytes - held))) return false;
     apply_frames();
     check_inflight_lag();
     return true;
