@@ -34,6 +34,7 @@
 #include "support/processes/child_mode.hpp"
 #include "support/processes/child_process.hpp"
 #include "support/server/pg_cluster.hpp"
+#include "support/sinks/dedup_checkpoint.hpp"
 #include "support/sinks/live_pipeline.hpp"
 #include "support/wire/plugin_replay.hpp"
 
@@ -171,25 +172,24 @@ struct plugin_database : published_database {
 };
 
 // Keeps every delivered transaction as plain data, with its checkpoint (sink-owned).
-struct record_sink {
+struct record_sink : replicant::test::dedup_checkpoint {
   std::mutex mutex;
   std::vector<replicant::test::transaction_record> transactions;
-  std::optional<replicant::lsn> stored;
 
   auto checkpoint() -> replicant::result<std::optional<replicant::lsn>> {
     const std::lock_guard lock{mutex};
-    return stored;
+    return dedup_checkpoint::checkpoint();
   }
   auto handle_transaction(const replicant::transaction& t) -> replicant::result<replicant::lsn> {
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) {
+    if (already_applied(t)) {
       // The dedup a real sink does, kept apart from counting: the library delivers nothing at or
       // below the checkpoint it read at connect, so a repeat is its fault, and fails the program.
       replicant::test::audit::finding("a transaction delivered again at or below the sink's checkpoint");
       return t.commit_lsn();
     }
     transactions.push_back(replicant::test::to_record(t));
-    stored = t.commit_lsn();
+    store(t.commit_lsn());
     return t.commit_lsn();
   }
   auto count() -> std::size_t {

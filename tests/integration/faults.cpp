@@ -64,6 +64,7 @@
 #include "support/common/required.hpp"
 #include "support/faults/fault_proxy.hpp"
 #include "support/server/pg_cluster.hpp"
+#include "support/sinks/dedup_checkpoint.hpp"
 #include "support/sinks/live_pipeline.hpp"
 
 #include <algorithm>
@@ -129,16 +130,15 @@ struct delivered_transaction {
 
 // Records every transaction that takes effect; skips those at or below its checkpoint, as a real
 // sink storing its checkpoint with the data does, and counts them (there must be none).
-struct recording_sink {
+struct recording_sink : replicant::test::dedup_checkpoint {
   std::mutex mutex;
-  std::optional<lsn> stored;
   std::vector<delivered_transaction> applied;
   std::size_t rows = 0;
   std::uint64_t skipped = 0;  // sent again by the server, at or below the checkpoint
 
   auto checkpoint() -> result<std::optional<lsn>> {
     const std::lock_guard lock{mutex};
-    return stored;
+    return dedup_checkpoint::checkpoint();
   }
 
   auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
@@ -159,13 +159,13 @@ struct recording_sink {
       d.rows.push_back(std::move(r));
     }
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) {
+    if (already_applied(t)) {
       ++skipped;
       return t.commit_lsn();
     }
     rows += d.rows.size();
     applied.push_back(std::move(d));
-    stored = t.commit_lsn();
+    store(t.commit_lsn());
     return t.commit_lsn();
   }
 

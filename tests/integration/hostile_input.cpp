@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/server/pg_cluster.hpp"
+#include "support/sinks/dedup_checkpoint.hpp"
 #include "support/sinks/live_pipeline.hpp"
 
 #include <replicant/checkpoint/sink_owned.hpp>
@@ -51,19 +52,18 @@ struct delivered_change {
 };
 
 // Keeps every change whole (names and the text of every value), with its checkpoint.
-struct keeping_sink {
+struct keeping_sink : replicant::test::dedup_checkpoint {
   std::mutex mutex;
   std::vector<delivered_change> changes;
-  std::optional<lsn> stored;
 
   auto checkpoint() -> result<std::optional<lsn>> {
     const std::lock_guard lock{mutex};
-    return stored;
+    return dedup_checkpoint::checkpoint();
   }
 
   auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();
+    if (already_applied(t)) return t.commit_lsn();
     for (const auto& c : t.changes()) {
       delivered_change d{c.relation().schema, c.relation().table, {}, {}};
       for (const auto& f : c.record()) {
@@ -76,7 +76,7 @@ struct keeping_sink {
       }
       changes.push_back(std::move(d));
     }
-    stored = t.commit_lsn();
+    store(t.commit_lsn());
     return t.commit_lsn();
   }
 

@@ -19,6 +19,7 @@
 #include "support/processes/child_mode.hpp"
 #include "support/processes/child_process.hpp"
 #include "support/server/pg_cluster.hpp"
+#include "support/sinks/dedup_checkpoint.hpp"
 #include "support/sinks/live_pipeline.hpp"
 
 #include <replicant/checkpoint/postgres_store.hpp>
@@ -89,11 +90,10 @@ auto key_text(const replicant::row& r, const std::vector<std::string>& key) -> s
 // A state mirror in memory, for several tables: upserts by the key columns it is told about, a
 // multiset for the others; its checkpoint and the backfill's progress stored with the rows (one
 // unit, under one lock).
-struct mirror_sink {
+struct mirror_sink : replicant::test::dedup_checkpoint {
   std::mutex mutex;
   std::map<std::string, std::vector<std::string>> keys;  // table -> key columns; absent: no key
   database_state tables;
-  std::optional<lsn> stored;
   std::optional<std::string> progress;
   std::vector<std::string> applied;  // the progress token of every chunk applied, in order
   std::uint64_t snapshot_rows = 0;
@@ -103,7 +103,7 @@ struct mirror_sink {
 
   auto checkpoint() -> result<std::optional<lsn>> {
     const std::lock_guard lock{mutex};
-    return stored;
+    return dedup_checkpoint::checkpoint();
   }
   auto snapshot_progress() -> result<std::optional<std::string>> {
     const std::lock_guard lock{mutex};
@@ -125,7 +125,7 @@ struct mirror_sink {
   }
   auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();
+    if (already_applied(t)) return t.commit_lsn();
     for (const auto& c : t.changes()) {
       const std::string name = c.relation().table;
       switch (c.op()) {
@@ -139,7 +139,7 @@ struct mirror_sink {
         default: break;
       }
     }
-    stored = t.commit_lsn();
+    store(t.commit_lsn());
     return t.commit_lsn();
   }
 

@@ -14,6 +14,7 @@
 
 #include "support/common/unprintable.hpp"
 #include "support/server/pg_cluster.hpp"
+#include "support/sinks/dedup_checkpoint.hpp"
 #include "support/sinks/live_pipeline.hpp"
 
 #include <chrono>
@@ -62,21 +63,20 @@ struct fixture : replicant::test::published_database {
 };
 
 // A sink without the schema-change hook: widenings stream on, destructive changes halt.
-struct hookless_sink {
+struct hookless_sink : replicant::test::dedup_checkpoint {
   std::mutex mutex;
   std::condition_variable changed;
-  std::optional<lsn> stored;
   std::vector<lsn> commits;
 
   auto checkpoint() -> result<std::optional<lsn>> {
     const std::lock_guard lock{mutex};
-    return stored;
+    return dedup_checkpoint::checkpoint();
   }
   auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();
+    if (already_applied(t)) return t.commit_lsn();
     commits.push_back(t.commit_lsn());
-    stored = t.commit_lsn();
+    store(t.commit_lsn());
     changed.notify_all();
     return t.commit_lsn();
   }

@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/server/pg_cluster.hpp"
+#include "support/sinks/dedup_checkpoint.hpp"
 #include "support/sinks/live_pipeline.hpp"
 
 #include <atomic>
@@ -37,17 +38,16 @@ namespace {
 constexpr std::string_view secret = "s3cr3t-SNAP-2718";
 
 // A state mirror in memory: id -> label, with the checkpoint stored alongside (as one unit).
-struct mirror_sink {
+struct mirror_sink : replicant::test::dedup_checkpoint {
   std::mutex mutex;
   std::map<std::int64_t, std::string> rows;
-  std::optional<lsn> stored;
   std::uint64_t snapshot_rows = 0;
   int snapshot_batches = 0;
   int fail_snapshot_batch = -1;  // this batch fails (0-based), to interrupt the snapshot
 
   auto checkpoint() -> result<std::optional<lsn>> {
     const std::lock_guard lock{mutex};
-    return stored;
+    return dedup_checkpoint::checkpoint();
   }
   auto handle_snapshot(const replicant::snapshot_batch& batch, const replicant::snapshot_context& ctx) -> result<void> {
     const std::lock_guard lock{mutex};
@@ -61,12 +61,12 @@ struct mirror_sink {
   }
   auto handle_snapshot_complete(lsn at) -> result<void> {
     const std::lock_guard lock{mutex};
-    stored = at;
+    store(at);
     return {};
   }
   auto handle_transaction(const replicant::transaction& t) -> result<lsn> {
     const std::lock_guard lock{mutex};
-    if (stored && t.commit_lsn() <= *stored) return t.commit_lsn();
+    if (already_applied(t)) return t.commit_lsn();
     for (const auto& c : t.changes()) {
       switch (c.op()) {
         case replicant::change_op::insert:
@@ -75,7 +75,7 @@ struct mirror_sink {
         default: break;
       }
     }
-    stored = t.commit_lsn();
+    store(t.commit_lsn());
     return t.commit_lsn();
   }
   static auto label(const replicant::row& r) -> std::string {

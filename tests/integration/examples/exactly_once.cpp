@@ -96,15 +96,7 @@ constexpr std::string_view faults_binary;
 constexpr std::string_view secret = "S3CR3T-mirror-7731";
 
 using replicant::test::env_number;
-
-auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout) -> bool {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
+using replicant::test::wait_until;
 
 // The tables of both databases. `docs.body` is stored out of line and uncompressed, so an update
 // that does not touch it makes pgoutput send it as "unchanged TOAST". `ledger` (with a primary key)

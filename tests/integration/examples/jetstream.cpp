@@ -65,7 +65,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -128,6 +127,7 @@ using replicant::test::scaled;
 using replicant::test::scratch_writer;
 using replicant::test::sink_process;
 using replicant::test::source_writer;
+using replicant::test::wait_until;
 
 // Written into some rows; must never show up in what the program prints.
 constexpr std::string_view secret = "s3cr3t-jetstream-5151";
@@ -143,15 +143,6 @@ auto storm_transactions() -> std::uint64_t { return env_number("REPLICANT_JETSTR
 auto storm_kills() -> int { return static_cast<int>(env_number("REPLICANT_JETSTREAM_KILLS", 6)); }
 // The broker cases: a third of the storm's transactions, at least 60.
 auto case_transactions() -> std::uint64_t { return std::max<std::uint64_t>(storm_transactions() / 3, 60); }
-
-auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout) -> bool {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return cond();
-}
 
 // "16/B374D848" as a number; 0 for anything else.
 auto parse_lsn(std::string_view text) -> std::uint64_t {
@@ -281,7 +272,7 @@ class broker {
     const auto deadline = std::chrono::steady_clock::now() + scaled(120s);
     for (;;) {
       std::optional<std::uint64_t> last;
-      BOOST_TEST_REQUIRE(wait_until([&] { return (last = last_sequence(name)).has_value(); }, scaled(60s)));
+      BOOST_TEST_REQUIRE(wait_until([&] { return (last = last_sequence(name)).has_value(); }, 60s));
       const std::uint64_t read = out.empty() ? 0 : out.back().sequence;
       if (read >= *last) break;  // the leader holds nothing this reading has not
       BOOST_TEST_REQUIRE((std::chrono::steady_clock::now() < deadline), "the reader did not reach sequence " << *last);
@@ -694,13 +685,13 @@ struct jetstream_fixture {
 // Starts @p m and waits until its slot streams.
 void start_streaming(jetstream_fixture& f, sink_process& m) {
   m.start();
-  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.slot_active(); }, 60s));
 }
 
 // The stream leader of @p f, waiting for one to be elected.
 auto leader_of(jetstream_fixture& f) -> int {
   std::optional<int> leader;
-  BOOST_TEST_REQUIRE(wait_until([&] { return (leader = f.client.leader(f.stream)).has_value(); }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return (leader = f.client.leader(f.stream)).has_value(); }, 60s));
   return *leader;
 }
 
@@ -833,7 +824,7 @@ BOOST_AUTO_TEST_CASE(a_postgres_crash_under_load) {
   scratch_writer s{f.pg.dsn(f.database), seed_from_environment()};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   background_writer second{case_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
-  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, 60s));
   f.pg.crash();
   f.pg.start();
   BOOST_TEST_REQUIRE(writer.join());
@@ -862,17 +853,17 @@ BOOST_AUTO_TEST_CASE(a_node_and_the_leader_killed_mid_stream) {
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   background_writer second{case_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
   const auto third = case_transactions() / 3;
-  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= third; }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= third; }, 60s));
   const int follower = (leader_of(f) + 1) % nats_cluster::size;
   f.nats.kill(follower);
   std::this_thread::sleep_for(1s);
   f.nats.start(follower);
-  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= 2 * third; }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= 2 * third; }, 60s));
   const int leader = leader_of(f);
   f.nats.kill(leader);
   m.kill();  // while the stream has no leader: the restarted program meets the election
   m.start();
-  BOOST_TEST_REQUIRE(wait_until([&] { return f.client.leader(f.stream).value_or(leader) != leader; }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return f.client.leader(f.stream).value_or(leader) != leader; }, 60s));
   f.nats.start(leader);
   std::this_thread::sleep_for(300ms);
   m.kill();  // while the old leader catches up
@@ -896,7 +887,7 @@ BOOST_AUTO_TEST_CASE(the_whole_cluster_down_for_10_s) {
   scratch_writer s{f.pg.dsn(f.database), seed_from_environment()};
   background_writer writer{case_transactions(), [&w](std::uint64_t) { return w.commit_next(); }};
   background_writer second{case_transactions() / 4, [&s](std::uint64_t) { return s.step(); }};
-  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, scaled(60s)));
+  BOOST_TEST_REQUIRE(wait_until([&] { return w.committed() >= case_transactions() / 2; }, 60s));
   for (int i = 0; i < nats_cluster::size; ++i) f.nats.kill(i);
   std::this_thread::sleep_for(10s);
   for (int i = 0; i < nats_cluster::size; ++i) f.nats.start(i);
@@ -1005,8 +996,8 @@ BOOST_AUTO_TEST_CASE(create_stream_waits_for_the_cluster) {
   p.start();
   // Its first failed attempt said it will try again, and it still runs: it waits, rather than
   // having given up. The servers are started whatever the outcome, for the cases after this one.
-  const bool retried = wait_until(
-      [&] { return p.output().find("the cluster cannot create the stream yet") != std::string::npos; }, scaled(30s));
+  const bool retried =
+      wait_until([&] { return p.output().find("the cluster cannot create the stream yet") != std::string::npos; }, 30s);
   const bool waited = p.running();
   for (int i = 0; i < nats_cluster::size; ++i) f.nats.start(i);
   BOOST_TEST_REQUIRE(f.nats.wait_ready(scaled(60s)));
@@ -1014,7 +1005,7 @@ BOOST_AUTO_TEST_CASE(create_stream_waits_for_the_cluster) {
   BOOST_TEST(waited);
   BOOST_TEST(p.wait_exit(120s) == 0);
   // The case's own client reconnects by itself, a moment after the servers are back.
-  BOOST_TEST(wait_until([&] { return f.client.replicated_discarding_new(f.stream); }, scaled(30s)));
+  BOOST_TEST(wait_until([&] { return f.client.replicated_discarding_new(f.stream); }, 30s));
 }
 
 // --create-stream where a stream of that name exists with other settings: no retry, exit 1 at once

@@ -12,6 +12,7 @@
 
 #include "support/checks/written_output.hpp"
 #include "support/common/temp_dir.hpp"
+#include "support/common/time_scale.hpp"
 #include "support/processes/child_process.hpp"
 #include "support/processes/file_sink.hpp"
 #include "support/processes/process.hpp"
@@ -28,7 +29,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -50,6 +50,7 @@ using replicant::test::one_to;
 using replicant::test::parsed_output;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
+using replicant::test::wait_until;
 using replicant::test::written_line;
 
 namespace {
@@ -87,15 +88,6 @@ auto parse_output(const std::filesystem::path& path) -> parsed_output {
   return replicant::test::parse_output(path, parse_line);
 }
 
-auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = 90s) -> bool {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return false;
-}
-
 // A database with a published table, a slot name, and the sink's files.
 struct scenario : replicant::test::file_sink_scenario {
   scenario() : file_sink_scenario{sink_binary, "jsonl", "changes.jsonl"} {}
@@ -118,7 +110,7 @@ struct scenario : replicant::test::file_sink_scenario {
   }
 
   auto wait_for_transactions(std::size_t n) -> bool {
-    return wait_until([&] { return commit_lines() >= n; });
+    return wait_until([&] { return commit_lines() >= n; }, 90s);
   }
 };
 
@@ -157,7 +149,7 @@ auto crash_and_resume(scenario& s, const std::vector<std::string>& extra, std::s
   std::atomic<bool> writing{true};
   std::int64_t last_id = 0;
   std::thread writer{[&] { last_id = write_workload(s, 1, writing, 30); }};
-  BOOST_TEST(wait_until([&] { return s.commit_lines() >= 60; }));
+  BOOST_TEST(wait_until([&] { return s.commit_lines() >= 60; }, 90s));
   p->kill();
   // What the crash left: lines above the checkpoint are written again by the next run.
   const auto at_crash = parse_output(s.output);
@@ -173,14 +165,16 @@ auto crash_and_resume(scenario& s, const std::vector<std::string>& extra, std::s
   std::this_thread::sleep_for(300ms);
   auto q = s.start("run2", extra);
   const auto resumed_with = s.commit_lines();
-  BOOST_TEST(wait_until([&] { return s.commit_lines() >= resumed_with + 30; }));
+  BOOST_TEST(wait_until([&] { return s.commit_lines() >= resumed_with + 30; }, 90s));
   writing.store(false);
   writer.join();
   const auto count = s.scalar_count();
-  BOOST_TEST_REQUIRE(wait_until([&] {
-    const auto a = apply(parse_output(s.output));
-    return a.ids.size() >= static_cast<std::size_t>(count);
-  }));
+  BOOST_TEST_REQUIRE(wait_until(
+      [&] {
+        const auto a = apply(parse_output(s.output));
+        return a.ids.size() >= static_cast<std::size_t>(count);
+      },
+      90s));
   q->signal(SIGTERM);
   BOOST_TEST(q->wait() == 0, s.err("run2"));
 

@@ -12,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/common/temp_dir.hpp"
+#include "support/common/time_scale.hpp"
 #include "support/processes/child_process.hpp"
 #include "support/processes/process.hpp"
 #include "support/server/pg_cluster.hpp"
@@ -27,7 +28,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -47,6 +47,7 @@ using replicant::test::child_process;
 using replicant::test::live_server;
 using replicant::test::read_file;
 using replicant::test::temp_dir;
+using replicant::test::wait_until;
 
 namespace {
 
@@ -60,15 +61,6 @@ const replicant::test::binary_known binary_known{exporter_binary, "REPLICANT_PRO
                                                  "replicant-prometheus"};
 
 constexpr std::string_view secret = "s3cr3t-prom-4471";
-
-auto wait_until(const std::function<bool()>& cond, std::chrono::seconds timeout = 60s) -> bool {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return false;
-}
 
 // A connected TCP socket to @p address:@p port, or -1.
 auto connect_to(std::uint16_t port, const char* address = "127.0.0.1") -> int {
@@ -207,12 +199,14 @@ struct scenario {
                      dir.path() / "out", dir.path() / "err");
     const std::regex serving{"serving http://127\\.0\\.0\\.1:([0-9]+)/metrics"};
     std::smatch m;
-    BOOST_TEST_REQUIRE(wait_until([&] {
-      const auto e = err();
-      if (!std::regex_search(e, m, serving)) return false;
-      port = static_cast<std::uint16_t>(std::stoi(m[1].str()));
-      return true;
-    }));
+    BOOST_TEST_REQUIRE(wait_until(
+        [&] {
+          const auto e = err();
+          if (!std::regex_search(e, m, serving)) return false;
+          port = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+          return true;
+        },
+        60s));
   }
 
   auto slot_active() -> bool {
@@ -230,8 +224,8 @@ BOOST_AUTO_TEST_SUITE(prometheus, *utf::label("integration") * utf::precondition
 BOOST_AUTO_TEST_CASE(counters_follow_the_rows_written_and_the_format_parses) {
   scenario s;
   s.start();
-  BOOST_TEST_REQUIRE(wait_until([&] { return s.slot_active(); }));
-  BOOST_TEST_REQUIRE(wait_until([&] { return scrape(s.port).value(events("connection.slot_active")) == 1.0; }));
+  BOOST_TEST_REQUIRE(wait_until([&] { return s.slot_active(); }, 60s));
+  BOOST_TEST_REQUIRE(wait_until([&] { return scrape(s.port).value(events("connection.slot_active")) == 1.0; }, 60s));
   const auto before = scrape(s.port);
   BOOST_TEST(before.value("replicant_up") == 1.0);
   BOOST_TEST(before.value("replicant_connected") == 1.0);
@@ -250,7 +244,7 @@ BOOST_AUTO_TEST_CASE(counters_follow_the_rows_written_and_the_format_parses) {
   s.sql("BEGIN; INSERT INTO items VALUES (5, 'e'); UPDATE items SET label = 'ee' WHERE id = 5; COMMIT");
   // The duration is observed after the event is counted: waiting for it waits for both.
   const std::string committed_durations = "replicant_event_duration_seconds_count{event=\"sink.committed\"}";
-  BOOST_TEST_REQUIRE(wait_until([&] { return scrape(s.port).value(committed_durations) >= 5.0; }));
+  BOOST_TEST_REQUIRE(wait_until([&] { return scrape(s.port).value(committed_durations) >= 5.0; }, 60s));
   std::this_thread::sleep_for(500ms);  // nothing more should come
 
   const auto after = scrape(s.port);
@@ -299,10 +293,12 @@ BOOST_AUTO_TEST_CASE(a_halt_is_counted_by_reason_and_still_served) {
   // Both: replicant_up is 0 before the pipeline starts too, and the halt is counted just before it
   // falls.
   const std::string counter = "replicant_halts_total{reason=\"publication_missing\"}";
-  BOOST_TEST_REQUIRE(wait_until([&] {
-    const auto now = scrape(s.port);
-    return now.value(counter) >= 1.0 && now.value("replicant_up") == 0.0;
-  }));
+  BOOST_TEST_REQUIRE(wait_until(
+      [&] {
+        const auto now = scrape(s.port);
+        return now.value(counter) >= 1.0 && now.value("replicant_up") == 0.0;
+      },
+      60s));
   const auto e = scrape(s.port);
   BOOST_TEST(e.value(counter) == 1.0);
   double halts = 0;
