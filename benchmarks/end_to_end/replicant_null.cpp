@@ -21,6 +21,9 @@
 // signal and reports the percentiles over the transactions committed within a window that starts
 // --latency-warmup-seconds after the first one.
 //
+// With --untyped the sink reads each field's raw text and its length instead of typing it: what
+// the pipeline itself costs, apart from the casts a sink asks for (typing is on demand, per field).
+//
 // With --floor it is not replicant's pipeline at all but the least a consumer can do with the same
 // libpq layer (replicant::pq): one thread that reads the stream, looks only at the type byte of each
 // pgoutput message and, in a Commit, at its end position and timestamp, and acknowledges each
@@ -36,7 +39,7 @@
 //                             [--low-water BYTES] [--max-delay-ms MS] [--ack-delay-ms MS] [--gather-us US]
 //                             [--protocol N] [--streaming]
 //                             [--max-inflight-mib N] [--spill-dir DIR] [--idle-seconds S]
-//                             [--latency-seconds S [--latency-warmup-seconds S]] [--floor]
+//                             [--latency-seconds S [--latency-warmup-seconds S]] [--untyped] [--floor]
 // (--idle-seconds: stream for S seconds and stop, whatever arrives; for the idle RSS figure.)
 
 #include <replicant/pipeline.hpp>
@@ -88,6 +91,7 @@ struct options {
   std::string spill_dir;  // empty: no_spill
   std::uint32_t latency_seconds = 0;
   std::uint32_t latency_warmup_seconds = 0;
+  bool untyped = false;
   bool floor = false;
 };
 
@@ -115,6 +119,7 @@ struct arguments {
   std::string spill_dir;
   std::string latency_seconds = "0";
   std::string latency_warmup_seconds = "0";
+  bool untyped = false;
   bool floor = false;
 
   arguments() {
@@ -133,6 +138,7 @@ struct arguments {
     line.text("--spill-dir", spill_dir, "DIR", "none: no_spill", "disk_spill into DIR instead of no_spill");
     line.text("--latency-seconds", latency_seconds, "S", "0: off", "measure commit-to-sink latency for S seconds");
     line.text("--latency-warmup-seconds", latency_warmup_seconds, "S", "0", "with --latency-seconds: a warm-up");
+    line.flag("--untyped", untyped, "the sink reads each field's raw text instead of typing it");
     line.flag("--floor", floor,
               "no pipeline: one thread reading the stream with replicant::pq,\nlooking at the Commit messages only "
               "(the floor for latency and CPU)");
@@ -158,6 +164,7 @@ auto parse(std::span<const char* const> args) -> std::optional<options> {
   o.slot = a.slot;
   o.publication = a.publication;
   o.streaming = a.streaming;
+  o.untyped = a.untyped;
   o.floor = a.floor;
   if (a.line.given("--end-lsn")) {
     auto at = replicant::parse_lsn(a.end);
@@ -215,7 +222,7 @@ struct arrival {
 // LSN returned as persisted) with memory standing in for the storage.
 class null_sink {
  public:
-  explicit null_sink(bool record_latency) : record_latency_{record_latency} {
+  null_sink(bool record_latency, bool untyped) : record_latency_{record_latency}, untyped_{untyped} {
     if (record_latency_) arrivals_.reserve(std::size_t{1} << 18U);
   }
 
@@ -254,6 +261,10 @@ class null_sink {
         ++tally_.unchanged;
         continue;
       }
+      if (untyped_) {
+        tally_.checksum += f.raw().text().size();
+        continue;
+      }
       const auto v = f.value();
       if (!v) return replicant::unexpected(v.error());
       tally_.checksum = tally_.checksum * 31U + static_cast<std::uint64_t>(v->kind());
@@ -272,6 +283,7 @@ class null_sink {
   }
 
   bool record_latency_;
+  bool untyped_;
   std::optional<lsn> stored_;
   tally tally_;
   std::vector<arrival> arrivals_;
@@ -528,7 +540,7 @@ auto run(const options& o, SpillPolicy spill) -> int {
   po.receive_gather_delay = std::chrono::microseconds(o.gather_us);
   po.max_command_retries = 0;
 
-  null_sink sink{o.latency_seconds > 0};
+  null_sink sink{o.latency_seconds > 0, o.untyped};
   // The end is reached either by a delivered transaction (the durable position moves to its end) or,
   // when WAL with nothing published follows the last one, by an idle advance to the server's
   // keepalive position: both are checkpoint_advanced events, so watch those.
