@@ -243,6 +243,13 @@ class postgres_checkpoint_store {
     return unexpected<std::error_code>(ec);
   }
   auto mismatch() noexcept -> unexpected<std::error_code> { return drop(make_error_code(errc::store_mismatch)); }
+  // Fails the current call on a command that failed with @p e: a cancel stays a cancel, an error
+  // the server reported is @p server_error, anything else a lost connection.
+  auto command_failed(std::error_code e, errc server_error) noexcept -> unexpected<std::error_code> {
+    if (e == errc::cancelled) return drop(make_error_code(errc::cancelled));
+    if (e != errc::server_error) return drop(make_error_code(errc::connection_failed));
+    return drop(make_error_code(server_error));
+  }
 
   // The slot as an SQL literal. A slot name is [a-z0-9_] only, so quoting cannot fail.
   [[nodiscard]] static auto slot_literal(const slot_name& slot) -> std::string {

@@ -99,10 +99,8 @@ REPLICANT_DECL auto postgres_checkpoint_store::run(const std::string& sql) -> re
   auto r = conn_->exec(sql);
   last_sqlstate_ = conn_->last_error().sqlstate;
   if (r) return r;
-  if (r.error() == errc::cancelled) return drop(make_error_code(errc::cancelled));
-  if (r.error() != errc::server_error) return drop(make_error_code(errc::connection_failed));
-  return drop(make_error_code(detail::is_store_shape_sqlstate(last_sqlstate_) ? errc::store_mismatch
-                                                                              : errc::checkpoint_store_failed));
+  return command_failed(r.error(), detail::is_store_shape_sqlstate(last_sqlstate_) ? errc::store_mismatch
+                                                                                   : errc::checkpoint_store_failed);
 }
 
 REPLICANT_DECL auto postgres_checkpoint_store::ready() -> result<void> {
@@ -178,9 +176,7 @@ REPLICANT_DECL auto postgres_checkpoint_store::create(const std::string& quoted,
     last_sqlstate_.clear();
     return {};  // the connection is still usable: the failed statement was its own transaction
   }
-  if (r.error() == errc::cancelled) return drop(make_error_code(errc::cancelled));
-  if (r.error() != errc::server_error) return drop(make_error_code(errc::connection_failed));
-  return drop(make_error_code(errc::checkpoint_store_failed));
+  return command_failed(r.error(), errc::checkpoint_store_failed);
 }
 
 REPLICANT_DECL auto postgres_checkpoint_store::probe_table(const std::string& literal, std::string_view column,
